@@ -1,0 +1,1 @@
+//! Lowering (work in progress).
