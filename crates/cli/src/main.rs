@@ -1,1 +1,219 @@
-fn main() {}
+//! `cryptopt`: the command-line front of the library crates.
+//!
+//! A thin binary (ripgrep's shape): argument parsing, reading files, printing, and the
+//! exit codes. Exit codes: 0 success; 1 a check failed (later stages); 2 usage or input
+//! error, with one line on stderr naming the problem. It never panics on bad input.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{anyhow, bail, Context, Result};
+use clap::{Parser, Subcommand};
+use cryptopt_ir::{fiat, interp, lower, text, Function};
+
+/// An optimizing compiler for straight-line cryptographic arithmetic.
+#[derive(Parser, Debug)]
+#[command(name = "cryptopt", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand, Debug)]
+enum Cmd {
+    /// List the functions in a Fiat JSON file with their argument and return shapes.
+    List {
+        /// A Fiat JSON file (an array of functions or one function).
+        input: PathBuf,
+    },
+    /// Run a function on concrete inputs with the reference interpreter.
+    Interp {
+        input: PathBuf,
+        /// The function's name; may be left out when the file has only one.
+        #[arg(long, short)]
+        function: Option<String>,
+        /// The arguments as JSON: one array of hex or decimal strings per argument,
+        /// e.g. '[["0x1","0x2"],["0x3","0x4"]]' (a scalar may be a bare string).
+        #[arg(long)]
+        args: String,
+        /// Run the lowered function instead of the original (they must agree).
+        #[arg(long)]
+        lowered: bool,
+    },
+    /// Print a function's IR in readable text form.
+    Ir {
+        input: PathBuf,
+        #[arg(long, short)]
+        function: Option<String>,
+        /// Print the function after lowering to the 64-bit machine-level dialect.
+        #[arg(long)]
+        lowered: bool,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse(); // clap prints usage errors itself and exits with 2
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS, // `cryptopt ... | head`
+        Err(e) => {
+            // One line: the chain of causes joined.
+            let msg: Vec<String> = e.chain().map(|c| c.to_string()).collect();
+            eprintln!("cryptopt: error: {}", msg.join(": "));
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.downcast_ref::<std::io::Error>()
+        .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+}
+
+fn run(cli: Cli) -> Result<()> {
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    match cli.cmd {
+        Cmd::List { input } => {
+            let text = read(&input)?;
+            for f in fiat::parse_functions(&text).with_context(|| input.display().to_string())? {
+                writeln!(out, "{}", signature(&f))?;
+            }
+        }
+        Cmd::Interp {
+            input,
+            function,
+            args,
+            lowered,
+        } => {
+            let f = load(&input, function.as_deref(), lowered)?;
+            let inputs = parse_args(&f, &args)?;
+            let outputs = interp::run(&f, &inputs)?;
+            let obj: serde_json::Map<String, serde_json::Value> = f
+                .returns
+                .iter()
+                .zip(outputs)
+                .map(|(p, vals)| {
+                    let hex = vals
+                        .iter()
+                        .map(|v| serde_json::Value::String(format!("{v:#x}")))
+                        .collect();
+                    (p.name.clone(), serde_json::Value::Array(hex))
+                })
+                .collect();
+            writeln!(out, "{}", serde_json::Value::Object(obj))?;
+        }
+        Cmd::Ir {
+            input,
+            function,
+            lowered,
+        } => {
+            let f = load(&input, function.as_deref(), lowered)?;
+            write!(out, "{}", text::render(&f))?;
+        }
+    }
+    out.flush()?;
+    Ok(())
+}
+
+fn read(path: &Path) -> Result<String> {
+    std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))
+}
+
+/// Reads the named function (or the only one) from a Fiat JSON file, lowered if asked.
+fn load(path: &Path, name: Option<&str>, lowered: bool) -> Result<Function> {
+    let text = read(path)?;
+    let ctx = || path.display().to_string();
+    let f = match name {
+        Some(n) => fiat::parse_function(&text, n).with_context(ctx)?,
+        None => {
+            let names = fiat::function_names(&text).with_context(ctx)?;
+            match &names[..] {
+                [one] => fiat::parse_function(&text, one).with_context(ctx)?,
+                _ => bail!(
+                    "{} has {} functions; choose one with --function (e.g. {})",
+                    path.display(),
+                    names.len(),
+                    names.first().map_or("none", |s| s.as_str())
+                ),
+            }
+        }
+    };
+    if lowered {
+        Ok(lower::lower(&f).with_context(ctx)?)
+    } else {
+        Ok(f)
+    }
+}
+
+/// `name(arg1: u64[4], arg2: u64[4]) -> (out1: u64[4])`
+fn signature(f: &Function) -> String {
+    let list = |ps: &[cryptopt_ir::Param]| {
+        ps.iter()
+            .map(|p| format!("{}: {}", p.name, p.shape()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    format!("{}({}) -> ({})", f.name, list(&f.params), list(&f.returns))
+}
+
+/// Parses `--args` against the function's signature.
+fn parse_args(f: &Function, json: &str) -> Result<Vec<Vec<u128>>> {
+    let v: serde_json::Value =
+        serde_json::from_str(json).map_err(|e| anyhow!("--args is not valid JSON: {e}"))?;
+    let items = v
+        .as_array()
+        .ok_or_else(|| anyhow!("--args must be a JSON array with one entry per argument"))?;
+    if items.len() != f.params.len() {
+        bail!(
+            "--args has {} entries but `{}` takes {} argument(s): {}",
+            items.len(),
+            f.name,
+            f.params.len(),
+            f.params
+                .iter()
+                .map(|p| format!("{}: {}", p.name, p.shape()))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    let mut inputs = Vec::with_capacity(items.len());
+    for (p, item) in f.params.iter().zip(items) {
+        let elems: Vec<&serde_json::Value> = match item {
+            serde_json::Value::Array(a) => a.iter().collect(),
+            other => vec![other],
+        };
+        if elems.len() != p.elems() {
+            bail!(
+                "--args: {} has {} element(s), expected {} ({})",
+                p.name,
+                elems.len(),
+                p.elems(),
+                p.shape()
+            );
+        }
+        let mut vals = Vec::with_capacity(elems.len());
+        for (i, e) in elems.into_iter().enumerate() {
+            let s = e.as_str().ok_or_else(|| {
+                anyhow!("--args: {}[{i}] must be a string such as \"0x1f\"", p.name)
+            })?;
+            let x = fiat::parse_literal(s).ok_or_else(|| {
+                anyhow!(
+                    "--args: {}[{i}] = {s:?} is not a hex (0x...) or decimal number",
+                    p.name
+                )
+            })?;
+            if p.ty.wrap(x) != x {
+                bail!("--args: {}[{i}] = {s} does not fit {}", p.name, p.ty);
+            }
+            let (lo, hi) = cryptopt_ir::inputs::bounds(p, i);
+            if x < lo || x > hi {
+                eprintln!("cryptopt: warning: {}[{i}] = {s} is outside the declared bounds [{lo:#x}, {hi:#x}]", p.name);
+            }
+            vals.push(x);
+        }
+        inputs.push(vals);
+    }
+    Ok(inputs)
+}

@@ -7,8 +7,10 @@ use crate::verify::Problem;
 #[derive(Debug, Error)]
 pub enum Error {
     /// The input is not JSON at all.
+    /// (Not a `source`: the message already includes it, and error chains would print
+    /// it twice.)
     #[error("invalid JSON: {0}")]
-    Json(#[from] serde_json::Error),
+    Json(serde_json::Error),
     /// The JSON is well-formed but is not a Fiat function we can read; `location` names
     /// the function and the path inside it (`fiat_p256_mul: body[12].arguments[1]`).
     #[error("{location}: {message}")]
@@ -25,6 +27,12 @@ pub enum Error {
     /// Concrete inputs handed to the interpreter do not fit the function's signature.
     #[error("bad inputs for `{function}`: {message}")]
     BadInputs { function: String, message: String },
+}
+
+impl From<serde_json::Error> for Error {
+    fn from(e: serde_json::Error) -> Self {
+        Error::Json(e)
+    }
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;

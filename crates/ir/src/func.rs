@@ -184,12 +184,16 @@ pub enum Op {
     Shl,
     /// `a >> b`: logical for unsigned `a`, arithmetic for signed `a`.
     Shr,
-    /// Lowered dialect: arithmetic shift right by a constant, the operand read as a
-    /// signed number of its type's width.
-    Sar,
-    /// Lowered dialect: the operand read as signed of its width, converted to the result
-    /// type (sign extension or truncation).
-    Sext,
+    /// Lowered dialect: arithmetic shift right by a constant, the low `from` bits of
+    /// the operand read as a signed number.
+    Sar {
+        from: u8,
+    },
+    /// Lowered dialect: the low `from` bits of the operand read as a signed number,
+    /// converted to the result type (sign extension).
+    Sext {
+        from: u8,
+    },
     /// Lowered dialect: `(lo >> n) | (hi << (64 - n))` on 64-bit operands, 0 < n < 64.
     Shrd {
         n: u8,
@@ -216,8 +220,8 @@ impl Op {
         use Op::*;
         match self {
             Load { .. } => Some(0),
-            Store { .. } | Cast | Not | LNot | Sext => Some(1),
-            Sub | Shl | Shr | Sar | Shrd { .. } | Mulx { .. } => Some(2),
+            Store { .. } | Cast | Not | LNot | Sext { .. } => Some(1),
+            Sub | Shl | Shr | Sar { .. } | Shrd { .. } | Mulx { .. } => Some(2),
             AddCarry { .. } | SubBorrow { .. } | Cmovznz => Some(3),
             Add | Mul | And | Or | Xor => None,
         }
@@ -254,8 +258,8 @@ impl Op {
             LNot => "lnot",
             Shl => "shl",
             Shr => "shr",
-            Sar => "sar",
-            Sext => "sext",
+            Sar { .. } => "sar",
+            Sext { .. } => "sext",
             Shrd { .. } => "shrd",
             Mulx { .. } => "mulx",
             AddCarry { .. } => "addcarry",

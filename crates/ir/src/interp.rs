@@ -33,78 +33,42 @@ pub fn run_with(
     vals.resize(f.values.len(), 0);
     let mut outs: Vec<Vec<Option<u128>>> =
         f.returns.iter().map(|r| vec![None; r.elems()]).collect();
+    let (mut args, mut arg_tys) = (Vec::new(), Vec::new());
     for data in &f.insts {
-        // Exact operand values modulo 2^128 (sign-extended for signed operands).
-        let arg = |k: usize| -> u128 {
-            match data.args[k] {
-                Operand::Const(c) => c,
-                Operand::Value(v) => f.ty(v).extend(vals[v.index()]),
+        args.clear();
+        arg_tys.clear();
+        for a in &data.args {
+            // Exact operand values modulo 2^128 (sign-extended for signed operands).
+            match *a {
+                Operand::Const(c) => {
+                    args.push(c);
+                    arg_tys.push(None);
+                }
+                Operand::Value(v) => {
+                    let ty = f.ty(v);
+                    args.push(ty.extend(vals[v.index()]));
+                    arg_tys.push(Some(ty));
+                }
             }
-        };
-        let arg_ty = |k: usize| -> Option<Ty> { f.operand_ty(data.args[k]) };
-        let fold = |init: u128, g: fn(u128, u128) -> u128| {
-            (0..data.args.len()).fold(init, |acc, k| g(acc, arg(k)))
-        };
-        let r0 = data.results.first().map(|&v| f.ty(v));
-        let (x, y): (u128, Option<u128>) = match data.op {
-            Op::Load { param, index } => (inputs[param as usize][index as usize], None),
+        }
+        match data.op {
+            Op::Load { param, index } => {
+                vals[data.results[0].index()] = inputs[param as usize][index as usize];
+            }
             Op::Store { ret, index } => {
                 let ty = f.returns[ret as usize].ty;
-                outs[ret as usize][index as usize] = Some(ty.wrap(arg(0)));
-                continue;
+                outs[ret as usize][index as usize] = Some(ty.wrap(args[0]));
             }
-            Op::Cast | Op::Sext => (arg(0), None),
-            Op::Add => (fold(0, u128::wrapping_add), None),
-            Op::Mul => (fold(1, u128::wrapping_mul), None),
-            Op::And => (fold(u128::MAX, |a, b| a & b), None),
-            Op::Or => (fold(0, |a, b| a | b), None),
-            Op::Xor => (fold(0, |a, b| a ^ b), None),
-            Op::Sub => (arg(0).wrapping_sub(arg(1)), None),
-            Op::Not => (!arg(0), None),
-            Op::LNot => ((arg(0) == 0) as u128, None),
-            Op::Shl => (shl(arg(0), arg(1)), None),
-            Op::Shr => {
-                let signed = arg_ty(0).is_some_and(|t| t.signed);
-                (shr(arg(0), arg(1), signed), None)
+            op => {
+                let tys = [
+                    f.ty(data.results[0]),
+                    data.results.get(1).map_or(Ty::U1, |&v| f.ty(v)),
+                ];
+                let r = eval(op, &args, &arg_tys, tys);
+                for (k, v) in data.results.iter().enumerate() {
+                    vals[v.index()] = r[k];
+                }
             }
-            Op::Sar => {
-                // The operand read as signed of its own width.
-                let t = arg_ty(0).unwrap_or(Ty::U128);
-                let x = Ty::int(t.bits).extend(t.wrap(arg(0)));
-                (shr(x, arg(1), true), None)
-            }
-            Op::Shrd { n } => {
-                let (lo, hi) = (arg(0) as u64, arg(1) as u64);
-                (((lo >> n) | (hi << (64 - n))) as u128, None)
-            }
-            Op::Mulx { size } => {
-                let p = arg(0).wrapping_mul(arg(1));
-                (p, Some(p >> size))
-            }
-            Op::AddCarry { size } => {
-                let s = arg(0).wrapping_add(arg(1)).wrapping_add(arg(2));
-                (s, Some(s >> size))
-            }
-            Op::SubBorrow { size } => {
-                // a - b - c as i128 (operands are at most 64 bits, so this is exact).
-                let s = (arg(1) as i128) - (arg(2) as i128) - (arg(0) as i128);
-                (s as u128, Some((s >> size).wrapping_neg() as u128))
-            }
-            Op::Cmovznz => (if arg(0) == 0 { arg(1) } else { arg(2) }, None),
-        };
-        let r = &data.results;
-        if let (Some(&v0), Some(t0)) = (r.first(), r0) {
-            // Sext: sign-extend from the operand's width before wrapping.
-            let x = if data.op == Op::Sext {
-                let t = arg_ty(0).unwrap_or(Ty::U128);
-                Ty::int(t.bits).extend(t.wrap(x))
-            } else {
-                x
-            };
-            vals[v0.index()] = t0.wrap(x);
-        }
-        if let (Some(&v1), Some(y)) = (r.get(1), y) {
-            vals[v1.index()] = f.ty(v1).wrap(y);
         }
     }
     outs.into_iter()
@@ -118,6 +82,53 @@ pub fn run_with(
                 })
         })
         .collect()
+}
+
+/// The meaning of one computing operation (not `Load`/`Store`): `args` are the exact
+/// operand values modulo 2^128, `arg_tys` their types (`None` for literals), `res` the
+/// result types (the second is ignored by one-result operations). Returns the results
+/// wrapped to their types.
+pub fn eval(op: Op, args: &[u128], arg_tys: &[Option<Ty>], res: [Ty; 2]) -> [u128; 2] {
+    let fold = |init: u128, g: fn(u128, u128) -> u128| args.iter().fold(init, |acc, &x| g(acc, x));
+    let signed_from = |from: u8, x: u128| Ty::int(from).extend(Ty::uint(from).wrap(x));
+    let (x, y): (u128, u128) = match op {
+        Op::Load { .. } | Op::Store { .. } => unreachable!("eval of {op:?}"),
+        Op::Cast => (args[0], 0),
+        Op::Sext { from } => (signed_from(from, args[0]), 0),
+        Op::Add => (fold(0, u128::wrapping_add), 0),
+        Op::Mul => (fold(1, u128::wrapping_mul), 0),
+        Op::And => (fold(u128::MAX, |a, b| a & b), 0),
+        Op::Or => (fold(0, |a, b| a | b), 0),
+        Op::Xor => (fold(0, |a, b| a ^ b), 0),
+        Op::Sub => (args[0].wrapping_sub(args[1]), 0),
+        Op::Not => (!args[0], 0),
+        Op::LNot => ((args[0] == 0) as u128, 0),
+        Op::Shl => (shl(args[0], args[1]), 0),
+        Op::Shr => {
+            let signed = arg_tys[0].is_some_and(|t| t.signed);
+            (shr(args[0], args[1], signed), 0)
+        }
+        Op::Sar { from } => (shr(signed_from(from, args[0]), args[1], true), 0),
+        Op::Shrd { n } => {
+            let (lo, hi) = (args[0] as u64, args[1] as u64);
+            (((lo >> n) | (hi << (64 - n))) as u128, 0)
+        }
+        Op::Mulx { size } => {
+            let p = args[0].wrapping_mul(args[1]);
+            (p, p >> size)
+        }
+        Op::AddCarry { size } => {
+            let s = args[0].wrapping_add(args[1]).wrapping_add(args[2]);
+            (s, s >> size)
+        }
+        Op::SubBorrow { size } => {
+            // a - b - c as i128 (operands are at most 64 bits, so this is exact).
+            let s = (args[1] as i128) - (args[2] as i128) - (args[0] as i128);
+            (s as u128, (s >> size).wrapping_neg() as u128)
+        }
+        Op::Cmovznz => (if args[0] == 0 { args[1] } else { args[2] }, 0),
+    };
+    [res[0].wrap(x), res[1].wrap(y)]
 }
 
 fn shl(x: u128, n: u128) -> u128 {
@@ -358,8 +369,31 @@ mod tests {
                 &[],
                 &[(1 << 51) - 1, 1],
             ),
-            (Op::Sar, &[u64_], &[u64_], &[1u128 << 63], &[63], &[M64]),
-            (Op::Sext, &[Ty::U1], &[u64_], &[1], &[], &[M64]),
+            (
+                Op::Sar { from: 64 },
+                &[u64_],
+                &[u64_],
+                &[1u128 << 63],
+                &[63],
+                &[M64],
+            ),
+            (
+                Op::Sar { from: 8 },
+                &[u64_],
+                &[u64_],
+                &[0x80],
+                &[1],
+                &[M64 - 63],
+            ),
+            (Op::Sext { from: 1 }, &[Ty::U1], &[u64_], &[1], &[], &[M64]),
+            (
+                Op::Sext { from: 64 },
+                &[u64_],
+                &[u128_],
+                &[1 << 63],
+                &[],
+                &[!0u128 << 63],
+            ),
             (
                 Op::Shrd { n: 8 },
                 &[u64_, u64_],

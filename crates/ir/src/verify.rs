@@ -189,7 +189,7 @@ pub fn problems(f: &Function, dialect: Dialect) -> Vec<Problem> {
                     }
                 }
             }
-            Op::Shl | Op::Shr | Op::Sar => match data.args.get(1) {
+            Op::Shl | Op::Shr | Op::Sar { .. } => match data.args.get(1) {
                 Some(Operand::Const(c)) if *c < 128 => {}
                 _ => bad("shift amount must be a literal below 128".to_string()),
             },
