@@ -248,6 +248,9 @@ mod tests {
 
     const M64: u128 = u64::MAX as u128;
 
+    /// op, argument types, result types, inputs, literal operands, expected results.
+    type Case<'a> = (Op, &'a [Ty], &'a [Ty], &'a [u128], &'a [u128], &'a [u128]);
+
     #[test]
     fn semantics_table() {
         let (u1, u8_, u64_, u128_, i1, i64_, i128_) = (
@@ -259,7 +262,7 @@ mod tests {
             Ty::int(64),
             Ty::int(128),
         );
-        let cases: &[(Op, &[Ty], &[Ty], &[u128], &[u128], &[u128])] = &[
+        let cases: &[Case<'_>] = &[
             // op, arg types, result types, inputs, literal operands, expected
             (Op::Add, &[u64_, u64_], &[u64_], &[M64, 2], &[], &[1]),
             (Op::Add, &[u1, u64_], &[u128_], &[1, M64], &[], &[1 << 64]),

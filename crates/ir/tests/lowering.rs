@@ -94,15 +94,17 @@ fn lowered_mul_has_machine_shape() {
     }
 }
 
-fn mul_square_functions() -> Vec<Function> {
-    match std::env::var_os("CRYPTOPT_FIAT_JSON") {
+/// The 22 mul/square functions, parsed once.
+fn mul_square_functions() -> &'static [Function] {
+    static CACHE: std::sync::OnceLock<Vec<Function>> = std::sync::OnceLock::new();
+    CACHE.get_or_init(|| match std::env::var_os("CRYPTOPT_FIAT_JSON") {
         None => Vec::new(),
         Some(d) => common::all_files(std::path::Path::new(&d))
             .into_iter()
             .flat_map(|(_, fs)| fs)
             .filter(|f| f.name.ends_with("_mul") || f.name.ends_with("_square"))
             .collect(),
-    }
+    })
 }
 
 proptest! {
