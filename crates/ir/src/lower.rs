@@ -477,7 +477,9 @@ impl Legalizer<'_> {
                     L::One(self.emit(
                         op,
                         vec![x, Operand::Const(n.min(127) as u128)],
-                        Ty::uint(src),
+                        // A wide old value may sit in one limb (a zero-extended `!x`,
+                        // say): it is then below 2^64 and non-negative.
+                        Ty::uint(src.min(64)),
                     ))
                 }
             }
