@@ -388,7 +388,8 @@ impl Legalizer<'_> {
             }
             Op::Shl => {
                 let n = konst(1).ok_or("variable shift amount")? as u32;
-                let a = self.conv(args[0], w, true);
+                // Shifting by 0 is a plain conversion: the result must be truncated.
+                let a = self.conv(args[0], w, n != 0);
                 if n >= w as u32 {
                     if wide {
                         L::Two(Operand::Const(0), Operand::Const(0))
