@@ -1,0 +1,1 @@
+//! Code generation (to be written).

@@ -1,0 +1,1 @@
+//! Executable memory and calling generated code (to be written).

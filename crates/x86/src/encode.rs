@@ -1,0 +1,1 @@
+//! Encoding (to be written).

@@ -1,0 +1,434 @@
+//! The x86-64 instruction model: registers, operands, instructions, programs.
+//!
+//! Syntax only: this module says what an instruction *is*, never what it computes (the
+//! meaning of instructions lives in the equivalence checker, which must not share it).
+//! The one exception is [`Mnemonic::flags`], the flag effects code generation needs to
+//! keep a live carry alive; the checker never uses it.
+
+use std::fmt;
+
+/// A general-purpose register, numbered as in the hardware encoding.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[repr(u8)]
+pub enum Reg {
+    Rax = 0,
+    Rcx = 1,
+    Rdx = 2,
+    Rbx = 3,
+    Rsp = 4,
+    Rbp = 5,
+    Rsi = 6,
+    Rdi = 7,
+    R8 = 8,
+    R9 = 9,
+    R10 = 10,
+    R11 = 11,
+    R12 = 12,
+    R13 = 13,
+    R14 = 14,
+    R15 = 15,
+}
+
+impl Reg {
+    /// All sixteen, in encoding order.
+    pub const ALL: [Reg; 16] = [
+        Reg::Rax,
+        Reg::Rcx,
+        Reg::Rdx,
+        Reg::Rbx,
+        Reg::Rsp,
+        Reg::Rbp,
+        Reg::Rsi,
+        Reg::Rdi,
+        Reg::R8,
+        Reg::R9,
+        Reg::R10,
+        Reg::R11,
+        Reg::R12,
+        Reg::R13,
+        Reg::R14,
+        Reg::R15,
+    ];
+
+    /// System V integer argument registers, in order.
+    pub const ARGS: [Reg; 6] = [Reg::Rdi, Reg::Rsi, Reg::Rdx, Reg::Rcx, Reg::R8, Reg::R9];
+
+    /// System V callee-saved registers (besides rsp).
+    pub const CALLEE_SAVED: [Reg; 6] = [Reg::Rbx, Reg::Rbp, Reg::R12, Reg::R13, Reg::R14, Reg::R15];
+
+    pub fn from_index(i: u8) -> Reg {
+        Reg::ALL[(i & 15) as usize]
+    }
+
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
+    pub fn is_callee_saved(self) -> bool {
+        Reg::CALLEE_SAVED.contains(&self)
+    }
+
+    /// The register's name at a width: `rax`/`eax`/`ax`/`al`, `r8`/`r8d`/`r8w`/`r8b`.
+    pub fn name(self, size: Size) -> &'static str {
+        const N64: [&str; 16] = [
+            "rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi", "r8", "r9", "r10", "r11", "r12",
+            "r13", "r14", "r15",
+        ];
+        const N32: [&str; 16] = [
+            "eax", "ecx", "edx", "ebx", "esp", "ebp", "esi", "edi", "r8d", "r9d", "r10d", "r11d",
+            "r12d", "r13d", "r14d", "r15d",
+        ];
+        const N16: [&str; 16] = [
+            "ax", "cx", "dx", "bx", "sp", "bp", "si", "di", "r8w", "r9w", "r10w", "r11w", "r12w",
+            "r13w", "r14w", "r15w",
+        ];
+        const N8: [&str; 16] = [
+            "al", "cl", "dl", "bl", "spl", "bpl", "sil", "dil", "r8b", "r9b", "r10b", "r11b",
+            "r12b", "r13b", "r14b", "r15b",
+        ];
+        let i = self.index();
+        match size {
+            Size::B64 => N64[i],
+            Size::B32 => N32[i],
+            Size::B16 => N16[i],
+            Size::B8 => N8[i],
+        }
+    }
+
+    /// Parses any width's name: `rax`, `eax`, `ax`, `al`, `r10d`, `sil` ...
+    pub fn parse(s: &str) -> Option<(Reg, Size)> {
+        for size in [Size::B64, Size::B32, Size::B16, Size::B8] {
+            for r in Reg::ALL {
+                if r.name(size).eq_ignore_ascii_case(s) {
+                    return Some((r, size));
+                }
+            }
+        }
+        None
+    }
+}
+
+impl fmt::Display for Reg {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name(Size::B64))
+    }
+}
+
+/// An operand width.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Size {
+    B8,
+    B16,
+    B32,
+    B64,
+}
+
+impl Size {
+    pub fn bits(self) -> u32 {
+        match self {
+            Size::B8 => 8,
+            Size::B16 => 16,
+            Size::B32 => 32,
+            Size::B64 => 64,
+        }
+    }
+    pub fn bytes(self) -> u32 {
+        self.bits() / 8
+    }
+}
+
+/// A memory operand `[base + index*scale + disp]` accessing `size` bytes (`size` is
+/// irrelevant for `lea`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Mem {
+    pub base: Option<Reg>,
+    pub index: Option<Reg>,
+    /// 1, 2, 4 or 8.
+    pub scale: u8,
+    pub disp: i32,
+    pub size: Size,
+}
+
+impl Mem {
+    /// `qword [base + disp]`.
+    pub fn qword(base: Reg, disp: i32) -> Mem {
+        Mem {
+            base: Some(base),
+            index: None,
+            scale: 1,
+            disp,
+            size: Size::B64,
+        }
+    }
+
+    /// `[base + disp]` of the given size.
+    pub fn at(base: Reg, disp: i32, size: Size) -> Mem {
+        Mem {
+            size,
+            ..Mem::qword(base, disp)
+        }
+    }
+}
+
+/// An instruction operand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Operand {
+    Reg(Reg, Size),
+    Mem(Mem),
+    /// An immediate, as the signed value the instruction sees (imm32 sign-extended,
+    /// imm8 for shifts, imm64 for `mov r64, imm64`).
+    Imm(i64),
+}
+
+impl Operand {
+    pub fn r64(r: Reg) -> Operand {
+        Operand::Reg(r, Size::B64)
+    }
+    pub fn r32(r: Reg) -> Operand {
+        Operand::Reg(r, Size::B32)
+    }
+    pub fn r8(r: Reg) -> Operand {
+        Operand::Reg(r, Size::B8)
+    }
+    pub fn reg(self) -> Option<Reg> {
+        match self {
+            Operand::Reg(r, _) => Some(r),
+            _ => None,
+        }
+    }
+    pub fn mem(self) -> Option<Mem> {
+        match self {
+            Operand::Mem(m) => Some(m),
+            _ => None,
+        }
+    }
+}
+
+/// The mnemonics cryptopt emits and reads. Aliases (`cmovb`, `setb`, `cmove`, `movabs`)
+/// are parsed to these canonical ones.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Mnemonic {
+    Mov,
+    Movzx,
+    Lea,
+    Xchg,
+    Add,
+    Adc,
+    Adcx,
+    Adox,
+    Sub,
+    Sbb,
+    Inc,
+    Dec,
+    Neg,
+    Not,
+    And,
+    Or,
+    Xor,
+    Test,
+    Cmp,
+    Bt,
+    /// One-operand `mul r/m64` (rdx:rax = rax * src).
+    Mul,
+    /// `imul` with one, two or three operands.
+    Imul,
+    Mulx,
+    Shl,
+    Shr,
+    Sar,
+    Shlx,
+    Shrx,
+    Sarx,
+    Shld,
+    Shrd,
+    Rorx,
+    Bzhi,
+    Clc,
+    Stc,
+    Setc,
+    Seto,
+    Setz,
+    Setnz,
+    Cmovc,
+    Cmovnc,
+    Cmovo,
+    Cmovno,
+    Cmovz,
+    Cmovnz,
+    Push,
+    Pop,
+    Ret,
+}
+
+/// Which flags an instruction writes (defines or leaves undefined) and reads, as far as
+/// code generation's flag tracking needs: CF and OF only.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct FlagEffect {
+    pub writes_cf: bool,
+    pub writes_of: bool,
+    pub reads_cf: bool,
+    pub reads_of: bool,
+}
+
+impl Mnemonic {
+    /// The canonical name (Intel syntax, lower case).
+    pub fn name(self) -> &'static str {
+        use Mnemonic::*;
+        match self {
+            Mov => "mov",
+            Movzx => "movzx",
+            Lea => "lea",
+            Xchg => "xchg",
+            Add => "add",
+            Adc => "adc",
+            Adcx => "adcx",
+            Adox => "adox",
+            Sub => "sub",
+            Sbb => "sbb",
+            Inc => "inc",
+            Dec => "dec",
+            Neg => "neg",
+            Not => "not",
+            And => "and",
+            Or => "or",
+            Xor => "xor",
+            Test => "test",
+            Cmp => "cmp",
+            Bt => "bt",
+            Mul => "mul",
+            Imul => "imul",
+            Mulx => "mulx",
+            Shl => "shl",
+            Shr => "shr",
+            Sar => "sar",
+            Shlx => "shlx",
+            Shrx => "shrx",
+            Sarx => "sarx",
+            Shld => "shld",
+            Shrd => "shrd",
+            Rorx => "rorx",
+            Bzhi => "bzhi",
+            Clc => "clc",
+            Stc => "stc",
+            Setc => "setc",
+            Seto => "seto",
+            Setz => "setz",
+            Setnz => "setnz",
+            Cmovc => "cmovc",
+            Cmovnc => "cmovnc",
+            Cmovo => "cmovo",
+            Cmovno => "cmovno",
+            Cmovz => "cmovz",
+            Cmovnz => "cmovnz",
+            Push => "push",
+            Pop => "pop",
+            Ret => "ret",
+        }
+    }
+
+    /// Every mnemonic, for tables and tests.
+    pub const ALL: [Mnemonic; 48] = {
+        use Mnemonic::*;
+        [
+            Mov, Movzx, Lea, Xchg, Add, Adc, Adcx, Adox, Sub, Sbb, Inc, Dec, Neg, Not, And, Or,
+            Xor, Test, Cmp, Bt, Mul, Imul, Mulx, Shl, Shr, Sar, Shlx, Shrx, Sarx, Shld, Shrd, Rorx,
+            Bzhi, Clc, Stc, Setc, Seto, Setz, Setnz, Cmovc, Cmovnc, Cmovo, Cmovno, Cmovz, Cmovnz,
+            Push, Pop, Ret,
+        ]
+    };
+
+    /// CF/OF effects (conservative: "undefined afterwards" counts as written).
+    pub fn flags(self) -> FlagEffect {
+        use Mnemonic::*;
+        let w = |cf, of| FlagEffect {
+            writes_cf: cf,
+            writes_of: of,
+            ..FlagEffect::default()
+        };
+        match self {
+            Mov | Movzx | Lea | Xchg | Not | Mulx | Shlx | Shrx | Sarx | Rorx | Push | Pop | Ret => {
+                FlagEffect::default()
+            }
+            Setz | Setnz | Cmovz | Cmovnz => FlagEffect::default(),
+            Setc | Cmovc | Cmovnc => FlagEffect {
+                reads_cf: true,
+                ..FlagEffect::default()
+            },
+            Seto | Cmovo | Cmovno => FlagEffect {
+                reads_of: true,
+                ..FlagEffect::default()
+            },
+            Adc | Sbb => FlagEffect {
+                reads_cf: true,
+                ..w(true, true)
+            },
+            Adcx => FlagEffect {
+                reads_cf: true,
+                ..w(true, false)
+            },
+            Adox => FlagEffect {
+                reads_of: true,
+                ..w(false, true)
+            },
+            Clc | Stc => w(true, false),
+            Inc | Dec => w(false, true),
+            Add | Sub | Neg | And | Or | Xor | Test | Cmp | Bt | Mul | Imul | Shl | Shr | Sar
+            | Shld | Shrd | Bzhi => w(true, true),
+        }
+    }
+}
+
+impl fmt::Display for Mnemonic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One instruction: a mnemonic and up to three operands (Intel order: destination
+/// first). Fixed size, no allocation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Inst {
+    pub mn: Mnemonic,
+    ops: [Operand; 3],
+    n: u8,
+}
+
+const NONE: Operand = Operand::Imm(0);
+
+impl Inst {
+    pub fn new(mn: Mnemonic, ops: &[Operand]) -> Inst {
+        assert!(ops.len() <= 3, "at most three operands");
+        let mut a = [NONE; 3];
+        a[..ops.len()].copy_from_slice(ops);
+        Inst {
+            mn,
+            ops: a,
+            n: ops.len() as u8,
+        }
+    }
+    pub fn op0(mn: Mnemonic) -> Inst {
+        Inst::new(mn, &[])
+    }
+    pub fn op1(mn: Mnemonic, a: Operand) -> Inst {
+        Inst::new(mn, &[a])
+    }
+    pub fn op2(mn: Mnemonic, a: Operand, b: Operand) -> Inst {
+        Inst::new(mn, &[a, b])
+    }
+    pub fn op3(mn: Mnemonic, a: Operand, b: Operand, c: Operand) -> Inst {
+        Inst::new(mn, &[a, b, c])
+    }
+    pub fn operands(&self) -> &[Operand] {
+        &self.ops[..self.n as usize]
+    }
+    pub fn operands_mut(&mut self) -> &mut [Operand] {
+        &mut self.ops[..self.n as usize]
+    }
+}
+
+/// A function: a global symbol and its straight-line body (ending in `ret`).
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Program {
+    pub name: String,
+    pub insts: Vec<Inst>,
+}

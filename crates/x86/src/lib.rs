@@ -1,0 +1,18 @@
+//! The x86-64 instruction model of cryptopt.
+//!
+//! * [`inst`]: registers, operands, instructions, programs;
+//! * [`print`]: NASM and GNU as (Intel syntax) text;
+//! * [`parse`]: both syntaxes read back;
+//! * [`encode`]: machine code, through iced-x86.
+//!
+//! Syntax only: what an instruction computes is defined by the equivalence checker, not
+//! here.
+
+pub mod encode;
+pub mod error;
+pub mod inst;
+pub mod parse;
+pub mod print;
+
+pub use error::{Error, Result};
+pub use inst::{FlagEffect, Inst, Mem, Mnemonic, Operand, Program, Reg, Size};

@@ -1,0 +1,1 @@
+//! NASM and GNU as printing (to be written).
