@@ -10,7 +10,11 @@ use std::process::ExitCode;
 
 use anyhow::{anyhow, bail, Context, Result};
 use clap::{Parser, Subcommand};
+use cryptopt_codegen::{Candidate, FramePointer, Generator, MemoryConstraints, Options};
 use cryptopt_ir::{fiat, interp, lower, text, Function};
+use cryptopt_measure::diff::{aliasings, Runner};
+use rand::SeedableRng;
+use rand_xoshiro::Xoshiro256PlusPlus;
 
 /// An optimizing compiler for straight-line cryptographic arithmetic.
 #[derive(Parser, Debug)]
@@ -41,6 +45,24 @@ enum Cmd {
         #[arg(long)]
         lowered: bool,
     },
+    /// Generate one random candidate implementation as x86-64 assembly, after checking it
+    /// natively against the reference interpreter.
+    Codegen {
+        input: PathBuf,
+        #[arg(long, short)]
+        function: Option<String>,
+        /// Seed of the random candidate (order and decisions).
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Assembly syntax of the output.
+        #[arg(long, value_enum, default_value = "nasm")]
+        syntax: Syntax,
+        /// Output file (written atomically); standard output when left out.
+        #[arg(short = 'o', long)]
+        output: Option<PathBuf>,
+        #[command(flatten)]
+        cg: CodegenArgs,
+    },
     /// Print a function's IR in readable text form.
     Ir {
         input: PathBuf,
@@ -52,6 +74,70 @@ enum Cmd {
     },
 }
 
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+enum Syntax {
+    Nasm,
+    Gas,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+enum FramePointerArg {
+    Omit,
+    Save,
+    Keep,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+enum MemoryConstraintsArg {
+    None,
+    Out1Arg1,
+    All,
+}
+
+/// Options that change the emitted code's interface.
+#[derive(clap::Args, Debug)]
+struct CodegenArgs {
+    /// omit: rbp is a general register; save: a conventional frame; keep: rbp untouched.
+    #[arg(long, value_enum, default_value = "omit")]
+    frame_pointer: FramePointerArg,
+    /// Do not use the 128 bytes below rsp for spills.
+    #[arg(long)]
+    no_red_zone: bool,
+    /// Which outputs may alias which inputs in C callers (all: the safe default).
+    #[arg(long, value_enum, default_value = "all")]
+    memory_constraints: MemoryConstraintsArg,
+}
+
+impl CodegenArgs {
+    fn options(&self) -> Options {
+        Options {
+            frame_pointer: match self.frame_pointer {
+                FramePointerArg::Omit => FramePointer::Omit,
+                FramePointerArg::Save => FramePointer::Save,
+                FramePointerArg::Keep => FramePointer::Keep,
+            },
+            red_zone: !self.no_red_zone,
+            memory_constraints: match self.memory_constraints {
+                MemoryConstraintsArg::None => MemoryConstraints::None,
+                MemoryConstraintsArg::Out1Arg1 => MemoryConstraints::Out1Arg1,
+                MemoryConstraintsArg::All => MemoryConstraints::All,
+            },
+        }
+    }
+}
+
+/// A check of the produced code failed: exit code 1.
+#[derive(Debug)]
+struct CheckFailed(String);
+
+impl std::fmt::Display for CheckFailed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for CheckFailed {}
+
 fn main() -> ExitCode {
     let cli = Cli::parse(); // clap prints usage errors itself and exits with 2
     match run(cli) {
@@ -60,8 +146,12 @@ fn main() -> ExitCode {
         Err(e) => {
             // One line: the chain of causes joined.
             let msg: Vec<String> = e.chain().map(|c| c.to_string()).collect();
-            eprintln!("cryptopt: error: {}", msg.join(": "));
-            ExitCode::from(2)
+            eprintln!("cryptopt: error: {}", msg.join(": ").replace('\n', " "));
+            if e.downcast_ref::<CheckFailed>().is_some() {
+                ExitCode::from(1)
+            } else {
+                ExitCode::from(2)
+            }
         }
     }
 }
@@ -104,6 +194,32 @@ fn run(cli: Cli) -> Result<()> {
                 .collect();
             writeln!(out, "{}", serde_json::Value::Object(obj))?;
         }
+        Cmd::Codegen {
+            input,
+            function,
+            seed,
+            syntax,
+            output,
+            cg,
+        } => {
+            let f = load(&input, function.as_deref(), false)?;
+            let g = lower::lower(&f)?;
+            let opts = cg.options();
+            let mut gen = Generator::new(&g, opts)?;
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+            let cand = Candidate::random(&g, gen.deps(), &mut rng);
+            gen.generate(&cand)?;
+            let program = gen.program();
+            check_natively(&f, &program, &opts, seed)?;
+            let text = match syntax {
+                Syntax::Nasm => cryptopt_x86::print::nasm(&program),
+                Syntax::Gas => cryptopt_x86::print::gas(&program),
+            };
+            match output {
+                Some(path) => write_atomically(&path, text.as_bytes())?,
+                None => write!(out, "{text}")?,
+            }
+        }
         Cmd::Ir {
             input,
             function,
@@ -115,6 +231,53 @@ fn run(cli: Cli) -> Result<()> {
     }
     out.flush()?;
     Ok(())
+}
+
+/// Runs `program` natively on random and edge-case inputs (and every aliasing the
+/// options allow) and compares with the interpreter on `f`; an error is a CheckFailed.
+fn check_natively(
+    f: &Function,
+    program: &cryptopt_x86::Program,
+    opts: &Options,
+    seed: u64,
+) -> Result<()> {
+    let mut code = Vec::new();
+    cryptopt_x86::encode::encode(&program.insts, &mut code)?;
+    let mut runner = Runner::new()?;
+    runner.load(&code)?;
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ 0x5eed);
+    let mut cases = cryptopt_ir::inputs::edge_cases(f);
+    cases.extend((0..200).map(|_| cryptopt_ir::inputs::random(f, &mut rng)));
+    for alias in aliasings(f, |r, p| opts.may_alias(r, p)) {
+        for x in &cases {
+            runner.check(f, x, alias).map_err(|e| {
+                CheckFailed(format!("generated code differs from the interpreter: {e}"))
+            })?;
+        }
+    }
+    Ok(())
+}
+
+/// Writes `bytes` to `path` through a temporary file in the same folder and a rename, so
+/// that no half-written file is ever left behind.
+fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .ok_or_else(|| anyhow!("{} is not a file name", path.display()))?;
+    let tmp = dir.join(format!(
+        ".{}.tmp{}",
+        name.to_string_lossy(),
+        std::process::id()
+    ));
+    let result = std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, path));
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result.with_context(|| format!("cannot write {}", path.display()))
 }
 
 fn read(path: &Path) -> Result<String> {

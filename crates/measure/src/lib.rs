@@ -1,1 +1,24 @@
-//! Executable memory and calling generated code (to be written).
+//! Running generated x86-64 code in-process: executable memory, an ABI-checking call
+//! trampoline, and (later) cycle counters, batches and statistics.
+//!
+//! ```text
+//!   machine code ──ExecMem::load──▶ r-x pages ──Trampoline::call──▶ Ok(()) | AbiViolation
+//! ```
+//!
+//! * [`exec`]: page-aligned executable memory ([`ExecMem`]) and the call trampoline
+//!   ([`Trampoline`]) that runs a generated function with the System V ABI and reports
+//!   the ways it broke the convention instead of crashing later.
+//!
+//! * [`diff`]: differential testing of machine code against the reference interpreter.
+//!
+//! Memory is never writable and executable at once (see [`exec`]).
+
+#[cfg(not(all(target_arch = "x86_64", unix)))]
+compile_error!("cryptopt-measure runs x86-64 machine code in-process: it needs an x86-64 Unix");
+
+pub mod diff;
+pub mod error;
+pub mod exec;
+
+pub use error::{Error, Result};
+pub use exec::{AbiProblem, AbiViolation, CalleeSaved, ExecMem, Trampoline};

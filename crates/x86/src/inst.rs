@@ -71,8 +71,8 @@ impl Reg {
     /// The register's name at a width: `rax`/`eax`/`ax`/`al`, `r8`/`r8d`/`r8w`/`r8b`.
     pub fn name(self, size: Size) -> &'static str {
         const N64: [&str; 16] = [
-            "rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi", "r8", "r9", "r10", "r11", "r12",
-            "r13", "r14", "r15",
+            "rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi", "r8", "r9", "r10", "r11",
+            "r12", "r13", "r14", "r15",
         ];
         const N32: [&str; 16] = [
             "eax", "ecx", "edx", "ebx", "esp", "ebp", "esi", "edi", "r8d", "r9d", "r10d", "r11d",
@@ -346,9 +346,8 @@ impl Mnemonic {
             ..FlagEffect::default()
         };
         match self {
-            Mov | Movzx | Lea | Xchg | Not | Mulx | Shlx | Shrx | Sarx | Rorx | Push | Pop | Ret => {
-                FlagEffect::default()
-            }
+            Mov | Movzx | Lea | Xchg | Not | Mulx | Shlx | Shrx | Sarx | Rorx | Push | Pop
+            | Ret => FlagEffect::default(),
             Setz | Setnz | Cmovz | Cmovnz => FlagEffect::default(),
             Setc | Cmovc | Cmovnc => FlagEffect {
                 reads_cf: true,

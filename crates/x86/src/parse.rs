@@ -1,1 +1,392 @@
-//! Parsing (to be written).
+//! Reading assembly text back into [`Program`]s: NASM and GNU as Intel syntax
+//! (`.intel_syntax noprefix`), which is what [`crate::print`] writes and what compilers
+//! and hand-written `.asm`/`.S` files of straight-line code look like.
+//!
+//! A file is a sequence of lines:
+//!
+//! * blank lines and comments (`;`, `#`, `//`, to the end of the line) are skipped;
+//! * directives are skipped: any word starting with `.` (`.globl`, `.type`, `.size`,
+//!   `.p2align`, `.text`, `.section`, `.cfi_*`, `.intel_syntax` ...), NASM's `section`,
+//!   `segment`, `global`, `extern`, `default`, `bits`, `align`, `cpu` and `[...]` forms;
+//! * a label `name:` starts a new [`Program`] called `name` (an instruction may follow it
+//!   on the same line); local labels (`.L1:`) are skipped; instructions before any label
+//!   go to a program with an empty name;
+//! * anything else is one instruction: a mnemonic (any case; the aliases `cmovb`,
+//!   `cmovnae`, `cmovae`, `cmovnb`, `cmove`, `cmovne`, `setb`, `setnae`, `sete`, `setne`,
+//!   `movabs`, `sal` are read as their canonical [`Mnemonic`]) and up to three operands:
+//!   registers of any width, immediates (`0x1f`, `1fh`, `31`, `-1`), memory
+//!   `[base + index*scale ± disp]` with an optional `byte`/`word`/`dword`/`qword`
+//!   (`ptr`) size; without one, the size is that of the instruction's register operand.
+//!
+//! Every instruction read must have an encoding ([`crate::encode::check`]), so what parses
+//! can be measured. The parser never panics, whatever the input: anything it does not
+//! understand is an [`Error::Parse`] naming the 1-based line, the line, and the part it
+//! could not read. It never guesses: an operand of unknown size is an error, not a qword.
+
+use crate::error::{Error, Result};
+use crate::inst::{Inst, Mem, Mnemonic, Operand, Program, Reg, Size};
+
+/// All the functions in a file, in order.
+pub fn parse(text: &str) -> Result<Vec<Program>> {
+    let mut progs: Vec<Program> = Vec::new();
+    for (n, raw) in text.lines().enumerate() {
+        let err = |message: String| Error::Parse {
+            line: n + 1,
+            text: raw.trim().to_string(),
+            message,
+        };
+        let mut s = strip_comment(raw).trim();
+        if let Some((label, rest)) = split_label(s) {
+            if !label.starts_with('.') {
+                progs.push(Program {
+                    name: label.to_string(),
+                    insts: Vec::new(),
+                });
+            }
+            s = rest.trim();
+        }
+        if s.is_empty() || is_directive(s) {
+            continue;
+        }
+        let inst = parse_line(s).map_err(err)?;
+        match progs.last_mut() {
+            Some(p) => p.insts.push(inst),
+            None => progs.push(Program {
+                name: String::new(),
+                insts: vec![inst],
+            }),
+        }
+    }
+    Ok(progs)
+}
+
+/// One instruction (a trailing comment is allowed); errors say line 1.
+pub fn parse_inst(line: &str) -> Result<Inst> {
+    let s = strip_comment(line).trim();
+    let result = if s.is_empty() {
+        Err("no instruction".to_string())
+    } else {
+        parse_line(s)
+    };
+    result.map_err(|message| Error::Parse {
+        line: 1,
+        text: line.trim().to_string(),
+        message,
+    })
+}
+
+/// The mnemonic for a name, aliases included (lower case).
+pub fn mnemonic(name: &str) -> Option<Mnemonic> {
+    use Mnemonic::*;
+    if let Some(m) = Mnemonic::ALL.iter().find(|m| m.name() == name) {
+        return Some(*m);
+    }
+    Some(match name {
+        "cmovb" | "cmovnae" => Cmovc,
+        "cmovae" | "cmovnb" => Cmovnc,
+        "cmove" => Cmovz,
+        "cmovne" => Cmovnz,
+        "setb" | "setnae" => Setc,
+        "sete" => Setz,
+        "setne" => Setnz,
+        "movabs" => Mov,
+        "sal" => Shl,
+        _ => return None,
+    })
+}
+
+fn strip_comment(line: &str) -> &str {
+    let mut end = line.len();
+    for pat in [";", "#", "//"] {
+        if let Some(i) = line.find(pat) {
+            end = end.min(i);
+        }
+    }
+    &line[..end]
+}
+
+fn is_ident_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '$' | '@' | '?')
+}
+
+/// `name: rest` when the line starts with a label.
+fn split_label(s: &str) -> Option<(&str, &str)> {
+    let (label, rest) = s.split_once(':')?;
+    let ok = !label.is_empty()
+        && label.chars().all(is_ident_char)
+        && !label.starts_with(|c: char| c.is_ascii_digit());
+    ok.then_some((label, rest))
+}
+
+fn is_directive(s: &str) -> bool {
+    if s.starts_with('.') || s.starts_with('[') {
+        return true;
+    }
+    let word = s.split_whitespace().next().unwrap_or("");
+    const NASM: [&str; 8] = [
+        "section", "segment", "global", "extern", "default", "bits", "align", "cpu",
+    ];
+    NASM.iter().any(|d| d.eq_ignore_ascii_case(word))
+}
+
+/// An operand as read, before the size of a memory operand is known.
+#[derive(Clone, Copy)]
+enum Parsed {
+    Reg(Reg, Size),
+    Mem(Mem, Option<Size>),
+    Imm(i64),
+}
+
+/// One instruction, comment and label already removed.
+fn parse_line(s: &str) -> std::result::Result<Inst, String> {
+    let s = s.to_ascii_lowercase();
+    let (name, rest) = match s.split_once(char::is_whitespace) {
+        Some((n, r)) => (n, r.trim()),
+        None => (s.as_str(), ""),
+    };
+    let mn = mnemonic(name).ok_or_else(|| format!("unknown instruction `{name}`"))?;
+    let mut parsed = [Parsed::Imm(0); 3];
+    let mut n = 0;
+    if !rest.is_empty() {
+        for text in rest.split(',') {
+            let text = text.trim();
+            if n == 3 {
+                return Err(format!("too many operands for `{name}`"));
+            }
+            if text.is_empty() {
+                return Err("empty operand".to_string());
+            }
+            parsed[n] = operand(text).map_err(|e| match e {
+                Some(e) => format!("{e} in operand `{text}`"),
+                None => format!("unknown operand `{text}`"),
+            })?;
+            n += 1;
+        }
+    }
+    let parsed = &parsed[..n];
+    let mut ops = [Operand::Imm(0); 3];
+    for (k, p) in parsed.iter().enumerate() {
+        ops[k] = match *p {
+            Parsed::Reg(r, s) => Operand::Reg(r, s),
+            Parsed::Imm(v) => Operand::Imm(v),
+            Parsed::Mem(mut m, size) => {
+                m.size = match (mn, size) {
+                    // The size of lea's operand means nothing; qword is canonical.
+                    (Mnemonic::Lea, _) => Size::B64,
+                    (_, Some(s)) => s,
+                    (_, None) => implied_size(mn, parsed, k)
+                        .ok_or_else(|| format!("operand size not specified for `{name}`"))?,
+                };
+                Operand::Mem(m)
+            }
+        };
+    }
+    let inst = Inst::new(mn, &ops[..n]);
+    crate::encode::check(&inst)
+        .map_err(|e| format!("unsupported operand form for `{name}`: {e}"))?;
+    Ok(inst)
+}
+
+/// The size of a memory operand written without one: fixed by the mnemonic, or that of
+/// the register operands (not counting a shift count in `cl`).
+fn implied_size(mn: Mnemonic, ops: &[Parsed], mem_at: usize) -> Option<Size> {
+    use Mnemonic::*;
+    match mn {
+        Movzx | Setc | Seto | Setz | Setnz => return Some(Size::B8),
+        Push | Pop => return Some(Size::B64),
+        _ => {}
+    }
+    let count_at = match mn {
+        Shl | Shr | Sar => Some(1),
+        Shld | Shrd => Some(2),
+        _ => None,
+    };
+    ops.iter().enumerate().find_map(|(k, p)| match *p {
+        Parsed::Reg(_, s) if k != mem_at && Some(k) != count_at => Some(s),
+        _ => None,
+    })
+}
+
+/// One operand; `Err(None)` when it is no operand at all.
+fn operand(t: &str) -> std::result::Result<Parsed, Option<String>> {
+    let mut t = t;
+    let mut size = None;
+    for (kw, s) in [
+        ("byte", Size::B8),
+        ("word", Size::B16),
+        ("dword", Size::B32),
+        ("qword", Size::B64),
+    ] {
+        if let Some(rest) = t.strip_prefix(kw) {
+            if rest.starts_with(|c: char| c.is_whitespace() || c == '[') {
+                size = Some(s);
+                t = rest.trim_start();
+                if let Some(rest) = t.strip_prefix("ptr") {
+                    if rest.starts_with(|c: char| c.is_whitespace() || c == '[') {
+                        t = rest.trim_start();
+                    }
+                }
+                break;
+            }
+        }
+    }
+    if let Some(inner) = t.strip_prefix('[') {
+        let inner = inner
+            .strip_suffix(']')
+            .ok_or_else(|| Some("unterminated memory operand".to_string()))?;
+        return Ok(Parsed::Mem(mem(inner).map_err(Some)?, size));
+    }
+    if size.is_some() {
+        return Err(Some(
+            "a size keyword must be followed by a memory operand".to_string(),
+        ));
+    }
+    if let Some((r, s)) = Reg::parse(t) {
+        return Ok(Parsed::Reg(r, s));
+    }
+    if let Some(v) = number(t) {
+        return Ok(Parsed::Imm(v));
+    }
+    Err(None)
+}
+
+/// `0x1f`, `1fh` (starting with a digit), `31`, each with an optional sign. Values up to
+/// `u64::MAX` are read as their 64-bit two's complement pattern.
+fn number(t: &str) -> Option<i64> {
+    let (neg, body) = match t.strip_prefix('-') {
+        Some(b) => (true, b.trim_start()),
+        None => (false, t.strip_prefix('+').unwrap_or(t).trim_start()),
+    };
+    let digits = |s: &str, radix: u32| {
+        if !s.is_empty() && s.chars().all(|c| c.is_digit(radix)) {
+            u64::from_str_radix(s, radix).ok()
+        } else {
+            None
+        }
+    };
+    let mag = if let Some(h) = body.strip_prefix("0x") {
+        digits(h, 16)?
+    } else if let Some(h) = body.strip_suffix('h') {
+        if !h.starts_with(|c: char| c.is_ascii_digit()) {
+            return None;
+        }
+        digits(h, 16)?
+    } else {
+        digits(body, 10)?
+    };
+    if neg {
+        (mag <= 1 << 63).then(|| (mag as i64).wrapping_neg())
+    } else {
+        Some(mag as i64)
+    }
+}
+
+/// The inside of `[...]`: `base`, `base + disp`, `base + index*scale - disp`,
+/// `index*scale`, `disp` ... (terms in any order; a register without a scale is the base
+/// if none is yet, else the index).
+fn mem(inner: &str) -> std::result::Result<Mem, String> {
+    let mut plain: [Option<Reg>; 2] = [None; 2];
+    let mut nplain = 0;
+    let mut scaled: Option<(Reg, u8)> = None;
+    let mut disp: i128 = 0;
+    let mut rest = inner.trim();
+    let mut first = true;
+    if rest.is_empty() {
+        return Err("empty memory operand".to_string());
+    }
+    while !rest.is_empty() {
+        // Signs: `+`, `-`, `+ -` ...
+        let mut neg = false;
+        let mut signed = false;
+        while let Some(c) = rest.chars().next().filter(|c| *c == '+' || *c == '-') {
+            neg ^= c == '-';
+            signed = true;
+            rest = rest[1..].trim_start();
+        }
+        if !signed && !first {
+            return Err("expected `+` or `-` in memory operand".to_string());
+        }
+        first = false;
+        let end = rest.find(['+', '-']).unwrap_or(rest.len());
+        let term = rest[..end].trim();
+        rest = &rest[end..];
+        if term.is_empty() {
+            return Err("missing term in memory operand".to_string());
+        }
+        let addr_reg = |s: &str| match Reg::parse(s.trim()) {
+            Some((r, Size::B64)) => Ok(Some(r)),
+            Some(_) => Err(format!("`{}` is not a 64-bit address register", s.trim())),
+            None => Ok(None),
+        };
+        if let Some((a, b)) = term.split_once('*') {
+            let (r, k) = match (addr_reg(a)?, addr_reg(b)?) {
+                (Some(r), None) => (r, b),
+                (None, Some(r)) => (r, a),
+                _ => return Err(format!("bad scaled index `{term}`")),
+            };
+            let scale = match number(k.trim()) {
+                Some(s @ (1 | 2 | 4 | 8)) => s as u8,
+                _ => return Err(format!("scale must be 1, 2, 4 or 8 in `{term}`")),
+            };
+            if neg || scaled.is_some() {
+                return Err(format!("bad index `{term}`"));
+            }
+            scaled = Some((r, scale));
+        } else if let Some(r) = addr_reg(term)? {
+            if neg || nplain == 2 {
+                return Err(format!("bad register term `{term}`"));
+            }
+            plain[nplain] = Some(r);
+            nplain += 1;
+        } else if let Some(v) = number(term) {
+            let v = v as i128;
+            disp += if neg { -v } else { v };
+            if disp.abs() > 1 << 64 {
+                return Err("displacement out of range".to_string());
+            }
+        } else {
+            return Err(format!("unknown term `{term}` in memory operand"));
+        }
+    }
+    let (base, index, scale) = match (plain, scaled) {
+        ([b, None], Some((x, s))) => (b, Some(x), s),
+        ([_, Some(_)], Some(_)) => return Err("more than two address registers".to_string()),
+        ([b, x], None) => (b, x, 1),
+    };
+    let disp = i32::try_from(disp).map_err(|_| "displacement out of range".to_string())?;
+    Ok(Mem {
+        base,
+        index,
+        scale,
+        disp,
+        size: Size::B64,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers() {
+        let table: &[(&str, Option<i64>)] = &[
+            ("0x1f", Some(31)),
+            ("1fh", Some(31)),
+            ("0ffh", Some(255)),
+            ("ffh", None),
+            ("31", Some(31)),
+            ("-1", Some(-1)),
+            ("- 0x10", Some(-16)),
+            ("0xffffffffffffffff", Some(-1)),
+            ("-0x8000000000000000", Some(i64::MIN)),
+            ("-0x8000000000000001", None),
+            ("0x10000000000000000", None),
+            ("0x", None),
+            ("+-1", None),
+            ("1e3", None),
+        ];
+        for (s, want) in table {
+            assert_eq!(number(s), *want, "{s}");
+        }
+    }
+}

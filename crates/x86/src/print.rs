@@ -1,1 +1,238 @@
-//! NASM and GNU as printing (to be written).
+//! Printing programs and instructions as assembly text: NASM, and GNU as in Intel syntax
+//! (`.intel_syntax noprefix`).
+//!
+//! Both are what cryptopt ships (`.asm` and `.S`), so every printed instruction must read
+//! back through [`crate::parse`] to the same [`Inst`] and assemble, with `nasm` and with
+//! `gcc -c`, to an instruction that means the same as what [`crate::encode`] makes of it
+//! (the tests check all three). Printing never fails and never panics: an instruction
+//! with no encoding is still printed as written. It never rewrites an instruction either
+//! (no alias, no shortening): the text is the `Inst`, operand for operand.
+//!
+//! Conventions (both syntaxes): lower case, immediates and displacements in hex
+//! (`0x1f`, `-0x8`), every memory operand carries its size (`qword [rsi + 0x8]`, GNU as:
+//! `qword ptr [...]`) except `lea`'s, a scale is written only when it is not 1 or there is
+//! no base (`[rax + rbx*2]`, `[rbx*1]`).
+
+use std::fmt::{self, Write};
+
+use crate::inst::{Inst, Mem, Mnemonic, Operand, Program, Reg, Size};
+
+/// The two dialects.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Syntax {
+    Nasm,
+    Gas,
+}
+
+/// The whole program as a NASM source file (`nasm -f elf64`).
+pub fn nasm(p: &Program) -> String {
+    let mut s = String::with_capacity(64 + 32 * p.insts.len());
+    let _ = write_nasm(&mut s, p);
+    s
+}
+
+/// The whole program as a GNU as source file in Intel syntax, with CFI (`gcc -c`).
+pub fn gas(p: &Program) -> String {
+    let mut s = String::with_capacity(256 + 40 * p.insts.len());
+    let _ = write_gas(&mut s, p);
+    s
+}
+
+/// One instruction in NASM syntax, without indentation: `mov rax, qword [rsi + 0x8]`.
+pub fn inst_nasm(i: &Inst) -> String {
+    let mut s = String::new();
+    let _ = write_inst(&mut s, i, Syntax::Nasm);
+    s
+}
+
+/// One instruction in GNU as Intel syntax: `mov rax, qword ptr [rsi + 0x8]`.
+pub fn inst_gas(i: &Inst) -> String {
+    let mut s = String::new();
+    let _ = write_inst(&mut s, i, Syntax::Gas);
+    s
+}
+
+/// NASM syntax (what error messages show).
+impl fmt::Display for Inst {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write_inst(f, self, Syntax::Nasm)
+    }
+}
+
+/// Writes [`nasm`]'s text into any writer.
+pub fn write_nasm(out: &mut impl Write, p: &Program) -> fmt::Result {
+    writeln!(out, "SECTION .text")?;
+    writeln!(out, "GLOBAL {}", p.name)?;
+    writeln!(out, "{}:", p.name)?;
+    for i in &p.insts {
+        out.write_str("    ")?;
+        write_inst(out, i, Syntax::Nasm)?;
+        out.write_char('\n')?;
+    }
+    // Without this note, linking the object makes the stack executable (and newer
+    // linkers warn). It is a section directive: the parser skips it.
+    writeln!(
+        out,
+        "SECTION .note.GNU-stack noalloc noexec nowrite progbits"
+    )
+}
+
+/// Writes [`gas`]'s text into any writer.
+pub fn write_gas(out: &mut impl Write, p: &Program) -> fmt::Result {
+    let name = &p.name;
+    writeln!(out, ".intel_syntax noprefix")?;
+    writeln!(out, ".text")?;
+    writeln!(out, ".globl {name}")?;
+    writeln!(out, ".type {name}, @function")?;
+    writeln!(out, ".p2align 4")?;
+    writeln!(out, "{name}:")?;
+    writeln!(out, "    .cfi_startproc")?;
+    for i in &p.insts {
+        out.write_str("    ")?;
+        write_inst(out, i, Syntax::Gas)?;
+        out.write_char('\n')?;
+        write_cfi(out, i)?;
+    }
+    writeln!(out, "    .cfi_endproc")?;
+    writeln!(out, ".size {name}, .-{name}")?;
+    writeln!(out, ".section .note.GNU-stack,\"\",@progbits")
+}
+
+/// The call frame bookkeeping after an instruction that moves `rsp` (the CFA is tracked
+/// as an offset from `rsp` throughout).
+fn write_cfi(out: &mut impl Write, i: &Inst) -> fmt::Result {
+    let rsp = Operand::Reg(Reg::Rsp, Size::B64);
+    match (i.mn, i.operands()) {
+        (Mnemonic::Push, [op]) => {
+            writeln!(out, "    .cfi_adjust_cfa_offset 8")?;
+            if let Operand::Reg(r, Size::B64) = op {
+                writeln!(out, "    .cfi_rel_offset {}, 0", r.name(Size::B64))?;
+            }
+        }
+        (Mnemonic::Pop, [op]) => {
+            writeln!(out, "    .cfi_adjust_cfa_offset -8")?;
+            if let Operand::Reg(r, Size::B64) = op {
+                writeln!(out, "    .cfi_restore {}", r.name(Size::B64))?;
+            }
+        }
+        (Mnemonic::Sub, [d, Operand::Imm(v)]) if *d == rsp => {
+            writeln!(out, "    .cfi_adjust_cfa_offset {v}")?;
+        }
+        (Mnemonic::Add, [d, Operand::Imm(v)]) if *d == rsp => {
+            writeln!(out, "    .cfi_adjust_cfa_offset {}", -(*v as i128))?;
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+fn write_inst(out: &mut impl Write, i: &Inst, syntax: Syntax) -> fmt::Result {
+    out.write_str(i.mn.name())?;
+    for (k, op) in i.operands().iter().enumerate() {
+        out.write_str(if k == 0 { " " } else { ", " })?;
+        match *op {
+            Operand::Reg(r, size) => out.write_str(r.name(size))?,
+            Operand::Imm(v) => write_signed_hex(out, v)?,
+            Operand::Mem(m) => {
+                if i.mn != Mnemonic::Lea {
+                    out.write_str(size_keyword(m.size))?;
+                    out.write_str(if syntax == Syntax::Gas { " ptr " } else { " " })?;
+                }
+                write_mem(out, &m)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn size_keyword(s: Size) -> &'static str {
+    match s {
+        Size::B8 => "byte",
+        Size::B16 => "word",
+        Size::B32 => "dword",
+        Size::B64 => "qword",
+    }
+}
+
+/// `0x1f`, `-0x1`, `0x0` (also right for `i64::MIN`).
+fn write_signed_hex(out: &mut impl Write, v: i64) -> fmt::Result {
+    if v < 0 {
+        write!(out, "-{:#x}", v.unsigned_abs())
+    } else {
+        write!(out, "{v:#x}")
+    }
+}
+
+/// `[base + index*scale + disp]`, leaving out what is absent; `[0x0]` when all is.
+fn write_mem(out: &mut impl Write, m: &Mem) -> fmt::Result {
+    out.write_char('[')?;
+    let mut first = true;
+    if let Some(b) = m.base {
+        out.write_str(b.name(Size::B64))?;
+        first = false;
+    }
+    if let Some(x) = m.index {
+        if !first {
+            out.write_str(" + ")?;
+        }
+        out.write_str(x.name(Size::B64))?;
+        if m.scale != 1 || m.base.is_none() {
+            write!(out, "*{}", m.scale)?;
+        }
+        first = false;
+    }
+    if first {
+        write_signed_hex(out, m.disp as i64)?;
+    } else if m.disp != 0 {
+        let sign = if m.disp < 0 { '-' } else { '+' };
+        write!(out, " {sign} {:#x}", m.disp.unsigned_abs())?;
+    }
+    out.write_char(']')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn memory_forms() {
+        let m = |base, index, scale, disp| Mem {
+            base,
+            index,
+            scale,
+            disp,
+            size: Size::B64,
+        };
+        let table: &[(Mem, &str)] = &[
+            (m(Some(Reg::Rsi), None, 1, 8), "[rsi + 0x8]"),
+            (m(Some(Reg::Rsp), None, 1, -8), "[rsp - 0x8]"),
+            (m(Some(Reg::Rsp), None, 1, i32::MIN), "[rsp - 0x80000000]"),
+            (m(Some(Reg::Rax), Some(Reg::Rbx), 2, 0), "[rax + rbx*2]"),
+            (m(Some(Reg::Rax), Some(Reg::Rbx), 1, 0), "[rax + rbx]"),
+            (m(None, Some(Reg::Rbx), 1, 0), "[rbx*1]"),
+            (m(None, Some(Reg::Rbx), 8, -16), "[rbx*8 - 0x10]"),
+            (m(None, None, 1, 0x10), "[0x10]"),
+            (m(None, None, 1, -1), "[-0x1]"),
+        ];
+        for (mem, want) in table {
+            let mut s = String::new();
+            write_mem(&mut s, mem).unwrap();
+            assert_eq!(&s, want);
+        }
+    }
+
+    #[test]
+    fn immediates() {
+        for (v, want) in [
+            (0, "0x0"),
+            (31, "0x1f"),
+            (-1, "-0x1"),
+            (i64::MIN, "-0x8000000000000000"),
+            (i64::MAX, "0x7fffffffffffffff"),
+        ] {
+            let mut s = String::new();
+            write_signed_hex(&mut s, v).unwrap();
+            assert_eq!(s, want);
+        }
+    }
+}

@@ -1,0 +1,163 @@
+//! Candidates: one point of the search space. A candidate is a topological order of the
+//! lowered function's instructions plus, per instruction, a few decision bytes that the
+//! templates read (`value % alternatives`), so every byte value is valid and mutation
+//! never needs to know what a decision means.
+//!
+//! Every topological order is reachable from [`Candidate::random`]: it is Kahn's
+//! algorithm choosing uniformly among the ready instructions.
+
+use rand::Rng;
+
+use cryptopt_ir::{Function, Op, Operand};
+
+use crate::options::Options;
+
+/// Decision slots per instruction.
+pub const SLOTS: usize = 4;
+
+/// What each decision slot means (per operation, see the templates in `select`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[repr(u8)]
+pub enum Slot {
+    /// Which template (instruction flavour) implements the operation.
+    Flavor = 0,
+    /// Operand order: which operand becomes the destination, which goes to rdx.
+    Swap = 1,
+    /// How to clear a flag before a carry chain starts.
+    Clear = 2,
+    /// Whether a memory-resident operand is used directly or loaded first.
+    Mem = 3,
+}
+
+/// The dependencies between instructions: operands, and the memory-constraint edges
+/// (with aliasing, every load of an input that an output may alias comes before every
+/// store to that output).
+#[derive(Clone, Debug)]
+pub struct Deps {
+    pub preds: Vec<Vec<u32>>,
+    pub succs: Vec<Vec<u32>>,
+}
+
+impl Deps {
+    pub fn new(f: &Function, opts: &Options) -> Deps {
+        let n = f.insts.len();
+        let mut preds: Vec<Vec<u32>> = vec![Vec::new(); n];
+        let mut loads: Vec<(u32, usize)> = Vec::new(); // (inst, param)
+        for (k, d) in f.insts.iter().enumerate() {
+            for a in &d.args {
+                if let Operand::Value(v) = a {
+                    let p = f.values[v.index()].def.0;
+                    if !preds[k].contains(&p) {
+                        preds[k].push(p);
+                    }
+                }
+            }
+            match d.op {
+                Op::Load { param, .. } => loads.push((k as u32, param as usize)),
+                Op::Store { ret, .. } => {
+                    for &(l, p) in &loads {
+                        if opts.may_alias(ret as usize, p) && !preds[k].contains(&l) {
+                            preds[k].push(l);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        // Loads that come after a store in the input order also precede it.
+        for (k, d) in f.insts.iter().enumerate() {
+            if let Op::Store { ret, .. } = d.op {
+                for &(l, p) in &loads {
+                    if l as usize > k && opts.may_alias(ret as usize, p) {
+                        preds[k].push(l);
+                    }
+                }
+            }
+        }
+        let mut succs: Vec<Vec<u32>> = vec![Vec::new(); n];
+        for (k, ps) in preds.iter().enumerate() {
+            for &p in ps {
+                succs[p as usize].push(k as u32);
+            }
+        }
+        Deps { preds, succs }
+    }
+
+    /// Is `order` a permutation of all instructions that respects every dependency?
+    pub fn is_topological(&self, order: &[u32]) -> bool {
+        let n = self.preds.len();
+        if order.len() != n {
+            return false;
+        }
+        let mut pos = vec![usize::MAX; n];
+        for (i, &k) in order.iter().enumerate() {
+            match pos.get_mut(k as usize) {
+                Some(p) if *p == usize::MAX => *p = i,
+                _ => return false,
+            }
+        }
+        self.preds
+            .iter()
+            .enumerate()
+            .all(|(k, ps)| ps.iter().all(|&p| pos[p as usize] < pos[k]))
+    }
+}
+
+/// One candidate implementation.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Candidate {
+    /// Instruction indices of the lowered function, in emission order.
+    pub order: Vec<u32>,
+    /// Decision bytes per instruction (indexed by instruction, not by position).
+    pub decisions: Vec<[u8; SLOTS]>,
+}
+
+impl Candidate {
+    /// A uniformly random topological order and random decisions.
+    pub fn random<R: Rng + ?Sized>(f: &Function, deps: &Deps, rng: &mut R) -> Candidate {
+        let n = f.insts.len();
+        let mut missing: Vec<u32> = deps.preds.iter().map(|p| p.len() as u32).collect();
+        let mut ready: Vec<u32> = (0..n as u32)
+            .filter(|&k| missing[k as usize] == 0)
+            .collect();
+        let mut order = Vec::with_capacity(n);
+        while !ready.is_empty() {
+            let i = rng.random_range(0..ready.len());
+            let k = ready.swap_remove(i);
+            order.push(k);
+            for &s in &deps.succs[k as usize] {
+                missing[s as usize] -= 1;
+                if missing[s as usize] == 0 {
+                    ready.push(s);
+                }
+            }
+        }
+        debug_assert_eq!(order.len(), n, "dependencies have a cycle");
+        let decisions = (0..n).map(|_| rng.random()).collect();
+        Candidate { order, decisions }
+    }
+
+    /// The first topological order (Kahn's algorithm taking the smallest ready index,
+    /// so the input order when it is valid) with all decisions zero.
+    pub fn first(f: &Function, deps: &Deps) -> Candidate {
+        let n = f.insts.len();
+        let mut missing: Vec<u32> = deps.preds.iter().map(|p| p.len() as u32).collect();
+        let mut ready: std::collections::BTreeSet<u32> = (0..n as u32)
+            .filter(|&k| missing[k as usize] == 0)
+            .collect();
+        let mut order = Vec::with_capacity(n);
+        while let Some(k) = ready.pop_first() {
+            order.push(k);
+            for &s in &deps.succs[k as usize] {
+                missing[s as usize] -= 1;
+                if missing[s as usize] == 0 {
+                    ready.insert(s);
+                }
+            }
+        }
+        Candidate {
+            order,
+            decisions: vec![[0; SLOTS]; n],
+        }
+    }
+}
