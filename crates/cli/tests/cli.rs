@@ -182,3 +182,86 @@ fn fiat_golden() {
     assert_eq!(code, 0);
     golden("p256_64.list", &out);
 }
+
+fn have(tool: &str) -> bool {
+    Command::new(tool).arg("--version").output().is_ok_and(|o| o.status.success())
+}
+
+fn sh(cmd: &mut Command) -> String {
+    let out = cmd.output().unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
+    assert!(out.status.success(), "{cmd:?} failed:\n{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// `cryptopt codegen` output assembles (nasm and gcc) and links with C code that calls
+/// it through the Fiat C signature; the C program prints what `cryptopt interp` prints.
+#[test]
+fn codegen_links_with_c() {
+    if !have("nasm") || !have("gcc") {
+        eprintln!("SKIPPED codegen_links_with_c: nasm or gcc not found (CI installs them)");
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("cryptopt-cli-codegen-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let ex = example();
+    let c_main = r#"
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+void example_running(uint64_t out1[2], uint64_t x, uint64_t y, uint64_t z);
+int main(int argc, char **argv) {
+    uint64_t o[2];
+    example_running(o, strtoull(argv[1], 0, 16), strtoull(argv[2], 0, 16), strtoull(argv[3], 0, 16));
+    printf("{\"out1\":[\"0x%llx\",\"0x%llx\"]}\n", (unsigned long long)o[0], (unsigned long long)o[1]);
+    return 0;
+}
+"#;
+    std::fs::write(dir.join("main.c"), c_main).unwrap();
+    for (seed, syntax, file) in [(1, "nasm", "f.asm"), (2, "gas", "f.S"), (3, "nasm", "g.asm")] {
+        let path = dir.join(file);
+        let (code, out, err) = cryptopt(&["codegen", &ex, "--seed", &seed.to_string(), "--syntax", syntax, "-o", path.to_str().unwrap()]);
+        assert_eq!((code, out.as_str()), (0, ""), "{err}");
+        let obj = dir.join(format!("{file}.o"));
+        if syntax == "nasm" {
+            sh(Command::new("nasm").args(["-f", "elf64", "-o"]).arg(&obj).arg(&path));
+        } else {
+            sh(Command::new("gcc").arg("-c").arg("-o").arg(&obj).arg(&path));
+        }
+        let exe = dir.join(format!("{file}.exe"));
+        sh(Command::new("gcc").arg("-o").arg(&exe).arg(dir.join("main.c")).arg(&obj));
+        for args in [["2", "3", "4"], ["ffffffffffffffff", "ffffffffffffffff", "ffffffffffffffff"], ["123456789abcdef", "fedcba987654321", "1"]] {
+            let from_c = sh(Command::new(&exe).args(args));
+            let json_args = format!("[\"0x{}\",\"0x{}\",\"0x{}\"]", args[0], args[1], args[2]);
+            let (code, from_interp, _) = cryptopt(&["interp", &ex, "--args", &json_args]);
+            assert_eq!(code, 0);
+            assert_eq!(from_c, from_interp, "{file} on {args:?}");
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Errors of `codegen`: exit 2, one line, and no output file left behind.
+#[test]
+fn codegen_errors_leave_no_file() {
+    let ex = example();
+    let dir = std::env::temp_dir().join(format!("cryptopt-cli-cgerr-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let missing = dir.join("no/such/dir/out.asm");
+    let cases: &[(&[&str], &str)] = &[
+        (&["codegen", &ex, "--syntax", "masm"], "invalid value 'masm'"),
+        (&["codegen", &ex, "--frame-pointer", "maybe"], "invalid value 'maybe'"),
+        (&["codegen", &ex, "--seed", "x"], "invalid value 'x'"),
+        (&["codegen", &ex, "-o", missing.to_str().unwrap()], "cannot write"),
+        (&["codegen", "/nonexistent.json"], "cannot read"),
+    ];
+    for (args, want) in cases {
+        let (code, out, err) = cryptopt(args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(out.is_empty());
+        assert!(err.contains(want), "{args:?}: want {want:?} in {err}");
+    }
+    assert!(!missing.exists());
+    let leftovers: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
+    assert!(leftovers.is_empty(), "files left behind: {leftovers:?}");
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -172,7 +172,7 @@ impl Generator<'_> {
     }
 
     /// Puts `x` into rdx (pinned), moving whatever rdx held.
-    fn to_rdx(&mut self, x: IrOperand) -> Result<()> {
+    fn load_rdx(&mut self, x: IrOperand) -> Result<()> {
         if let IrOperand::Value(v) = x {
             if self.st.v_reg[v.index()] == Some(Reg::Rdx) {
                 self.pin(Reg::Rdx);
@@ -260,7 +260,7 @@ impl Generator<'_> {
         } else {
             (b, a)
         };
-        self.to_rdx(x)?;
+        self.load_rdx(x)?;
         let src = self.operand(y, true, false)?;
         let lo = self.result_reg(&[y, x])?;
         let hi = self.result_reg(&[y, x])?;
@@ -460,7 +460,7 @@ impl Generator<'_> {
                 self.emit(Inst::op2(M::Imul, X::r64(dst), src), None)?;
                 return self.finish_result(d, dst);
             }
-            self.to_rdx(a)?;
+            self.load_rdx(a)?;
             let src = self.operand(b, true, false)?;
             let lo = self.result_reg(&[b, a])?;
             let hi = self.fresh()?;
@@ -509,7 +509,7 @@ impl Generator<'_> {
                 dst
             }
             F::Mulx => {
-                self.to_rdx(IrOperand::Const(c as u128))?;
+                self.load_rdx(IrOperand::Const(c as u128))?;
                 let src = self.operand(x, true, false)?;
                 let lo = self.result_reg(&[x])?;
                 let hi = self.fresh()?;

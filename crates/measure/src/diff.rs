@@ -179,9 +179,7 @@ impl Runner {
         // Guards intact?
         let mut in_use = vec![false; self.words.len()];
         for b in bufs.iter().flatten() {
-            for w in b.start / 8..(b.start + b.elem_bytes * b.elems).div_ceil(8) {
-                in_use[w] = true;
-            }
+            in_use[b.start / 8..(b.start + b.elem_bytes * b.elems).div_ceil(8)].fill(true);
         }
         if let Some(w) = (0..self.words.len()).find(|&w| !in_use[w] && self.words[w] != GUARD) {
             return Err(Error::Mismatch(format!(

@@ -26,7 +26,7 @@
 //! `xchg eax, eax` would be a `nop`) is an [`Error::Encode`] naming the instruction.
 //! Semantics are not its business: it does not know what the instructions compute.
 
-use iced_x86::{Code, Encoder, Instruction, MemoryOperand, Register};
+use iced_x86::{Code, Encoder, Instruction, MemoryOperand, OpKind, Register};
 
 use crate::error::{Error, Result};
 use crate::inst::{Inst, Mem, Mnemonic, Operand, Reg, Size};
@@ -118,7 +118,6 @@ const IMM: &str = "immediate out of range for the operand size";
 const COUNT: &str = "count out of range 0..=255";
 
 /// iced's registers by hardware number, per width (`spl`..`dil`, never `ah`..`bh`).
-#[inline]
 fn reg(r: Reg, s: Size) -> Register {
     use Register::*;
     const R64: [Register; 16] = [
@@ -143,7 +142,6 @@ fn reg(r: Reg, s: Size) -> Register {
 }
 
 /// The memory operand, normalized as NASM does (see the module docs).
-#[inline]
 fn mem(m: &Mem) -> std::result::Result<MemoryOperand, &'static str> {
     let (mut base, mut index, mut scale) = (m.base, m.index, m.scale as u32);
     if index.is_none() {
@@ -175,54 +173,122 @@ fn mem(m: &Mem) -> std::result::Result<MemoryOperand, &'static str> {
     ))
 }
 
-/// An operand as iced takes it.
+/// An operand as iced takes it; an immediate with the kind its field has in the chosen
+/// [`Code`] (see [`full`], [`sx8`]).
 #[derive(Clone, Copy)]
 enum Op {
     R(Register),
     M(MemoryOperand),
-    I(i64),
+    I(i64, OpKind),
 }
 
+/// A register or memory operand (immediates need their kind: see [`Op::I`]).
 #[inline]
 fn op(o: &Operand) -> std::result::Result<Op, &'static str> {
-    Ok(match *o {
-        Operand::Reg(r, s) => Op::R(reg(r, s)),
-        Operand::Mem(m) => Op::M(mem(&m)?),
-        Operand::Imm(v) => Op::I(v),
-    })
+    match *o {
+        Operand::Reg(r, s) => Ok(Op::R(reg(r, s))),
+        Operand::Mem(m) => Ok(Op::M(mem(&m)?)),
+        Operand::Imm(_) => Err(FORM),
+    }
 }
 
-/// The instruction `code` with these operands (immediates already range-checked).
+/// The immediate kind of the full-width `op r/m, imm` forms: imm8, imm16, imm32, and
+/// the sign-extended imm32 of 64-bit operations.
+#[inline]
+fn full(s: Size) -> OpKind {
+    [
+        OpKind::Immediate8,
+        OpKind::Immediate16,
+        OpKind::Immediate32,
+        OpKind::Immediate32to64,
+    ][w(s)]
+}
+
+/// The immediate kind of the sign-extended imm8 forms (`83 /r ib`, `6b /r ib`).
+#[inline]
+fn sx8(s: Size) -> OpKind {
+    [
+        OpKind::Immediate8,
+        OpKind::Immediate8to16,
+        OpKind::Immediate8to32,
+        OpKind::Immediate8to64,
+    ][w(s)]
+}
+
+/// The instruction `code` with these operands, built field by field (iced's
+/// `Instruction::with2` and friends look the immediate's kind up in its tables on every
+/// call, which costs more than the encoding itself). The encoder checks every operand
+/// kind against the code, and the immediate is checked against its field here, so a
+/// mistake is an error, never wrong bytes.
 #[inline]
 fn make(code: Code, ops: &[Op]) -> Res {
-    use Op::{I, M, R};
     if code == Code::INVALID {
         return Err(FORM);
     }
-    let i32_ = |v: i64| i32::try_from(v).map_err(|_| IMM);
-    let r = match *ops {
-        [] => Ok(Instruction::with(code)),
-        [R(a)] => Instruction::with1(code, a),
-        [M(a)] => Instruction::with1(code, a),
-        [R(a), R(b)] => Instruction::with2(code, a, b),
-        [R(a), M(b)] => Instruction::with2(code, a, b),
-        [M(a), R(b)] => Instruction::with2(code, a, b),
-        [R(a), I(b)] => Instruction::with2(code, a, b),
-        [M(a), I(b)] => Instruction::with2(code, a, i32_(b)?),
-        [R(a), R(b), R(c)] => Instruction::with3(code, a, b, c),
-        [R(a), R(b), M(c)] => Instruction::with3(code, a, b, c),
-        [R(a), M(b), R(c)] => Instruction::with3(code, a, b, c),
-        [M(a), R(b), R(c)] => Instruction::with3(code, a, b, c),
-        [R(a), R(b), I(c)] => Instruction::with3(code, a, b, i32_(c)?),
-        [R(a), M(b), I(c)] => Instruction::with3(code, a, b, i32_(c)?),
-        [M(a), R(b), I(c)] => Instruction::with3(code, a, b, i32_(c)?),
-        _ => return Err(FORM),
+    let mut ins = Instruction::default();
+    ins.set_code(code);
+    for (k, o) in ops.iter().enumerate() {
+        let kind = match *o {
+            Op::R(r) => {
+                match k {
+                    0 => ins.set_op0_register(r),
+                    1 => ins.set_op1_register(r),
+                    _ => ins.set_op2_register(r),
+                }
+                OpKind::Register
+            }
+            Op::M(m) => {
+                ins.set_memory_base(m.base);
+                ins.set_memory_index(m.index);
+                ins.set_memory_index_scale(m.scale);
+                ins.set_memory_displ_size(m.displ_size);
+                ins.set_memory_displacement64(m.displacement as u64);
+                OpKind::Memory
+            }
+            Op::I(v, kind) => {
+                set_imm(&mut ins, v, kind)?;
+                kind
+            }
+        };
+        match k {
+            0 => ins.set_op0_kind(kind),
+            1 => ins.set_op1_kind(kind),
+            _ => ins.set_op2_kind(kind),
+        }
+    }
+    Ok(ins)
+}
+
+#[inline]
+fn set_imm(ins: &mut Instruction, v: i64, kind: OpKind) -> std::result::Result<(), &'static str> {
+    let fits = |lo: i64, hi: i64| {
+        if (lo..=hi).contains(&v) {
+            Ok(())
+        } else {
+            Err(IMM)
+        }
     };
-    r.map_err(|_| "operands rejected by the encoder")
+    match kind {
+        OpKind::Immediate8 => fits(-0x80, 0xff).map(|_| ins.set_immediate8(v as u8)),
+        OpKind::Immediate8to16 => fits(-0x80, 0x7f).map(|_| ins.set_immediate8to16(v as i16)),
+        OpKind::Immediate8to32 => fits(-0x80, 0x7f).map(|_| ins.set_immediate8to32(v as i32)),
+        OpKind::Immediate8to64 => fits(-0x80, 0x7f).map(|_| ins.set_immediate8to64(v)),
+        OpKind::Immediate16 => fits(-0x8000, 0xffff).map(|_| ins.set_immediate16(v as u16)),
+        OpKind::Immediate32 => {
+            fits(i32::MIN as i64, u32::MAX as i64).map(|_| ins.set_immediate32(v as u32))
+        }
+        OpKind::Immediate32to64 => {
+            fits(i32::MIN as i64, i32::MAX as i64).map(|_| ins.set_immediate32to64(v))
+        }
+        OpKind::Immediate64 => {
+            ins.set_immediate64(v as u64);
+            Ok(())
+        }
+        _ => Err(FORM),
+    }
 }
 
 /// The width of a register or memory operand; `None` for an immediate.
-#[inline]
 fn width(o: &Operand) -> Option<Size> {
     match *o {
         Operand::Reg(_, s) => Some(s),
@@ -231,7 +297,6 @@ fn width(o: &Operand) -> Option<Size> {
     }
 }
 
-#[inline]
 fn is_cl(o: &Operand) -> bool {
     *o == Operand::Reg(Reg::Rcx, Size::B8)
 }
@@ -240,7 +305,6 @@ fn is_cl(o: &Operand) -> bool {
 /// holds it (sign-extended to i32): accepts both the signed and the unsigned reading of
 /// the width (`0xff` and `-1` for a byte), except for 64 bits, where the field is a
 /// sign-extended imm32.
-#[inline]
 fn imm(s: Size, v: i64) -> std::result::Result<i64, &'static str> {
     let ok = match s {
         Size::B8 => (-0x80..=0xff).contains(&v),
@@ -258,13 +322,11 @@ fn imm(s: Size, v: i64) -> std::result::Result<i64, &'static str> {
     })
 }
 
-#[inline]
 fn fits_i8(v: i64) -> bool {
     (-0x80..0x80).contains(&v)
 }
 
 /// A shift or rotate count, a bit index: an unsigned byte.
-#[inline]
 fn count(v: i64) -> std::result::Result<i64, &'static str> {
     if (0..=0xff).contains(&v) {
         Ok(v)
@@ -274,7 +336,6 @@ fn count(v: i64) -> std::result::Result<i64, &'static str> {
 }
 
 /// Table index of a width.
-#[inline]
 fn w(s: Size) -> usize {
     match s {
         Size::B8 => 0,
@@ -522,15 +583,22 @@ fn lower(i: &Inst) -> Res {
             [_, _] => r_rm(&IMUL2, ops),
             [R(a, s), ref b, Imm(v)] if width(b) == Some(s) => {
                 let v = imm(s, v)?;
-                let t = if fits_i8(v) { &IMUL3_8 } else { &IMUL3 };
-                make(t[w(s)], &[Op::R(reg(a, s)), op(b)?, Op::I(v)])
+                let (code, kind) = if fits_i8(v) {
+                    (IMUL3_8[w(s)], sx8(s))
+                } else {
+                    (IMUL3[w(s)], full(s))
+                };
+                make(code, &[Op::R(reg(a, s)), op(b)?, Op::I(v, kind)])
             }
             _ => Err(FORM),
         },
         Mn::Bt => match *ops {
             [ref a, R(_, s)] if width(a) == Some(s) => two(&BT_R, s, ops),
             [ref a, Imm(v)] => match width(a) {
-                Some(s) => make(BT_IMM[w(s)], &[op(a)?, Op::I(count(v)?)]),
+                Some(s) => make(
+                    BT_IMM[w(s)],
+                    &[op(a)?, Op::I(count(v)?, OpKind::Immediate8)],
+                ),
                 None => Err(FORM),
             },
             _ => Err(FORM),
@@ -551,9 +619,14 @@ fn lower(i: &Inst) -> Res {
         Mn::Shld => double_shift(&SHLD, ops),
         Mn::Shrd => double_shift(&SHRD, ops),
         Mn::Rorx => match *ops {
-            [R(a, s), ref b, Imm(v)] if width(b) == Some(s) => {
-                make(RORX[w(s)], &[Op::R(reg(a, s)), op(b)?, Op::I(count(v)?)])
-            }
+            [R(a, s), ref b, Imm(v)] if width(b) == Some(s) => make(
+                RORX[w(s)],
+                &[
+                    Op::R(reg(a, s)),
+                    op(b)?,
+                    Op::I(count(v)?, OpKind::Immediate8),
+                ],
+            ),
             _ => Err(FORM),
         },
         Mn::Clc => none(Clc, ops),
@@ -574,22 +647,19 @@ fn lower(i: &Inst) -> Res {
     }
 }
 
-#[inline]
 fn is_rm(o: &Operand) -> bool {
     !matches!(o, Operand::Imm(_))
 }
 
 /// All operands as they are, with the code for width `s`.
-#[inline]
 fn two(t: &[Code; 4], s: Size, ops: &[Operand]) -> Res {
-    let mut v = [Op::I(0); 3];
+    let mut v = [Op::R(Register::None); 3];
     for (d, o) in v.iter_mut().zip(ops) {
         *d = op(o)?;
     }
     make(t[w(s)], &v[..ops.len()])
 }
 
-#[inline]
 fn none(code: Code, ops: &[Operand]) -> Res {
     if ops.is_empty() {
         make(code, &[])
@@ -599,7 +669,6 @@ fn none(code: Code, ops: &[Operand]) -> Res {
 }
 
 /// `op r/m` of any width the table has.
-#[inline]
 fn one(t: &[Code; 4], ops: &[Operand]) -> Res {
     match ops {
         [a] => match width(a) {
@@ -611,7 +680,6 @@ fn one(t: &[Code; 4], ops: &[Operand]) -> Res {
 }
 
 /// `op r, r/m` of one width.
-#[inline]
 fn r_rm(t: &[Code; 4], ops: &[Operand]) -> Res {
     match *ops {
         [Operand::Reg(_, s), ref b] if width(b) == Some(s) => two(t, s, ops),
@@ -620,7 +688,6 @@ fn r_rm(t: &[Code; 4], ops: &[Operand]) -> Res {
 }
 
 /// `op r, r/m, r` of one width (BMI2 shifts, `bzhi`).
-#[inline]
 fn r_rm_r(t: &[Code; 4], ops: &[Operand]) -> Res {
     match *ops {
         [Operand::Reg(_, s), ref b, Operand::Reg(_, u)] if width(b) == Some(s) && u == s => {
@@ -630,7 +697,6 @@ fn r_rm_r(t: &[Code; 4], ops: &[Operand]) -> Res {
     }
 }
 
-#[inline]
 fn setcc(code: Code, ops: &[Operand]) -> Res {
     match ops {
         [a] if width(a) == Some(Size::B8) => two(&[code; 4], Size::B8, ops),
@@ -638,7 +704,6 @@ fn setcc(code: Code, ops: &[Operand]) -> Res {
     }
 }
 
-#[inline]
 fn push_pop(r64: Code, rm64: Code, ops: &[Operand]) -> Res {
     match *ops {
         [Operand::Reg(r, Size::B64)] => make(r64, &[Op::R(reg(r, Size::B64))]),
@@ -647,7 +712,6 @@ fn push_pop(r64: Code, rm64: Code, ops: &[Operand]) -> Res {
     }
 }
 
-#[inline]
 fn alu(t: &Alu, ops: &[Operand]) -> Res {
     use Operand::{Imm, Mem as M, Reg as R};
     match *ops {
@@ -660,18 +724,17 @@ fn alu(t: &Alu, ops: &[Operand]) -> Res {
             let v = imm(s, v)?;
             let acc = matches!(a, R(Reg::Rax, _));
             if s != Size::B8 && fits_i8(v) && t.rm_imm8[w(s)] != X {
-                make(t.rm_imm8[w(s)], &[op(a)?, Op::I(v)])
+                make(t.rm_imm8[w(s)], &[op(a)?, Op::I(v, sx8(s))])
             } else if acc {
-                make(t.acc_imm[w(s)], &[op(a)?, Op::I(v)])
+                make(t.acc_imm[w(s)], &[op(a)?, Op::I(v, full(s))])
             } else {
-                make(t.rm_imm[w(s)], &[op(a)?, Op::I(v)])
+                make(t.rm_imm[w(s)], &[op(a)?, Op::I(v, full(s))])
             }
         }
         _ => Err(FORM),
     }
 }
 
-#[inline]
 fn mov(ops: &[Operand]) -> Res {
     use Operand::{Imm, Mem as M, Reg as R};
     match *ops {
@@ -684,23 +747,35 @@ fn mov(ops: &[Operand]) -> Res {
         [R(a, Size::B64), Imm(v)] => {
             if (0..=u32::MAX as i64).contains(&v) {
                 // Writing the 32-bit register zero-extends: the same instruction, shorter.
-                make(Mov_r32_imm32, &[Op::R(reg(a, Size::B32)), Op::I(v)])
+                make(
+                    Mov_r32_imm32,
+                    &[Op::R(reg(a, Size::B32)), Op::I(v, OpKind::Immediate32)],
+                )
             } else if i32::try_from(v).is_ok() {
-                make(Mov_rm64_imm32, &[Op::R(reg(a, Size::B64)), Op::I(v)])
+                make(
+                    Mov_rm64_imm32,
+                    &[Op::R(reg(a, Size::B64)), Op::I(v, OpKind::Immediate32to64)],
+                )
             } else {
-                make(Mov_r64_imm64, &[Op::R(reg(a, Size::B64)), Op::I(v)])
+                make(
+                    Mov_r64_imm64,
+                    &[Op::R(reg(a, Size::B64)), Op::I(v, OpKind::Immediate64)],
+                )
             }
         }
-        [R(a, s), Imm(v)] => make(MOV_R_IMM[w(s)], &[Op::R(reg(a, s)), Op::I(imm(s, v)?)]),
+        // `mov r8/r16/r32, imm` (B0+r, B8+r): the immediate is as wide as the register.
+        [R(a, s), Imm(v)] => make(
+            MOV_R_IMM[w(s)],
+            &[Op::R(reg(a, s)), Op::I(imm(s, v)?, full(s))],
+        ),
         [M(m), Imm(v)] => make(
             MOV_RM_IMM[w(m.size)],
-            &[Op::M(mem(&m)?), Op::I(imm(m.size, v)?)],
+            &[Op::M(mem(&m)?), Op::I(imm(m.size, v)?, full(m.size))],
         ),
         _ => Err(FORM),
     }
 }
 
-#[inline]
 fn shift(t: &Shift, ops: &[Operand]) -> Res {
     match *ops {
         [ref a, ref c] if is_rm(a) && is_cl(c) => {
@@ -711,13 +786,12 @@ fn shift(t: &Shift, ops: &[Operand]) -> Res {
             let s = width(a).unwrap_or(Size::B64);
             let v = count(v)?;
             let code = if v == 1 { t.one[w(s)] } else { t.imm[w(s)] };
-            make(code, &[op(a)?, Op::I(v)])
+            make(code, &[op(a)?, Op::I(v, OpKind::Immediate8)])
         }
         _ => Err(FORM),
     }
 }
 
-#[inline]
 fn double_shift(t: &[[Code; 4]; 2], ops: &[Operand]) -> Res {
     match *ops {
         [ref a, Operand::Reg(b, s), ref c] if width(a) == Some(s) => {
@@ -725,7 +799,10 @@ fn double_shift(t: &[[Code; 4]; 2], ops: &[Operand]) -> Res {
             if is_cl(c) {
                 make(t[1][w(s)], &[op(a)?, b, Op::R(Register::CL)])
             } else if let Operand::Imm(v) = *c {
-                make(t[0][w(s)], &[op(a)?, b, Op::I(count(v)?)])
+                make(
+                    t[0][w(s)],
+                    &[op(a)?, b, Op::I(count(v)?, OpKind::Immediate8)],
+                )
             } else {
                 Err(FORM)
             }
