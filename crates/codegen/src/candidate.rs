@@ -16,7 +16,9 @@ use crate::options::Options;
 pub const SLOTS: usize = 4;
 
 /// What each decision slot means (per operation, see the templates in `select`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 #[repr(u8)]
 pub enum Slot {
     /// Which template (instruction flavour) implements the operation.
@@ -27,6 +29,15 @@ pub enum Slot {
     Clear = 2,
     /// Whether a memory-resident operand is used directly or loaded first.
     Mem = 3,
+}
+
+/// A decision the last code generation read with more than one alternative.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Hot {
+    pub inst: u32,
+    pub slot: Slot,
+    /// How many alternatives the template had (the byte is read modulo this).
+    pub alternatives: u8,
 }
 
 /// The dependencies between instructions: operands, and the memory-constraint edges
@@ -104,7 +115,7 @@ impl Deps {
 }
 
 /// One candidate implementation.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct Candidate {
     /// Instruction indices of the lowered function, in emission order.
     pub order: Vec<u32>,

@@ -27,7 +27,7 @@ use cryptopt_ir::{Function, InstData, Op, Operand as IrOperand, Ty, Value};
 use cryptopt_x86::{Inst, Mem, Mnemonic as M, Operand as X, Program, Reg, Size};
 
 use crate::bounds::Bounds;
-use crate::candidate::{Candidate, Deps, Slot, SLOTS};
+use crate::candidate::{Candidate, Deps, Hot, Slot, SLOTS};
 use crate::error::{Error, Result};
 use crate::options::{FramePointer, Options};
 
@@ -95,7 +95,7 @@ pub struct Generator<'f> {
 struct State {
     body: Vec<Inst>,
     out: Vec<Inst>,
-    hot: Vec<(u32, Slot)>,
+    hot: Vec<Hot>,
     hot_mark: Vec<u8>,
     pos_of: Vec<u32>,
     use_pos: Vec<u32>,
@@ -232,7 +232,7 @@ impl<'f> Generator<'f> {
 
     /// The (instruction, slot) decisions the last generation actually read where more
     /// than one alternative existed: the only ones worth mutating.
-    pub fn hot(&self) -> &[(u32, Slot)] {
+    pub fn hot(&self) -> &[Hot] {
         &self.st.hot
     }
 
@@ -367,7 +367,11 @@ impl<'f> Generator<'f> {
         let mark = &mut self.st.hot_mark[self.st.cur as usize];
         if *mark & (1 << slot as u8) == 0 {
             *mark |= 1 << slot as u8;
-            self.st.hot.push((self.st.cur, slot));
+            self.st.hot.push(Hot {
+                inst: self.st.cur,
+                slot,
+                alternatives: n.min(255) as u8,
+            });
         }
         self.st.cur_dec[slot as usize] as usize % n
     }

@@ -23,7 +23,7 @@ pub mod error;
 pub mod gen;
 pub mod options;
 
-pub use candidate::{Candidate, Deps, Slot, SLOTS};
+pub use candidate::{Candidate, Deps, Hot, Slot, SLOTS};
 pub use error::{Error, Result};
 pub use gen::Generator;
 pub use options::{FramePointer, MemoryConstraints, Options};

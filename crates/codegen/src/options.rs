@@ -1,7 +1,9 @@
 //! Code-generation options that change the emitted code's interface with its caller.
 
 /// What happens to rbp.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize,
+)]
 pub enum FramePointer {
     /// rbp is an ordinary (callee-saved) register: used when needed, saved and restored.
     #[default]
@@ -14,7 +16,9 @@ pub enum FramePointer {
 }
 
 /// Which output arrays may be the same memory as which input arrays in C callers.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize,
+)]
 pub enum MemoryConstraints {
     /// No aliasing: outputs and inputs are disjoint.
     None,
@@ -30,7 +34,7 @@ pub enum MemoryConstraints {
 }
 
 /// All options. The default is the safe one: rbp usable, red zone used, full aliasing.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct Options {
     pub frame_pointer: FramePointer,
     /// May spill slots live in the 128 bytes below rsp without moving rsp?

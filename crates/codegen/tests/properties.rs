@@ -15,7 +15,11 @@ use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 fn running_example() -> Function {
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/running_example.json")).unwrap();
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/running_example.json"
+    ))
+    .unwrap();
     lower::lower(&fiat::parse_function(&text, "example_running").unwrap()).unwrap()
 }
 
@@ -27,7 +31,12 @@ fn p256_mul() -> Option<Function> {
 
 /// All topological orders of a small function, by brute force.
 fn all_orders(gen: &Generator<'_>, n: usize) -> HashSet<Vec<u32>> {
-    fn go(deps: &cryptopt_codegen::Deps, order: &mut Vec<u32>, used: &mut Vec<bool>, out: &mut HashSet<Vec<u32>>) {
+    fn go(
+        deps: &cryptopt_codegen::Deps,
+        order: &mut Vec<u32>,
+        used: &mut Vec<bool>,
+        out: &mut HashSet<Vec<u32>>,
+    ) {
         if order.len() == used.len() {
             out.insert(order.clone());
             return;
@@ -61,7 +70,13 @@ fn every_topological_order_is_reachable() {
         assert!(gen.deps().is_topological(&c.order));
         seen.insert(c.order);
     }
-    assert_eq!(seen.len(), all.len(), "random candidates reached {} of {} orders", seen.len(), all.len());
+    assert_eq!(
+        seen.len(),
+        all.len(),
+        "random candidates reached {} of {} orders",
+        seen.len(),
+        all.len()
+    );
 }
 
 #[test]
@@ -71,7 +86,11 @@ fn bad_candidates_are_rejected() {
     let mut c = Candidate::first(&f, gen.deps());
     assert!(gen.generate(&c).is_ok());
     c.order.reverse();
-    assert!(gen.generate(&c).unwrap_err().to_string().contains("not a topological order"));
+    assert!(gen
+        .generate(&c)
+        .unwrap_err()
+        .to_string()
+        .contains("not a topological order"));
     let mut c = Candidate::first(&f, gen.deps());
     c.decisions.pop();
     assert!(gen.generate(&c).is_err());
@@ -81,10 +100,15 @@ fn bad_candidates_are_rejected() {
 fn check_shape(insts: &[cryptopt_x86::Inst], opts: &Options) {
     let mut saw_frame = false;
     for (k, i) in insts.iter().enumerate() {
-        assert!(!matches!(i.mn, Mnemonic::Ret) || k == insts.len() - 1, "ret before the end");
+        assert!(
+            !matches!(i.mn, Mnemonic::Ret) || k == insts.len() - 1,
+            "ret before the end"
+        );
         for o in i.operands() {
             match *o {
-                Operand::Reg(r, _) if r == Reg::Rbp && opts.frame_pointer == FramePointer::Keep => panic!("rbp touched: {i:?}"),
+                Operand::Reg(r, _) if r == Reg::Rbp && opts.frame_pointer == FramePointer::Keep => {
+                    panic!("rbp touched: {i:?}")
+                }
                 Operand::Mem(m) => {
                     if i.mn != Mnemonic::Lea {
                         assert!(m.index.is_none(), "indexed memory access {i:?}");
@@ -94,13 +118,18 @@ fn check_shape(insts: &[cryptopt_x86::Inst], opts: &Options) {
                         assert!(m.disp >= 0, "access below rsp without a red zone: {i:?}");
                     }
                     if m.base == Some(Reg::Rbp) {
-                        assert_eq!(opts.frame_pointer, FramePointer::Omit, "rbp used as a pointer: {i:?}");
+                        assert_eq!(
+                            opts.frame_pointer,
+                            FramePointer::Omit,
+                            "rbp used as a pointer: {i:?}"
+                        );
                     }
                 }
                 _ => {}
             }
         }
-        if i.mn == Mnemonic::Mov && i.operands() == [Operand::r64(Reg::Rbp), Operand::r64(Reg::Rsp)] {
+        if i.mn == Mnemonic::Mov && i.operands() == [Operand::r64(Reg::Rbp), Operand::r64(Reg::Rsp)]
+        {
             saw_frame = true;
         }
     }
@@ -136,7 +165,7 @@ proptest! {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
         let c = Candidate::random(&f, gen.deps(), &mut rng);
         let before = gen.generate(&c).unwrap().to_vec();
-        let hot: HashSet<(u32, Slot)> = gen.hot().iter().copied().collect();
+        let hot: HashSet<(u32, Slot)> = gen.hot().iter().map(|h| (h.inst, h.slot)).collect();
         let inst = (k % f.insts.len()) as u32;
         let slots = [Slot::Flavor, Slot::Swap, Slot::Clear, Slot::Mem];
         prop_assume!(!hot.contains(&(inst, slots[slot])));
@@ -158,8 +187,10 @@ proptest! {
         let hot = gen.hot().to_vec();
         prop_assert!(!hot.is_empty());
         let mut d = c.clone();
-        for (i, s) in hot {
-            d.decisions[i as usize][s as usize] = d.decisions[i as usize][s as usize].wrapping_add(1);
+        for h in hot {
+            let b = &mut d.decisions[h.inst as usize][h.slot as usize];
+            // The next alternative (bytes are read modulo the number of alternatives).
+            *b = (*b % h.alternatives + 1) % h.alternatives;
         }
         let after = gen.generate(&d).unwrap().to_vec();
         prop_assert_ne!(before, after);

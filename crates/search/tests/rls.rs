@@ -1,0 +1,219 @@
+//! The search loop on cost models (no timing): it never keeps a worse mutant, spends
+//! exactly its budget, follows bet-and-run, is reproducible from its seed, and a saved
+//! and resumed run ends where an uninterrupted one does. Mutations keep candidates valid.
+
+use std::sync::atomic::AtomicBool;
+
+use cryptopt_codegen::{Candidate, Deps, Generator, Hot, Options};
+use cryptopt_ir::{fiat, lower, Function};
+use cryptopt_search::{mutate, run, Comparison, Evaluator, Params, Phase, State};
+use proptest::prelude::*;
+use rand::SeedableRng;
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+fn example() -> Function {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/running_example.json"
+    ))
+    .unwrap();
+    lower::lower(&fiat::parse_function(&text, "example_running").unwrap()).unwrap()
+}
+
+/// Cost = number of x86 instructions the generator emits: a real, deterministic cost.
+struct InstCount<'f> {
+    gen: Generator<'f>,
+    compares: u64,
+}
+
+impl InstCount<'_> {
+    fn cost(&mut self, c: &Candidate) -> f64 {
+        self.gen.generate(c).unwrap().len() as f64
+    }
+}
+
+impl Evaluator for InstCount<'_> {
+    fn compare(
+        &mut self,
+        current: &Candidate,
+        mutant: &Candidate,
+    ) -> cryptopt_search::Result<Comparison> {
+        self.compares += 1;
+        Ok(Comparison {
+            current: self.cost(current),
+            mutant: self.cost(mutant),
+            baseline: 30.0,
+        })
+    }
+    fn hot(&mut self, c: &Candidate) -> cryptopt_search::Result<Vec<Hot>> {
+        self.gen.generate(c).unwrap();
+        Ok(self.gen.hot().to_vec())
+    }
+}
+
+fn params(evals: u64, bets: u32, seed: u64) -> Params {
+    Params {
+        evals,
+        bets,
+        bet_ratio: 0.2,
+        seed,
+    }
+}
+
+/// Runs a whole search; returns the final state and the events' (index, walk, kept, current, mutant).
+fn search(f: &Function, p: Params) -> (State, Vec<(u64, usize, bool, f64, f64)>) {
+    let mut ev = InstCount {
+        gen: Generator::new(f, Options::default()).unwrap(),
+        compares: 0,
+    };
+    let deps = ev.gen.deps().clone();
+    let mut st = State::new(f, &deps, p).unwrap();
+    let mut log = Vec::new();
+    run(&mut st, &deps, &mut ev, &AtomicBool::new(false), &mut |e| {
+        log.push((e.index, e.walk, e.kept, e.cmp.current, e.cmp.mutant))
+    })
+    .unwrap();
+    assert_eq!(ev.compares, p.evals);
+    (st, log)
+}
+
+#[test]
+fn never_keeps_a_worse_mutant_and_spends_the_budget() {
+    let f = example();
+    let (st, log) = search(&f, params(400, 4, 1));
+    assert_eq!(st.evals, 400);
+    assert_eq!(log.len(), 400);
+    assert_eq!(st.phase, Phase::Done);
+    for &(_, _, kept, cur, mutant) in &log {
+        assert_eq!(kept, mutant <= cur);
+    }
+    // Bets phase: 400 * 0.2 / 4 = 20 evaluations per walk, in order; then one walk.
+    for (i, &(index, walk, ..)) in log.iter().enumerate() {
+        assert_eq!(index, i as u64 + 1);
+        if i < 80 {
+            assert_eq!(walk, i / 20);
+        } else {
+            assert_eq!(walk, log[80].1);
+        }
+    }
+    // The continuing walk was the best bet.
+    let bets_end: Vec<f64> = (0..4)
+        .map(|w| log[w * 20 + 19])
+        .map(|e| if e.2 { e.4 } else { e.3 })
+        .collect();
+    let best = bets_end.iter().cloned().fold(f64::INFINITY, f64::min);
+    assert_eq!(bets_end[log[80].1], best);
+    // Costs of the walk never go up.
+    let fin: Vec<f64> = log[80..]
+        .iter()
+        .map(|e| if e.2 { e.4 } else { e.3 })
+        .collect();
+    assert!(fin.windows(2).all(|w| w[1] <= w[0]));
+}
+
+#[test]
+fn same_seed_same_search_and_resume_is_seamless() {
+    let f = example();
+    let (a, la) = search(&f, params(300, 3, 7));
+    let (b, lb) = search(&f, params(300, 3, 7));
+    assert_eq!(la, lb);
+    assert_eq!(
+        serde_json::to_string(&a).unwrap(),
+        serde_json::to_string(&b).unwrap()
+    );
+    let (_, lc) = search(&f, params(300, 3, 8));
+    assert_ne!(la, lc, "another seed should take another path");
+
+    // Stop after 137 evaluations, save as JSON, load, resume.
+    let mut ev = InstCount {
+        gen: Generator::new(&f, Options::default()).unwrap(),
+        compares: 0,
+    };
+    let deps = ev.gen.deps().clone();
+    let mut st = State::new(&f, &deps, params(300, 3, 7)).unwrap();
+    let stop = AtomicBool::new(false);
+    let mut log = Vec::new();
+    run(&mut st, &deps, &mut ev, &stop, &mut |e| {
+        log.push((e.index, e.walk, e.kept, e.cmp.current, e.cmp.mutant));
+        if e.index == 137 {
+            stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+    })
+    .unwrap();
+    assert_eq!(st.evals, 137);
+    let saved = serde_json::to_string(&st).unwrap();
+    let mut st: State = serde_json::from_str(&saved).unwrap();
+    st.check_fits(&f, &deps).unwrap();
+    run(&mut st, &deps, &mut ev, &AtomicBool::new(false), &mut |e| {
+        log.push((e.index, e.walk, e.kept, e.cmp.current, e.cmp.mutant))
+    })
+    .unwrap();
+    assert_eq!(log, la);
+    assert_eq!(
+        serde_json::to_string(&st).unwrap(),
+        serde_json::to_string(&a).unwrap()
+    );
+}
+
+#[test]
+fn bad_parameters_and_states_are_refused() {
+    let f = example();
+    let deps = Deps::new(&f, &Options::default());
+    for (p, want) in [
+        (params(0, 1, 0), "--evals must be at least 1"),
+        (params(10, 0, 0), "--bets must be at least 1"),
+        (
+            Params {
+                bet_ratio: 1.5,
+                ..params(10, 2, 0)
+            },
+            "--bet-ratio",
+        ),
+        (params(5, 10, 0), "too small for 10 bets"),
+    ] {
+        let e = State::new(&f, &deps, p).unwrap_err().to_string();
+        assert!(e.contains(want), "{e}");
+    }
+    let mut st = State::new(&f, &deps, params(10, 1, 0)).unwrap();
+    st.function = "other".into();
+    assert!(st
+        .check_fits(&f, &deps)
+        .unwrap_err()
+        .to_string()
+        .contains("is for `other`"));
+    let mut st = State::new(&f, &deps, params(10, 1, 0)).unwrap();
+    st.walks[0].current.order.reverse();
+    assert!(st
+        .check_fits(&f, &deps)
+        .unwrap_err()
+        .to_string()
+        .contains("does not fit"));
+}
+
+proptest! {
+    /// Law: mutations keep candidates valid (topological, right length).
+    #[test]
+    fn mutations_keep_candidates_valid(seed in any::<u64>(), steps in 1usize..200) {
+        let f = example();
+        let mut gen = Generator::new(&f, Options::default()).unwrap();
+        let deps = gen.deps().clone();
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+        let mut c = Candidate::random(&f, &deps, &mut rng);
+        let mut pos = Vec::new();
+        for _ in 0..steps {
+            gen.generate(&c).unwrap();
+            let hot = gen.hot().to_vec();
+            let before = c.clone();
+            let m = if rand::Rng::random_bool(&mut rng, 0.5) {
+                mutate::flip_decision(&mut c, &hot, &mut rng)
+            } else {
+                mutate::permute(&mut c, &deps, &mut pos, &mut rng)
+            };
+            prop_assert!(deps.is_topological(&c.order));
+            prop_assert_eq!(c.decisions.len(), f.insts.len());
+            if m.is_some() {
+                prop_assert_ne!(&before, &c, "a mutation must change the candidate");
+            }
+        }
+    }
+}
