@@ -4,6 +4,9 @@
 //! exit codes. Exit codes: 0 success; 1 a check failed (later stages); 2 usage or input
 //! error, with one line on stderr naming the problem. It never panics on bad input.
 
+mod optimize;
+mod report;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -63,6 +66,15 @@ enum Cmd {
         #[command(flatten)]
         cg: CodegenArgs,
     },
+    /// Print the C that the baseline compiler is given (Fiat's C shape, same signature).
+    EmitC {
+        input: PathBuf,
+        #[arg(long, short)]
+        function: Option<String>,
+    },
+    /// Optimize a function: random local search over candidates, each timed on this CPU
+    /// against the C baseline, the winner checked and written to DIR/<function>/.
+    Optimize(OptimizeArgs),
     /// Print a function's IR in readable text form.
     Ir {
         input: PathBuf,
@@ -124,6 +136,73 @@ impl CodegenArgs {
             },
         }
     }
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+enum MeasureArg {
+    Throughput,
+    Latency,
+}
+
+#[derive(clap::Args, Debug)]
+struct OptimizeArgs {
+    input: PathBuf,
+    #[arg(long, short)]
+    function: Option<String>,
+    /// Evaluations (mutants measured): a number, or with a k/M suffix (10k).
+    #[arg(long, default_value = "10k", value_parser = parse_count)]
+    evals: u64,
+    /// Independent runs before the best one continues (bet-and-run).
+    #[arg(long, default_value_t = 10)]
+    bets: u32,
+    /// Share of the evaluations spent on the bets.
+    #[arg(long, default_value_t = 0.2)]
+    bet_ratio: f64,
+    /// One run, no bets.
+    #[arg(long)]
+    single: bool,
+    /// Seed of the search (a run is reproducible from it, up to measurement noise).
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Target length of one measured batch, in counter ticks.
+    #[arg(long, default_value_t = 10_000)]
+    cyclegoal: u64,
+    /// Batches per program in one interleaved measurement.
+    #[arg(long, default_value_t = 31)]
+    batches: usize,
+    /// C compiler of the baseline (compiled with -O3 -march=native -mtune=native).
+    #[arg(long, default_value = "gcc")]
+    cc: String,
+    /// throughput: repeated independent calls; latency: each call's output feeds the next.
+    #[arg(long, value_enum, default_value = "throughput")]
+    measure: MeasureArg,
+    /// CPU to pin the measuring thread to.
+    #[arg(long, default_value_t = 0)]
+    cpu: usize,
+    /// Output folder; results go to DIR/<function>/.
+    #[arg(long, default_value = "cryptopt-out")]
+    out: PathBuf,
+    /// Continue a saved run (its state.json).
+    #[arg(long)]
+    resume: Option<PathBuf>,
+    #[command(flatten)]
+    cg: CodegenArgs,
+}
+
+/// `10000`, `10k`, `2M`.
+fn parse_count(s: &str) -> std::result::Result<u64, String> {
+    let (digits, mult) = match s.strip_suffix(['k', 'K']) {
+        Some(d) => (d, 1_000),
+        None => match s.strip_suffix('M') {
+            Some(d) => (d, 1_000_000),
+            None => (s, 1),
+        },
+    };
+    digits
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(mult))
+        .ok_or_else(|| format!("`{s}` is not a count (e.g. 10000, 10k, 1M)"))
 }
 
 /// A check of the produced code failed: exit code 1.
@@ -220,6 +299,11 @@ fn run(cli: Cli) -> Result<()> {
                 None => write!(out, "{text}")?,
             }
         }
+        Cmd::EmitC { input, function } => {
+            let f = load(&input, function.as_deref(), false)?;
+            write!(out, "{}", cryptopt_ir::c::emit(&f))?;
+        }
+        Cmd::Optimize(args) => optimize::run(args)?,
         Cmd::Ir {
             input,
             function,

@@ -184,12 +184,19 @@ fn fiat_golden() {
 }
 
 fn have(tool: &str) -> bool {
-    Command::new(tool).arg("--version").output().is_ok_and(|o| o.status.success())
+    Command::new(tool)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
 }
 
 fn sh(cmd: &mut Command) -> String {
     let out = cmd.output().unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
-    assert!(out.status.success(), "{cmd:?} failed:\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{cmd:?} failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
@@ -217,19 +224,43 @@ int main(int argc, char **argv) {
 }
 "#;
     std::fs::write(dir.join("main.c"), c_main).unwrap();
-    for (seed, syntax, file) in [(1, "nasm", "f.asm"), (2, "gas", "f.S"), (3, "nasm", "g.asm")] {
+    for (seed, syntax, file) in [
+        (1, "nasm", "f.asm"),
+        (2, "gas", "f.S"),
+        (3, "nasm", "g.asm"),
+    ] {
         let path = dir.join(file);
-        let (code, out, err) = cryptopt(&["codegen", &ex, "--seed", &seed.to_string(), "--syntax", syntax, "-o", path.to_str().unwrap()]);
+        let (code, out, err) = cryptopt(&[
+            "codegen",
+            &ex,
+            "--seed",
+            &seed.to_string(),
+            "--syntax",
+            syntax,
+            "-o",
+            path.to_str().unwrap(),
+        ]);
         assert_eq!((code, out.as_str()), (0, ""), "{err}");
         let obj = dir.join(format!("{file}.o"));
         if syntax == "nasm" {
-            sh(Command::new("nasm").args(["-f", "elf64", "-o"]).arg(&obj).arg(&path));
+            sh(Command::new("nasm")
+                .args(["-f", "elf64", "-o"])
+                .arg(&obj)
+                .arg(&path));
         } else {
             sh(Command::new("gcc").arg("-c").arg("-o").arg(&obj).arg(&path));
         }
         let exe = dir.join(format!("{file}.exe"));
-        sh(Command::new("gcc").arg("-o").arg(&exe).arg(dir.join("main.c")).arg(&obj));
-        for args in [["2", "3", "4"], ["ffffffffffffffff", "ffffffffffffffff", "ffffffffffffffff"], ["123456789abcdef", "fedcba987654321", "1"]] {
+        sh(Command::new("gcc")
+            .arg("-o")
+            .arg(&exe)
+            .arg(dir.join("main.c"))
+            .arg(&obj));
+        for args in [
+            ["2", "3", "4"],
+            ["ffffffffffffffff", "ffffffffffffffff", "ffffffffffffffff"],
+            ["123456789abcdef", "fedcba987654321", "1"],
+        ] {
             let from_c = sh(Command::new(&exe).args(args));
             let json_args = format!("[\"0x{}\",\"0x{}\",\"0x{}\"]", args[0], args[1], args[2]);
             let (code, from_interp, _) = cryptopt(&["interp", &ex, "--args", &json_args]);
@@ -248,10 +279,19 @@ fn codegen_errors_leave_no_file() {
     std::fs::create_dir_all(&dir).unwrap();
     let missing = dir.join("no/such/dir/out.asm");
     let cases: &[(&[&str], &str)] = &[
-        (&["codegen", &ex, "--syntax", "masm"], "invalid value 'masm'"),
-        (&["codegen", &ex, "--frame-pointer", "maybe"], "invalid value 'maybe'"),
+        (
+            &["codegen", &ex, "--syntax", "masm"],
+            "invalid value 'masm'",
+        ),
+        (
+            &["codegen", &ex, "--frame-pointer", "maybe"],
+            "invalid value 'maybe'",
+        ),
         (&["codegen", &ex, "--seed", "x"], "invalid value 'x'"),
-        (&["codegen", &ex, "-o", missing.to_str().unwrap()], "cannot write"),
+        (
+            &["codegen", &ex, "-o", missing.to_str().unwrap()],
+            "cannot write",
+        ),
         (&["codegen", "/nonexistent.json"], "cannot read"),
     ];
     for (args, want) in cases {

@@ -12,10 +12,12 @@
 //! * [`interp`]: the reference interpreter;
 //! * [`lower`]: lowering to the 64-bit machine-level dialect code generation consumes;
 //! * [`text`]: the readable text form (`cryptopt ir`), used by golden tests;
-//! * [`inputs`]: random and edge-case inputs within a function's declared bounds.
+//! * [`inputs`]: random and edge-case inputs within a function's declared bounds;
+//! * [`c`]: C source in the shape of Fiat's own C output, the compiler baseline.
 //!
 //! This crate has no knowledge of x86 and must never gain any.
 
+pub mod c;
 pub mod error;
 pub mod fiat;
 pub mod func;

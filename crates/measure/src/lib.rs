@@ -1,5 +1,5 @@
 //! Running generated x86-64 code in-process: executable memory, an ABI-checking call
-//! trampoline, and (later) cycle counters, batches and statistics.
+//! trampoline, cycle counters, and interleaved batch measurement with statistics.
 //!
 //! ```text
 //!   machine code ──ExecMem::load──▶ r-x pages ──Trampoline::call──▶ Ok(()) | AbiViolation
@@ -11,11 +11,24 @@
 //!
 //! * [`diff`]: differential testing of machine code against the reference interpreter.
 //!
+//! * [`baseline`]: C source compiled by gcc/clang into a shared object and loaded, the
+//!   baseline the optimizer's code is measured against.
+//!
+//! * [`counter`]: the clock batches are timed with (core cycles through `rdpmc` where the
+//!   kernel allows it, `lfence; rdtsc; lfence` otherwise), its overhead, CPU pinning.
+//!
+//! * [`bench`](mod@bench): interleaved batch measurement of several verified
+//!   implementations of one function, with every round's outputs handed to a caller's
+//!   check.
+//!
 //! Memory is never writable and executable at once (see [`exec`]).
 
 #[cfg(not(all(target_arch = "x86_64", unix)))]
 compile_error!("cryptopt-measure runs x86-64 machine code in-process: it needs an x86-64 Unix");
 
+pub mod baseline;
+pub mod bench;
+pub mod counter;
 pub mod diff;
 pub mod error;
 pub mod exec;

@@ -61,7 +61,10 @@ fn params(evals: u64, bets: u32, seed: u64) -> Params {
 }
 
 /// Runs a whole search; returns the final state and the events' (index, walk, kept, current, mutant).
-fn search(f: &Function, p: Params) -> (State, Vec<(u64, usize, bool, f64, f64)>) {
+/// (index, walk, kept, current, mutant) of every evaluation.
+type Log = Vec<(u64, usize, bool, f64, f64)>;
+
+fn search(f: &Function, p: Params) -> (State, Log) {
     let mut ev = InstCount {
         gen: Generator::new(f, Options::default()).unwrap(),
         compares: 0,

@@ -1,0 +1,318 @@
+//! `cryptopt optimize`: the whole pipeline for one function.
+//!
+//! ```text
+//!  Fiat JSON ─▶ lower ─▶ Generator ─┐
+//!  C (emit) ─▶ cc -O3 ─▶ baseline ──┼─▶ search (bet-and-run, every step measured
+//!  counter detect, pin to --cpu ────┘    against the baseline and the interpreter)
+//!        ─▶ best candidate ─▶ checked natively ─▶ DIR/<function>/{.asm,.S,.h,
+//!           state.json, log.csv, progress.svg} (each written atomically)
+//! ```
+//!
+//! Ctrl-C stops the search after the current step; the best program and the state so
+//! far are then written as at the end of a run.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+use anyhow::{anyhow, bail, Context, Result};
+use indicatif::{ProgressBar, ProgressStyle};
+
+use cryptopt_codegen::{Generator, Options};
+use cryptopt_ir::{lower, Function};
+use cryptopt_measure::baseline::CompiledC;
+use cryptopt_measure::bench::{self, Config, Mode};
+use cryptopt_measure::counter::{self, Counter};
+use cryptopt_measure::diff::Runner;
+use cryptopt_search::native::Native;
+use cryptopt_search::{rls, Phase, State};
+
+use super::{check_natively, load, write_atomically, CheckFailed, MeasureArg, OptimizeArgs};
+use crate::report::{self, Row};
+
+pub fn run(args: OptimizeArgs) -> Result<()> {
+    let started = Instant::now();
+    let f = load(&args.input, args.function.as_deref(), false)?;
+    let g = lower::lower(&f)?;
+    let opts = args.cg.options();
+    let mode = match args.measure {
+        MeasureArg::Throughput => Mode::Throughput,
+        MeasureArg::Latency => Mode::Latency,
+    };
+    if args.batches == 0 || args.cyclegoal == 0 {
+        bail!("--batches and --cyclegoal must be at least 1");
+    }
+
+    // The machine.
+    counter::pin_to_cpu(args.cpu).with_context(|| format!("cannot pin to --cpu {}", args.cpu))?;
+    let (counter, why) = counter::detect();
+    let overhead = counter::overhead(&counter, 1001);
+    eprintln!("cpu: {} (pinned to cpu {})", counter::cpu_model(), args.cpu);
+    eprintln!(
+        "counter: {} ({why}); timer overhead {overhead} ticks",
+        counter.describe()
+    );
+
+    // The baseline, checked like our own code before it is trusted.
+    let c_source = cryptopt_ir::c::emit(&f);
+    let baseline = CompiledC::build(&c_source, &f.name, &args.cc, &[])?;
+    eprintln!(
+        "baseline: {} -O3 -march=native -mtune=native ({})",
+        args.cc,
+        baseline.compiler_version()
+    );
+    check_baseline(&f, baseline.ptr())?;
+
+    // The search state.
+    let gen = Generator::new(&g, opts)?;
+    let deps = gen.deps().clone();
+    let params = rls::Params {
+        evals: args.evals,
+        bets: if args.single { 1 } else { args.bets },
+        bet_ratio: args.bet_ratio,
+        seed: args.seed,
+    };
+    let mut state = match &args.resume {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("cannot read {}", path.display()))?;
+            let saved: SavedState = serde_json::from_str(&text)
+                .with_context(|| format!("{} is not a cryptopt state", path.display()))?;
+            if saved.options != opts {
+                bail!(
+                    "{} was made with other code-generation options ({:?}); give the same options",
+                    path.display(),
+                    saved.options
+                );
+            }
+            let mut st = saved.search;
+            st.check_fits(&g, &deps)?;
+            if args.evals > st.params.evals {
+                st.params.evals = args.evals;
+                if st.phase == Phase::Done {
+                    st.phase = Phase::Final {
+                        walk: st.best_walk(),
+                    };
+                }
+            }
+            st
+        }
+        None => State::new(&g, &deps, params)?,
+    };
+
+    let cfg = Config {
+        cyclegoal: args.cyclegoal,
+        batches: args.batches,
+        mode,
+    };
+    let mut ev = Native::new(&g, gen, baseline.ptr(), &counter, cfg, args.seed)?;
+
+    // Ctrl-C: finish the step, then write what we have.
+    let stop = Arc::new(AtomicBool::new(false));
+    {
+        let stop = stop.clone();
+        // A second registration (tests calling run twice) is harmless to ignore.
+        let _ = ctrlc::set_handler(move || stop.store(true, Ordering::SeqCst));
+    }
+
+    let bar = ProgressBar::new(state.params.evals);
+    bar.set_style(
+        ProgressStyle::with_template("{bar:30} {pos}/{len} evals {per_sec} eta {eta} {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    bar.set_position(state.evals);
+    let mut rows: Vec<Row> = Vec::new();
+    let walks = state.walks.len();
+    let result = rls::run(&mut state, &deps, &mut ev, &stop, &mut |e| {
+        rows.push(Row {
+            index: e.index,
+            walk: e.walk,
+            phase: if matches!(e.phase, Phase::Bets) {
+                "bets"
+            } else {
+                "final"
+            },
+            mutation: e.mutation.kind(),
+            kept: e.kept,
+            current: e.cmp.current,
+            mutant: e.cmp.mutant,
+            best_ratio: e.best_ratio,
+            baseline: e.cmp.baseline,
+        });
+        bar.set_position(e.index);
+        if e.index % 16 == 0 {
+            bar.set_message(format!(
+                "best {:.3}x baseline ({:.0} vs {:.0} {})",
+                e.best_ratio,
+                e.cmp.current.min(e.cmp.mutant),
+                e.cmp.baseline,
+                counter.name()
+            ));
+        }
+    });
+    bar.finish_and_clear();
+    let dir = args.out.join(&f.name);
+    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let saved = |st: &State| SavedState {
+        options: opts,
+        input: args.input.clone(),
+        search: st.clone(),
+    };
+    if let Err(e) = result {
+        if let cryptopt_search::Error::Mismatch { message, candidate } = &e {
+            // Keep the evidence: the offending program and the state.
+            let mut gen = Generator::new(&g, opts)?;
+            gen.generate(candidate)?;
+            write_atomically(
+                &dir.join("mismatch.asm"),
+                cryptopt_x86::print::nasm(&gen.program()).as_bytes(),
+            )?;
+            write_atomically(
+                &dir.join("mismatch-state.json"),
+                serde_json::to_string_pretty(&saved(&state))?.as_bytes(),
+            )?;
+            return Err(CheckFailed(format!(
+                "{message}; the candidate is in {}",
+                dir.join("mismatch.asm").display()
+            ))
+            .into());
+        }
+        return Err(e.into());
+    }
+    let stopped = stop.load(Ordering::SeqCst);
+
+    // The winner: checked natively (every aliasing the options allow), then written.
+    let best = state.walks[state.best_walk()].current.clone();
+    let mut gen = Generator::new(&g, opts)?;
+    gen.generate(&best)?;
+    let program = gen.program();
+    check_natively(&f, &program, &opts, args.seed)?;
+
+    // A final, longer measurement of the winner against the baseline.
+    let (cycles, base) =
+        final_measurement(&f, &program, baseline.ptr(), &counter, &cfg, args.seed)?;
+
+    let asm_path = dir.join(format!("{}.asm", f.name));
+    write_atomically(&asm_path, cryptopt_x86::print::nasm(&program).as_bytes())?;
+    write_atomically(
+        &dir.join(format!("{}.S", f.name)),
+        cryptopt_x86::print::gas(&program).as_bytes(),
+    )?;
+    write_atomically(&dir.join(format!("{}.h", f.name)), header(&f).as_bytes())?;
+    write_atomically(
+        &dir.join("state.json"),
+        serde_json::to_string_pretty(&saved(&state))?.as_bytes(),
+    )?;
+    let mut csv = String::from(report::CSV_HEADER);
+    for r in &rows {
+        csv.push_str(&r.csv());
+    }
+    write_atomically(&dir.join("log.csv"), csv.as_bytes())?;
+    let svg = report::progress_svg(
+        &format!("{} vs {} ({})", f.name, args.cc, counter.name()),
+        &rows,
+        walks,
+    )
+    .map_err(|e| anyhow!("plotting failed: {e}"))?;
+    write_atomically(&dir.join("progress.svg"), svg.as_bytes())?;
+    if stopped {
+        eprintln!(
+            "stopped by Ctrl-C after {} evaluations; best program and state written",
+            state.evals
+        );
+    }
+    println!(
+        "result: function={} cycles={:.1} baseline={:.1} ratio={:.3} counter={} evals={} seconds={:.1} file={}",
+        f.name,
+        cycles,
+        base,
+        base / cycles,
+        counter.name(),
+        state.evals,
+        started.elapsed().as_secs_f64(),
+        asm_path.display()
+    );
+    Ok(())
+}
+
+/// What `state.json` holds: the search state plus what is needed to resume it.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct SavedState {
+    options: Options,
+    input: PathBuf,
+    search: State,
+}
+
+/// The C baseline must compute what the interpreter computes before it is measured.
+fn check_baseline(f: &Function, ptr: *const u8) -> Result<()> {
+    use rand::SeedableRng;
+    let mut runner = Runner::new()?;
+    let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(99);
+    let mut cases = cryptopt_ir::inputs::edge_cases(f);
+    cases.extend((0..100).map(|_| cryptopt_ir::inputs::random(f, &mut rng)));
+    for x in &cases {
+        // SAFETY: `ptr` is the compiled C function with f's signature.
+        let got = unsafe { runner.run_at(ptr, f, x, cryptopt_measure::diff::Aliasing::None) }?;
+        let want = cryptopt_ir::interp::run(f, x)?;
+        if got != want {
+            return Err(CheckFailed(format!(
+                "the C baseline differs from the interpreter on {x:x?}"
+            ))
+            .into());
+        }
+    }
+    Ok(())
+}
+
+/// Winner against baseline with three times the batches; returns median ticks per call.
+fn final_measurement(
+    f: &Function,
+    program: &cryptopt_x86::Program,
+    baseline: *const u8,
+    counter: &Counter,
+    cfg: &Config,
+    seed: u64,
+) -> Result<(f64, f64)> {
+    use rand::SeedableRng;
+    let mut code = Vec::new();
+    cryptopt_x86::encode::encode(&program.insts, &mut code)?;
+    let mem = cryptopt_measure::ExecMem::new(&code)?;
+    let cfg = Config {
+        batches: cfg.batches * 3,
+        ..*cfg
+    };
+    let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed ^ 0xf1a1);
+    let mut check =
+        |inputs: &[Vec<u128>], outs: &[Vec<Vec<u128>>]| -> cryptopt_measure::Result<()> {
+            let want = cryptopt_ir::interp::run(f, inputs)
+                .map_err(|e| cryptopt_measure::Error::Mismatch(e.to_string()))?;
+            if outs.iter().any(|o| *o != want) {
+                return Err(cryptopt_measure::Error::Mismatch(format!(
+                    "final measurement: outputs differ on {inputs:x?}"
+                )));
+            }
+            Ok(())
+        };
+    // SAFETY: both functions were checked natively against the interpreter.
+    let m = unsafe {
+        bench::measure(
+            f,
+            &[mem.ptr(), baseline],
+            &cfg,
+            counter,
+            &mut rng,
+            &mut check,
+        )
+    }?;
+    Ok((m.per_call[0].median, m.per_call[1].median))
+}
+
+/// The C header: the prototype of the generated function.
+fn header(f: &Function) -> String {
+    let guard = format!("{}_H", f.name.to_uppercase());
+    format!(
+        "/* Generated by cryptopt. */\n#ifndef {guard}\n#define {guard}\n#include <stdint.h>\n#ifdef __cplusplus\nextern \"C\" {{\n#endif\n{}\n#ifdef __cplusplus\n}}\n#endif\n#endif\n",
+        cryptopt_ir::c::prototype(f)
+    )
+}

@@ -1,0 +1,125 @@
+//! The C emitter (`cryptopt_ir::c`): a golden file for the running example (and the first
+//! lines of fiat_p256_mul), and the shape of the C for every function of
+//! ../shared/fiat-json: no branches, every output element assigned exactly once, the
+//! prototype is the definition's first line. Whether the C computes what the interpreter
+//! computes is tested in crates/measure/tests/baseline.rs, where it is compiled and run.
+//!
+//! Set `CRYPTOPT_BLESS=1` to rewrite the golden files after an intended change, then
+//! review the diff.
+
+mod common;
+
+use std::path::Path;
+
+use cryptopt_ir::{c, fiat, Function};
+
+/// Compares `got` with the golden file `name`, or rewrites it under CRYPTOPT_BLESS=1.
+fn golden(name: &str, got: &str) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden")
+        .join(name);
+    if std::env::var_os("CRYPTOPT_BLESS").is_some() {
+        std::fs::write(&path, got).unwrap();
+        return;
+    }
+    let want = std::fs::read_to_string(&path).unwrap_or_else(|_| {
+        panic!(
+            "missing golden file {} (run with CRYPTOPT_BLESS=1)",
+            path.display()
+        )
+    });
+    assert_eq!(
+        got,
+        want,
+        "output differs from golden file {} (CRYPTOPT_BLESS=1 rewrites it)",
+        path.display()
+    );
+}
+
+#[test]
+fn running_example_golden() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/running_example.json");
+    let f =
+        fiat::parse_function(&std::fs::read_to_string(path).unwrap(), "example_running").unwrap();
+    check_shape(&f);
+    golden("running_example.c", &c::emit(&f));
+    assert_eq!(
+        c::prototype(&f),
+        "void example_running(uint64_t out1[2], uint64_t arg1, uint64_t arg2, uint64_t arg3);"
+    );
+}
+
+#[test]
+fn p256_mul_first_lines_golden() {
+    let Some(dir) = common::fiat_dir("p256_mul_first_lines_golden") else {
+        return;
+    };
+    let f = common::function(&dir, "p256_64.json", "fiat_p256_mul");
+    let text = c::emit(&f);
+    let head: Vec<&str> = text.lines().take(40).collect();
+    golden("fiat_p256_mul.head.c", &(head.join("\n") + "\n"));
+}
+
+/// The shape every emitted function must have.
+fn check_shape(f: &Function) {
+    let text = c::emit(f);
+    let proto = c::prototype(f);
+    let def = format!("{} {{", proto.trim_end_matches(';'));
+    assert!(text.starts_with(c::PRELUDE), "{}: no prelude", f.name);
+    assert_eq!(
+        text.lines().filter(|l| *l == def).count(),
+        1,
+        "{}: the prototype {proto} is not the definition's first line",
+        f.name
+    );
+    let body = &text[text.find(&def).unwrap()..];
+    for branchy in ["?", " if ", "if (", "while", "for (", "goto", "switch"] {
+        assert!(
+            !body.contains(branchy),
+            "{}: `{branchy}` in\n{body}",
+            f.name
+        );
+    }
+    // Every output element is assigned exactly once (outputs keep their Fiat names).
+    for r in &f.returns {
+        for i in 0..r.elems() {
+            let lhs = match r.len {
+                Some(_) => format!("  {}[{i}] = ", r.name),
+                None => format!("  *{} = ", r.name),
+            };
+            let n = body.lines().filter(|l| l.starts_with(&lhs)).count();
+            assert_eq!(n, 1, "{}: `{}` assigned {n} times", f.name, lhs.trim());
+        }
+    }
+}
+
+#[test]
+fn every_function_has_the_shape() {
+    let Some(dir) = common::fiat_dir("every_function_has_the_shape") else {
+        return;
+    };
+    let mut n = 0;
+    for (_, funcs) in common::all_files(&dir) {
+        for f in &funcs {
+            check_shape(f);
+            n += 1;
+        }
+    }
+    eprintln!("checked the C of {n} functions");
+    assert!(n >= 150, "only {n} functions");
+}
+#[test]
+fn tmp_dump_p256() {
+    let f = common::function(
+        Path::new("/work/shared/fiat-json"),
+        "p256_64.json",
+        "fiat_p256_mul",
+    );
+    std::fs::write("/tmp/cx/p256mul.c", c::emit(&f)).unwrap();
+    let f = common::function(
+        Path::new("/work/shared/fiat-json"),
+        "curve25519_64.json",
+        "fiat_25519_carry_mul",
+    );
+    std::fs::write("/tmp/cx/c25519mul.c", c::emit(&f)).unwrap();
+}

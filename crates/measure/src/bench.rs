@@ -1,0 +1,396 @@
+//! Interleaved batch measurement of several implementations of one function.
+//!
+//! [`measure`] follows CryptOpt's "R3-validation": the programs are timed in the same
+//! run, round after round, in a fresh random order every round, on fresh random inputs
+//! every round, and every round's outputs go to the caller's `check` before the next:
+//!
+//! ```text
+//!   calibrate n on program 0: n = 1, 2, 4, … until a batch ≥ cyclegoal ticks
+//!                             and the timer overhead ≤ 1% of a batch
+//!   round 1..=batches:
+//!     inputs ← cryptopt_ir::inputs::random(f)
+//!     for p in shuffle(programs):
+//!       t0 ← counter.read();  n calls of p;  t1 ← counter.read()     ◀── timed region
+//!       ticks[p] ← (t1 − t0) / n;  outputs[p] ← what p computed (untimed)
+//!     check(inputs, outputs)?                                        ◀── caller's oracle
+//!   per program: median, quartiles and minimum of ticks per call over the rounds
+//! ```
+//!
+//! Programs are plain System V functions with Fiat's C signature (outputs first as
+//! pointers, then input arrays as pointers or scalars by value; at most six arguments),
+//! called directly, not through the checking [`Trampoline`](crate::Trampoline): they
+//! must have been verified to keep the ABI (see [`crate::diff`]). Buffers are laid out as
+//! [`crate::diff`] lays them out (natural element sizes, guard words around them); the
+//! guards are checked after every batch.
+//!
+//! In [`Mode::Throughput`] a batch calls the program `n` times on the same inputs; in
+//! [`Mode::Latency`] each call's `out1` is the next call's `arg1` (two buffers used in
+//! turn), so the batch measures the dependency chain through the function.
+//!
+//! What this module must never do:
+//!
+//! * put anything but the calls between the two counter reads: no trapping instruction
+//!   (`cpuid` is a VM exit of ~11,000 ticks under KVM), no allocation, no system call,
+//!   no branch on the counter's kind (the loop is specialised per counter beforehand);
+//! * allocate inside the rounds' timed loops: every buffer is allocated once per call of
+//!   [`measure`];
+//! * compare numbers from two calls of [`measure`]: only programs timed in the same call
+//!   are comparable (same batch size, same inputs, same interleaving).
+
+use cryptopt_ir::{inputs, Function};
+use rand::seq::SliceRandom;
+use rand::Rng;
+
+use crate::counter::{self, tsc, Counter};
+use crate::diff::{Aliasing, Layout};
+use crate::error::{Error, Result};
+
+/// Largest batch size calibration goes to.
+pub const MAX_BATCH: u64 = 1 << 20;
+/// The timer's own cost must stay below 1/OVERHEAD_RATIO of a batch.
+const OVERHEAD_RATIO: u64 = 100;
+/// Samples of the empty timed region per call of [`measure`].
+const OVERHEAD_SAMPLES: usize = 31;
+/// Untimed calls of every program before the first round.
+const WARMUP_CALLS: u64 = 64;
+
+/// What a batch measures.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Mode {
+    /// `n` calls on the same inputs: independent calls may overlap in the CPU.
+    #[default]
+    Throughput,
+    /// Each call's `out1` is the next call's `arg1` (needs both of the same shape).
+    Latency,
+}
+
+/// How [`measure`] measures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Config {
+    /// Counter ticks one batch of the first program should take (default 10,000).
+    pub cyclegoal: u64,
+    /// Rounds, each with one batch of every program (default 31).
+    pub batches: usize,
+    pub mode: Mode,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config {
+            cyclegoal: 10_000,
+            batches: 31,
+            mode: Mode::Throughput,
+        }
+    }
+}
+
+/// Summary of ticks per call over the rounds of a measurement.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Stats {
+    pub median: f64,
+    /// First quartile.
+    pub q1: f64,
+    /// Third quartile.
+    pub q3: f64,
+    pub min: f64,
+}
+
+impl Stats {
+    /// Median, quartiles (linear interpolation between order statistics) and minimum of
+    /// `samples`, which get sorted. All NaN for no samples.
+    pub fn from_samples(samples: &mut [f64]) -> Stats {
+        if samples.is_empty() {
+            return Stats {
+                median: f64::NAN,
+                q1: f64::NAN,
+                q3: f64::NAN,
+                min: f64::NAN,
+            };
+        }
+        samples.sort_unstable_by(f64::total_cmp);
+        let q = |q: f64| {
+            let pos = q * (samples.len() - 1) as f64;
+            let (lo, hi) = (pos.floor() as usize, pos.ceil() as usize);
+            samples[lo] + (samples[hi] - samples[lo]) * (pos - lo as f64)
+        };
+        Stats {
+            median: q(0.5),
+            q1: q(0.25),
+            q3: q(0.75),
+            min: samples[0],
+        }
+    }
+}
+
+/// The result of [`measure`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct Measurement {
+    /// Ticks per call, per program (in the order given), over the rounds.
+    pub per_call: Vec<Stats>,
+    /// Calls per batch (a power of two), the same for every program and round.
+    pub batch_size: u64,
+    /// Median ticks of an empty timed region, measured at the start of this call. Not
+    /// subtracted from `per_call`: batches are sized so that it is below ~1% of one.
+    pub overhead: u64,
+    /// [`Counter::name`] of the counter used.
+    pub counter: &'static str,
+}
+
+/// The caller's oracle: gets every round's inputs (one `Vec` per parameter) and every
+/// program's outputs (per program, one `Vec` per return); an error stops [`measure`].
+pub type Check<'a> = dyn FnMut(&[Vec<u128>], &[Vec<Vec<u128>>]) -> Result<()> + 'a;
+
+/// A function with Fiat's C signature, all six argument registers passed.
+type FiatFn = unsafe extern "sysv64" fn(u64, u64, u64, u64, u64, u64);
+
+/// Calls `f` with the argument registers `a`.
+///
+/// The six words are loaded with volatile reads at every call, so that the compiler
+/// keeps only `a`, `f` and the loop counter in callee-saved registers across calls
+/// instead of spilling the loop counter to the stack (a store-forwarding chain of ~5
+/// cycles per iteration, a floor under every measurement); the loads are independent of
+/// each other and of the previous call.
+///
+/// # Safety
+/// As for [`measure`]: `f` is verified code of the measured signature and `a` points
+/// into buffers of that layout.
+#[inline(always)]
+unsafe fn call(f: FiatFn, a: &[u64; 6]) {
+    let w = |i: usize| {
+        // SAFETY: `i < 6` and `a` is a valid reference.
+        unsafe { std::ptr::read_volatile(&a[i]) }
+    };
+    let (a0, a1, a2, a3, a4, a5) = (w(0), w(1), w(2), w(3), w(4), w(5));
+    // SAFETY: the caller's contract.
+    unsafe { f(a0, a1, a2, a3, a4, a5) }
+}
+
+/// `n` calls on the same arguments, between two reads of `now`.
+#[inline(always)]
+unsafe fn throughput_batch(now: impl Fn() -> u64, f: FiatFn, a: &[u64; 6], n: u64) -> u64 {
+    let t0 = now();
+    for _ in 0..n {
+        // SAFETY: the caller's contract (see `call`).
+        unsafe { call(f, a) };
+    }
+    let t1 = now();
+    t1.wrapping_sub(t0)
+}
+
+/// `n` calls alternating between `even` and `odd` (out1 and arg1 swapped), between
+/// two reads of `now`.
+#[inline(always)]
+unsafe fn latency_batch(
+    now: impl Fn() -> u64,
+    f: FiatFn,
+    even: &[u64; 6],
+    odd: &[u64; 6],
+    n: u64,
+) -> u64 {
+    let t0 = now();
+    for _ in 0..n / 2 {
+        // SAFETY: the caller's contract (see `call`).
+        unsafe {
+            call(f, even);
+            call(f, odd);
+        }
+    }
+    if n % 2 == 1 {
+        // SAFETY: as above.
+        unsafe { call(f, even) };
+    }
+    let t1 = now();
+    t1.wrapping_sub(t0)
+}
+
+/// One timed batch of `f`: the counter's kind and the mode are decided here, outside the
+/// timed region, and each combination gets its own specialised loop.
+///
+/// In latency mode, `swap` is the index of arg1's register (the number of returns).
+///
+/// # Safety
+/// As for [`measure`]: `f` is verified code of the measured signature and `args` points
+/// into buffers of that layout.
+#[inline(never)]
+unsafe fn time_batch(
+    counter: &Counter,
+    mode: Mode,
+    f: FiatFn,
+    args: &[u64; 6],
+    swap: usize,
+    n: u64,
+) -> u64 {
+    // SAFETY (all arms): the caller's contract; in latency mode `odd` swaps two buffers
+    // of the same shape, so it points into the same layout.
+    unsafe {
+        match mode {
+            Mode::Throughput => match counter {
+                Counter::Tsc => throughput_batch(tsc, f, args, n),
+                Counter::CoreCycles(p) => throughput_batch(|| p.read(), f, args, n),
+            },
+            Mode::Latency => {
+                let mut odd = *args;
+                odd.swap(0, swap);
+                match counter {
+                    Counter::Tsc => latency_batch(tsc, f, args, &odd, n),
+                    Counter::CoreCycles(p) => latency_batch(|| p.read(), f, args, &odd, n),
+                }
+            }
+        }
+    }
+}
+
+/// Checks that latency mode can chain out1 into arg1 of `f`.
+fn latency_shape(f: &Function) -> Result<()> {
+    let shape = |p: Option<&cryptopt_ir::Param>, by_value: bool| match p {
+        None => "(none)".to_string(),
+        Some(p) if by_value && p.len.is_none() => format!("{} (a scalar by value)", p.shape()),
+        Some(p) => p.shape(),
+    };
+    let (out1, arg1) = (f.returns.first(), f.params.first());
+    let ok = matches!((out1, arg1), (Some(o), Some(a))
+        if a.len.is_some() && o.len == a.len && o.ty.bits == a.ty.bits);
+    if ok {
+        return Ok(());
+    }
+    Err(Error::LatencyShape {
+        function: f.name.clone(),
+        out1: shape(out1, false),
+        arg1: shape(arg1, true),
+    })
+}
+
+/// Measures `programs`, implementations of `f`, interleaved (see the module docs), and
+/// hands every round's inputs and every program's outputs to `check`, whose error stops
+/// the measurement and is returned.
+///
+/// Outputs per round: in throughput mode those of the batch's last call; in latency mode
+/// those of one extra, untimed call on the round's inputs (into separate buffers).
+///
+/// Errors: no programs, zero batches, a null pointer, more than six arguments, latency
+/// mode without out1 and arg1 of the same shape, a write outside the output buffers,
+/// and whatever `check` returns.
+///
+/// # Safety
+/// Every pointer in `programs` must be the entry of executable machine code that stays
+/// mapped for the whole call, has the System V signature of `f` as Fiat's C has it, keeps
+/// the System V ABI (callee-saved registers, stack, flags; as checked by
+/// [`Trampoline`](crate::Trampoline)) and only accesses its arguments' buffers within
+/// their bounds: code verified with [`crate::diff::Runner`] first. They are called
+/// directly, without the trampoline's protection.
+pub unsafe fn measure<R: Rng + ?Sized>(
+    f: &Function,
+    programs: &[*const u8],
+    cfg: &Config,
+    counter: &Counter,
+    rng: &mut R,
+    check: &mut Check<'_>,
+) -> Result<Measurement> {
+    let refuse = |reason: String| Error::Measure {
+        function: f.name.clone(),
+        reason,
+    };
+    if programs.is_empty() {
+        return Err(refuse("no programs".to_string()));
+    }
+    if cfg.batches == 0 {
+        return Err(refuse("zero batches".to_string()));
+    }
+    if let Some(i) = programs.iter().position(|p| p.is_null()) {
+        return Err(refuse(format!("program {i} is a null pointer")));
+    }
+    let nargs = f.returns.len() + f.params.len();
+    if nargs > 6 {
+        return Err(refuse(format!(
+            "{nargs} arguments; only six fit in registers"
+        )));
+    }
+    if cfg.mode == Mode::Latency {
+        latency_shape(f)?;
+    }
+    let fns: Vec<FiatFn> = programs
+        .iter()
+        // SAFETY: a non-null code pointer becomes a function pointer of the signature the
+        // caller promises (extra arguments are ignored by a System V callee).
+        .map(|&p| unsafe { std::mem::transmute::<*const u8, FiatFn>(p) })
+        .collect();
+
+    let layout = Layout::new(f, Aliasing::None)?;
+    let (mut timed, mut spare) = (Vec::new(), Vec::new());
+    layout.reset(&mut timed);
+    layout.reset(&mut spare);
+    let swap = f.returns.len();
+    let overhead = counter::overhead(counter, OVERHEAD_SAMPLES);
+    let guard = |area: &[u64], p: usize| match layout.broken_guard(area) {
+        None => Ok(()),
+        Some(w) => Err(Error::Mismatch(format!(
+            "program {p} for `{}` wrote outside the output buffers (word {w} of the buffer \
+             area)",
+            f.name
+        ))),
+    };
+
+    // Calibrate on the first program: the smallest power of two whose batch reaches the
+    // cycle goal with the timer's overhead below 1% (the faster of two tries, so that an
+    // interrupt does not stop the doubling early).
+    let first = inputs::random(f, rng);
+    let mut n = 1u64;
+    loop {
+        let mut t = u64::MAX;
+        for _ in 0..2 {
+            layout.poison_outputs(&mut timed);
+            let args = layout.write_inputs(f, &first, &mut timed);
+            // SAFETY: the caller's contract; `args` points into `timed`, laid out for `f`.
+            t = t.min(unsafe { time_batch(counter, cfg.mode, fns[0], &args, swap, n) });
+        }
+        guard(&timed, 0)?;
+        let enough = t >= cfg.cyclegoal && t >= overhead.saturating_mul(OVERHEAD_RATIO);
+        if enough || n >= MAX_BATCH {
+            break;
+        }
+        n *= 2;
+    }
+    // Warm up the others (caches, branch predictors) so round 1 is not their first run.
+    for (p, &fp) in fns.iter().enumerate().skip(1) {
+        layout.poison_outputs(&mut timed);
+        let args = layout.write_inputs(f, &first, &mut timed);
+        // SAFETY: as above.
+        unsafe { time_batch(counter, cfg.mode, fp, &args, swap, n.min(WARMUP_CALLS)) };
+        guard(&timed, p)?;
+    }
+
+    let mut order: Vec<usize> = (0..fns.len()).collect();
+    let mut ticks: Vec<Vec<f64>> = vec![Vec::with_capacity(cfg.batches); fns.len()];
+    let mut outputs: Vec<Vec<Vec<u128>>> = vec![vec![Vec::new(); f.returns.len()]; fns.len()];
+    for _ in 0..cfg.batches {
+        let inputs = inputs::random(f, rng);
+        order.shuffle(rng);
+        for &p in &order {
+            layout.poison_outputs(&mut timed);
+            let args = layout.write_inputs(f, &inputs, &mut timed);
+            // SAFETY: the caller's contract; `args` points into `timed`, laid out for `f`.
+            let t = unsafe { time_batch(counter, cfg.mode, fns[p], &args, swap, n) };
+            ticks[p].push(t as f64 / n as f64);
+            guard(&timed, p)?;
+            match cfg.mode {
+                Mode::Throughput => layout.read_outputs(&timed, &mut outputs[p]),
+                Mode::Latency => {
+                    layout.poison_outputs(&mut spare);
+                    let args = layout.write_inputs(f, &inputs, &mut spare);
+                    // SAFETY: as above, into `spare`, laid out for `f`.
+                    unsafe { call(fns[p], &args) };
+                    guard(&spare, p)?;
+                    layout.read_outputs(&spare, &mut outputs[p]);
+                }
+            }
+        }
+        check(&inputs, &outputs)?;
+    }
+
+    Ok(Measurement {
+        per_call: ticks.iter_mut().map(|t| Stats::from_samples(t)).collect(),
+        batch_size: n,
+        overhead,
+        counter: counter.name(),
+    })
+}

@@ -1,0 +1,196 @@
+//! The native evaluator: generates, encodes and loads candidates into executable
+//! memory, and measures the current candidate, the mutant and the C baseline in one
+//! interleaved run on this CPU. After every batch the outputs of all three are compared
+//! with each other and with the reference interpreter on that batch's inputs; any
+//! difference stops the search with [`Error::Mismatch`] naming the candidate.
+//!
+//! The current candidate's code is kept loaded between steps; when the mutant is kept,
+//! the two code slots swap instead of regenerating anything.
+
+use rand::SeedableRng;
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+use cryptopt_codegen::{Candidate, Generator, Hot};
+use cryptopt_ir::{interp, Function};
+use cryptopt_measure::bench::{self, Config, Measurement};
+use cryptopt_measure::counter::Counter;
+use cryptopt_measure::ExecMem;
+use cryptopt_x86::encode::Assembler;
+
+use crate::error::{Error, Result};
+use crate::rls::{Comparison, Evaluator};
+
+/// One loaded candidate.
+struct Slot {
+    mem: ExecMem,
+    cand: Option<Candidate>,
+    hot: Vec<Hot>,
+    insts: usize,
+}
+
+pub struct Native<'f> {
+    /// The function the outputs are checked against (the lowered one is equal and
+    /// faster to interpret; the tests of `ir` establish the equality).
+    reference: &'f Function,
+    gen: Generator<'f>,
+    asm: Assembler,
+    code: Vec<u8>,
+    cur: Slot,
+    mutant: Slot,
+    baseline: *const u8,
+    counter: &'f Counter,
+    cfg: Config,
+    rng: Xoshiro256PlusPlus,
+    scratch: Vec<u128>,
+    /// The last measurement, for reports.
+    pub last: Option<Measurement>,
+}
+
+impl<'f> Native<'f> {
+    /// `baseline` must point to a verified function with the same C signature as the
+    /// function `gen` generates, and stay valid as long as this evaluator.
+    pub fn new(
+        reference: &'f Function,
+        gen: Generator<'f>,
+        baseline: *const u8,
+        counter: &'f Counter,
+        cfg: Config,
+        seed: u64,
+    ) -> Result<Native<'f>> {
+        let slot = || -> Result<Slot> {
+            Ok(Slot {
+                mem: ExecMem::with_capacity(1 << 16)?,
+                cand: None,
+                hot: Vec::new(),
+                insts: 0,
+            })
+        };
+        Ok(Native {
+            reference,
+            gen,
+            asm: Assembler::new(),
+            code: Vec::with_capacity(1 << 16),
+            cur: slot()?,
+            mutant: slot()?,
+            baseline,
+            counter,
+            cfg,
+            rng: Xoshiro256PlusPlus::seed_from_u64(seed ^ 0x006d_6561_7375_7265),
+            scratch: Vec::new(),
+            last: None,
+        })
+    }
+
+    pub fn generator(&mut self) -> &mut Generator<'f> {
+        &mut self.gen
+    }
+
+    /// Generates `c` into `slot` (unless it is already there).
+    fn load(
+        gen: &mut Generator<'f>,
+        asm: &mut Assembler,
+        code: &mut Vec<u8>,
+        slot: &mut Slot,
+        c: &Candidate,
+    ) -> Result<()> {
+        if slot.cand.as_ref() == Some(c) {
+            return Ok(());
+        }
+        let insts = gen.generate(c)?;
+        slot.insts = insts.len();
+        code.clear();
+        asm.encode(insts, code)?;
+        if code.len() > slot.mem.capacity() {
+            slot.mem = ExecMem::with_capacity(code.len().next_power_of_two())?;
+        }
+        slot.mem.load(code)?;
+        slot.hot.clear();
+        slot.hot.extend_from_slice(gen.hot());
+        slot.cand = Some(c.clone());
+        Ok(())
+    }
+
+    fn ensure_current(&mut self, c: &Candidate) -> Result<()> {
+        if self.cur.cand.as_ref() != Some(c) && self.mutant.cand.as_ref() == Some(c) {
+            std::mem::swap(&mut self.cur, &mut self.mutant);
+        }
+        Self::load(
+            &mut self.gen,
+            &mut self.asm,
+            &mut self.code,
+            &mut self.cur,
+            c,
+        )
+    }
+}
+
+impl Evaluator for Native<'_> {
+    fn hot(&mut self, c: &Candidate) -> Result<Vec<Hot>> {
+        self.ensure_current(c)?;
+        Ok(self.cur.hot.clone())
+    }
+
+    fn compare(&mut self, current: &Candidate, mutant: &Candidate) -> Result<Comparison> {
+        self.ensure_current(current)?;
+        Self::load(
+            &mut self.gen,
+            &mut self.asm,
+            &mut self.code,
+            &mut self.mutant,
+            mutant,
+        )?;
+        let programs = [self.cur.mem.ptr(), self.mutant.mem.ptr(), self.baseline];
+        let reference = self.reference;
+        let scratch = &mut self.scratch;
+        let mut culprit: Option<(usize, String)> = None;
+        let mut check =
+            |inputs: &[Vec<u128>], outs: &[Vec<Vec<u128>>]| -> cryptopt_measure::Result<()> {
+                let want = interp::run_with(reference, inputs, scratch)
+                    .map_err(|e| cryptopt_measure::Error::Mismatch(e.to_string()))?;
+                for (p, got) in outs.iter().enumerate() {
+                    if *got != want {
+                        let what = ["current candidate", "mutant", "C baseline"][p.min(2)];
+                        let msg = format!(
+                            "{what} computed {got:x?} instead of {want:x?} on inputs {inputs:x?}"
+                        );
+                        culprit = Some((p, msg.clone()));
+                        return Err(cryptopt_measure::Error::Mismatch(msg));
+                    }
+                }
+                Ok(())
+            };
+        // SAFETY: the candidates were generated for this function and checked for ABI
+        // conformance by the test suite; the baseline is the caller's promise (`new`).
+        let m = unsafe {
+            bench::measure(
+                reference,
+                &programs,
+                &self.cfg,
+                self.counter,
+                &mut self.rng,
+                &mut check,
+            )
+        };
+        let m = match m {
+            Ok(m) => m,
+            Err(e) => {
+                if let Some((p, message)) = culprit {
+                    let candidate = Box::new(if p == 0 {
+                        current.clone()
+                    } else {
+                        mutant.clone()
+                    });
+                    return Err(Error::Mismatch { message, candidate });
+                }
+                return Err(e.into());
+            }
+        };
+        let cmp = Comparison {
+            current: m.per_call[0].median,
+            mutant: m.per_call[1].median,
+            baseline: m.per_call[2].median,
+        };
+        self.last = Some(m);
+        Ok(cmp)
+    }
+}
