@@ -43,6 +43,15 @@ pub fn run(args: OptimizeArgs) -> Result<()> {
     if args.batches == 0 || args.cyclegoal == 0 {
         bail!("--batches and --cyclegoal must be at least 1");
     }
+    let params = rls::Params {
+        evals: args.evals,
+        bets: if args.single { 1 } else { args.bets },
+        bet_ratio: args.bet_ratio,
+        seed: args.seed,
+    };
+    if args.resume.is_none() {
+        params.check()?;
+    }
 
     // The machine.
     counter::pin_to_cpu(args.cpu).with_context(|| format!("cannot pin to --cpu {}", args.cpu))?;
@@ -67,12 +76,6 @@ pub fn run(args: OptimizeArgs) -> Result<()> {
     // The search state.
     let gen = Generator::new(&g, opts)?;
     let deps = gen.deps().clone();
-    let params = rls::Params {
-        evals: args.evals,
-        bets: if args.single { 1 } else { args.bets },
-        bet_ratio: args.bet_ratio,
-        seed: args.seed,
-    };
     let mut state = match &args.resume {
         Some(path) => {
             let text = std::fs::read_to_string(path)

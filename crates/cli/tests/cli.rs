@@ -305,3 +305,187 @@ fn codegen_errors_leave_no_file() {
     assert!(leftovers.is_empty(), "files left behind: {leftovers:?}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `optimize` end to end on the built-in example: files, summary line, resume, Ctrl-C.
+#[test]
+fn optimize_writes_results_and_resumes() {
+    if !have("gcc") {
+        eprintln!("SKIPPED optimize_writes_results_and_resumes: gcc not found");
+        return;
+    }
+    let ex = example();
+    let dir = std::env::temp_dir().join(format!("cryptopt-cli-opt-{}", std::process::id()));
+    let out = dir.to_str().unwrap();
+    let (code, stdout, err) = cryptopt(&[
+        "optimize",
+        &ex,
+        "--evals",
+        "300",
+        "--bets",
+        "3",
+        "--batches",
+        "5",
+        "--out",
+        out,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let line = stdout.lines().last().unwrap_or("");
+    assert!(
+        line.starts_with("result: function=example_running cycles="),
+        "{line}"
+    );
+    for key in [
+        "baseline=",
+        "ratio=",
+        "counter=",
+        "evals=300",
+        "seconds=",
+        "file=",
+    ] {
+        assert!(line.contains(key), "{key} missing in {line}");
+    }
+    assert!(
+        err.contains("counter: "),
+        "the counter is not reported: {err}"
+    );
+    let fdir = dir.join("example_running");
+    for file in [
+        "example_running.asm",
+        "example_running.S",
+        "example_running.h",
+        "state.json",
+        "log.csv",
+        "progress.svg",
+    ] {
+        assert!(fdir.join(file).is_file(), "{file} missing");
+    }
+    let csv = std::fs::read_to_string(fdir.join("log.csv")).unwrap();
+    assert_eq!(
+        csv.lines().count(),
+        301,
+        "one row per evaluation plus the header"
+    );
+    assert!(std::fs::read_to_string(fdir.join("progress.svg"))
+        .unwrap()
+        .starts_with("<svg"));
+    assert!(std::fs::read_to_string(fdir.join("example_running.h"))
+        .unwrap()
+        .contains("void example_running(uint64_t out1[2]"));
+    // Resume with a larger budget: continues from 300.
+    let state = fdir.join("state.json");
+    let (code, stdout, err) = cryptopt(&[
+        "optimize",
+        &ex,
+        "--evals",
+        "400",
+        "--batches",
+        "5",
+        "--out",
+        out,
+        "--resume",
+        state.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(stdout.contains("evals=400"), "{stdout}");
+    // A state for another function is refused.
+    let (code, _, err) = cryptopt(&[
+        "optimize",
+        &ex,
+        "--out",
+        out,
+        "--resume",
+        fdir.join("log.csv").to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("is not a cryptopt state"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn optimize_stops_cleanly_on_ctrl_c() {
+    if !have("gcc") {
+        eprintln!("SKIPPED optimize_stops_cleanly_on_ctrl_c: gcc not found");
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("cryptopt-cli-int-{}", std::process::id()));
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cryptopt"))
+        .args([
+            "optimize",
+            &example(),
+            "--evals",
+            "10M",
+            "--out",
+            dir.to_str().unwrap(),
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    // SAFETY: sending SIGINT to our own child process.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("result: function=example_running"),
+        "{stdout}"
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("stopped by Ctrl-C"));
+    let fdir = dir.join("example_running");
+    assert!(fdir.join("state.json").is_file() && fdir.join("example_running.asm").is_file());
+    let leftovers: Vec<_> = std::fs::read_dir(&fdir)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().contains(".tmp"))
+        .collect();
+    assert!(leftovers.is_empty(), "temporary files left: {leftovers:?}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn optimize_usage_errors_exit_2() {
+    let ex = example();
+    let cases: &[(&[&str], &str)] = &[
+        (&["optimize", &ex, "--evals", "ten"], "is not a count"),
+        (
+            &["optimize", &ex, "--evals", "5", "--bets", "10"],
+            "too small for 10 bets",
+        ),
+        (
+            &["optimize", &ex, "--bet-ratio", "2"],
+            "--bet-ratio must be between 0 and 1",
+        ),
+        (
+            &["optimize", &ex, "--measure", "fast"],
+            "invalid value 'fast'",
+        ),
+        (
+            &["optimize", &ex, "--cc", "no-such-compiler-x"],
+            "compiler `no-such-compiler-x` not found",
+        ),
+        (
+            &[
+                "optimize",
+                &ex,
+                "--measure",
+                "latency",
+                "--evals",
+                "20",
+                "--bets",
+                "2",
+            ],
+            "latency mode needs",
+        ),
+    ];
+    for (args, want) in cases {
+        let (code, _, err) = cryptopt(args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: want {want:?} in {err}");
+    }
+}

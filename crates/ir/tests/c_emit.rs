@@ -108,18 +108,3 @@ fn every_function_has_the_shape() {
     eprintln!("checked the C of {n} functions");
     assert!(n >= 150, "only {n} functions");
 }
-#[test]
-fn tmp_dump_p256() {
-    let f = common::function(
-        Path::new("/work/shared/fiat-json"),
-        "p256_64.json",
-        "fiat_p256_mul",
-    );
-    std::fs::write("/tmp/cx/p256mul.c", c::emit(&f)).unwrap();
-    let f = common::function(
-        Path::new("/work/shared/fiat-json"),
-        "curve25519_64.json",
-        "fiat_25519_carry_mul",
-    );
-    std::fs::write("/tmp/cx/c25519mul.c", c::emit(&f)).unwrap();
-}

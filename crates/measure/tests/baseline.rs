@@ -186,14 +186,20 @@ fn check(runner: &mut Runner, so: &CompiledC, case: &Case, seed: u64) -> usize {
         // whose C signature is the System V signature the runner calls `sig` with.
         let got = unsafe { runner.run_at(ptr, sig, &args, Aliasing::None) }
             .unwrap_or_else(|e| panic!("{} ({}): {e}", sig.name, so.compiler_version()));
-        assert_eq!(
-            got,
-            want,
-            "{} ({}) on inputs {x:x?}\n{}",
-            sig.name,
-            so.compiler_version(),
-            c::emit(orig)
-        );
+        if got != want {
+            // The C of a small function helps; a large one would drown the message.
+            let text = c::emit(orig);
+            let shown = if text.lines().count() < 200 {
+                text
+            } else {
+                c::prototype(orig)
+            };
+            panic!(
+                "{} ({}) on inputs {x:x?}: got {got:x?}, expected {want:x?}\n{shown}",
+                sig.name,
+                so.compiler_version()
+            );
+        }
     }
     all.len()
 }
