@@ -408,7 +408,7 @@ fn optimize_stops_cleanly_on_ctrl_c() {
         return;
     }
     let dir = std::env::temp_dir().join(format!("cryptopt-cli-int-{}", std::process::id()));
-    let mut child = Command::new(env!("CARGO_BIN_EXE_cryptopt"))
+    let child = Command::new(env!("CARGO_BIN_EXE_cryptopt"))
         .args([
             "optimize",
             &example(),
