@@ -124,7 +124,8 @@ pub struct Candidate {
 }
 
 impl Candidate {
-    /// A uniformly random topological order and random decisions.
+    /// A uniformly random choice among the ready instructions at every step (so every
+    /// topological order is reachable) and random decisions.
     pub fn random<R: Rng + ?Sized>(f: &Function, deps: &Deps, rng: &mut R) -> Candidate {
         let n = f.insts.len();
         let mut missing: Vec<u32> = deps.preds.iter().map(|p| p.len() as u32).collect();

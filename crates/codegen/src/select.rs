@@ -411,21 +411,33 @@ impl Generator<'_> {
             cands[self.decide(Slot::Swap, cands.len())]
         };
         let dst = self.dest_from(args[first])?;
-        // A carry waiting in CF is added first, by `adc dst, 0`.
+        // A carry waiting in CF is added first, together with another addend if there
+        // is one: `adc dst, x` (else `adc dst, 0`).
         let mut done = vec![false; args.len()];
         done[first] = true;
-        for (i, &a) in args.iter().enumerate() {
-            if done[i] {
-                continue;
-            }
-            if let IrOperand::Value(v) = a {
-                if self.st.v_flag[v.index()] == Some(Flag::CF) && self.st.v_reg[v.index()].is_none()
-                {
-                    self.emit(Inst::op2(M::Adc, X::r64(dst), X::Imm(0)), Some(v))?;
-                    done[i] = true;
-                    break;
+        let in_cf = (0..args.len()).find(|&i| {
+            !done[i]
+                && matches!(args[i], IrOperand::Value(v)
+                    if self.st.v_flag[v.index()] == Some(Flag::CF) && self.st.v_reg[v.index()].is_none())
+        });
+        if let Some(i) = in_cf {
+            let v = args[i].value().expect("a value");
+            done[i] = true;
+            let partner = (0..args.len()).find(|&j| {
+                !done[j]
+                    && args[j].value().is_none_or(|w| {
+                        self.st.v_flag[w.index()].is_none() || self.st.v_reg[w.index()].is_some()
+                    })
+            });
+            let x = match partner {
+                Some(j) => {
+                    done[j] = true;
+                    self.operand(args[j], true, true)?
                 }
-            }
+                None => X::Imm(0),
+            };
+            self.emit(Inst::op2(M::Adc, X::r64(dst), x), Some(v))?;
+            self.release(x, dst);
         }
         for (i, &a) in args.iter().enumerate() {
             if done[i] {

@@ -746,7 +746,12 @@ pub fn flatten(f: &Function) -> Function {
     // The final operand list of each flattenable instruction, by its old result.
     let mut flat: HashMap<Value, Vec<Operand>> = HashMap::new();
     for data in &f.insts {
-        let flattenable = matches!(data.op, Op::And | Op::Or | Op::Xor | Op::Add);
+        // Sums that take a carry stay binary: `hi + b.hi + carry` next to the `lo + b.lo`
+        // that produced the carry is an `add`/`adc` pair; one n-ary sum of many carries
+        // would make every carry wait in a register.
+        let takes_carry = |args: &[Operand]| args.iter().any(|a| f.operand_ty(*a) == Some(Ty::U1));
+        let flattenable = matches!(data.op, Op::And | Op::Or | Op::Xor)
+            || (data.op == Op::Add && !takes_carry(&data.args));
         if !flattenable {
             let args = rb.args(data);
             rb.emit_like(data, data.op, args);
@@ -757,7 +762,10 @@ pub fn flatten(f: &Function) -> Function {
         for &a in &data.args {
             let inner = a.value().filter(|v| {
                 let d = f.inst(f.values[v.index()].def);
-                d.op == data.op && f.ty(*v) == rt && uses[v.index()] == 1
+                d.op == data.op
+                    && f.ty(*v) == rt
+                    && uses[v.index()] == 1
+                    && !(d.op == Op::Add && takes_carry(&d.args))
             });
             match inner.and_then(|v| flat.get(&v)) {
                 Some(spliced) => args.extend_from_slice(spliced),

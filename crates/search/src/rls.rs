@@ -159,8 +159,19 @@ impl State {
                 let mut rng = Xoshiro256PlusPlus::seed_from_u64(
                     params.seed ^ (0x9e37_79b9_7f4a_7c15u64.wrapping_mul(w as u64 + 1)),
                 );
+                // Walk 0 starts from the input's own order (Fiat's, which keeps carry
+                // chains together) with random decisions; the others from random orders.
+                let current = if w == 0 {
+                    let random = Candidate::random(f, deps, &mut rng);
+                    Candidate {
+                        decisions: random.decisions,
+                        ..Candidate::first(f, deps)
+                    }
+                } else {
+                    Candidate::random(f, deps, &mut rng)
+                };
                 Walk {
-                    current: Candidate::random(f, deps, &mut rng),
+                    current,
                     cycles: 0.0,
                     baseline: 0.0,
                     evals: 0,
