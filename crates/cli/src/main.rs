@@ -4,6 +4,7 @@
 //! exit codes. Exit codes: 0 success; 1 a check failed (later stages); 2 usage or input
 //! error, with one line on stderr naming the problem. It never panics on bad input.
 
+mod bench;
 mod optimize;
 mod report;
 
@@ -75,6 +76,8 @@ enum Cmd {
     /// Optimize a function: random local search over candidates, each timed on this CPU
     /// against the C baseline, the winner checked and written to DIR/<function>/.
     Optimize(OptimizeArgs),
+    /// Optimize several functions and compare each with C compilers, side by side.
+    Bench(bench::BenchArgs),
     /// Print a function's IR in readable text form.
     Ir {
         input: PathBuf,
@@ -304,6 +307,7 @@ fn run(cli: Cli) -> Result<()> {
             write!(out, "{}", cryptopt_ir::c::emit(&f))?;
         }
         Cmd::Optimize(args) => optimize::run(args)?,
+        Cmd::Bench(args) => bench::run(args)?,
         Cmd::Ir {
             input,
             function,

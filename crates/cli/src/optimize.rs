@@ -31,52 +31,51 @@ use cryptopt_search::{rls, Phase, State};
 use super::{check_natively, load, write_atomically, CheckFailed, MeasureArg, OptimizeArgs};
 use crate::report::{self, Row};
 
+/// One optimization: everything `optimize` needs besides the command line.
+pub struct Job<'a> {
+    pub f: &'a Function,
+    /// Where the function came from (kept in the state for resuming).
+    pub input: PathBuf,
+    pub opts: Options,
+    pub params: rls::Params,
+    /// A saved search to continue instead of starting one.
+    pub resume: Option<State>,
+    pub cfg: Config,
+    pub cc: String,
+    pub cpu: usize,
+    /// Results go to `out/<function>/`.
+    pub out: PathBuf,
+    /// Show the live progress line and the machine report.
+    pub interactive: bool,
+}
+
+/// What an optimization produced.
+pub struct Outcome {
+    pub program: cryptopt_x86::Program,
+    /// Median ticks per call of the winner and of the baseline (final measurement).
+    pub cycles: f64,
+    pub baseline: f64,
+    pub evals: u64,
+    pub seconds: f64,
+    pub counter: &'static str,
+    pub asm_path: PathBuf,
+    pub stopped: bool,
+}
+
 pub fn run(args: OptimizeArgs) -> Result<()> {
-    let started = Instant::now();
     let f = load(&args.input, args.function.as_deref(), false)?;
-    let g = lower::lower(&f)?;
     let opts = args.cg.options();
     let mode = match args.measure {
         MeasureArg::Throughput => Mode::Throughput,
         MeasureArg::Latency => Mode::Latency,
     };
-    if args.batches == 0 || args.cyclegoal == 0 {
-        bail!("--batches and --cyclegoal must be at least 1");
-    }
     let params = rls::Params {
         evals: args.evals,
         bets: if args.single { 1 } else { args.bets },
         bet_ratio: args.bet_ratio,
         seed: args.seed,
     };
-    if args.resume.is_none() {
-        params.check()?;
-    }
-
-    // The machine.
-    counter::pin_to_cpu(args.cpu).with_context(|| format!("cannot pin to --cpu {}", args.cpu))?;
-    let (counter, why) = counter::detect();
-    let overhead = counter::overhead(&counter, 1001);
-    eprintln!("cpu: {} (pinned to cpu {})", counter::cpu_model(), args.cpu);
-    eprintln!(
-        "counter: {} ({why}); timer overhead {overhead} ticks",
-        counter.describe()
-    );
-
-    // The baseline, checked like our own code before it is trusted.
-    let c_source = cryptopt_ir::c::emit(&f);
-    let baseline = CompiledC::build(&c_source, &f.name, &args.cc, &[])?;
-    eprintln!(
-        "baseline: {} -O3 -march=native -mtune=native ({})",
-        args.cc,
-        baseline.compiler_version()
-    );
-    check_baseline(&f, baseline.ptr())?;
-
-    // The search state.
-    let gen = Generator::new(&g, opts)?;
-    let deps = gen.deps().clone();
-    let mut state = match &args.resume {
+    let resume = match &args.resume {
         Some(path) => {
             let text = std::fs::read_to_string(path)
                 .with_context(|| format!("cannot read {}", path.display()))?;
@@ -89,10 +88,99 @@ pub fn run(args: OptimizeArgs) -> Result<()> {
                     saved.options
                 );
             }
-            let mut st = saved.search;
+            Some(saved.search)
+        }
+        None => None,
+    };
+    // Ctrl-C: finish the step, then write what we have.
+    let stop = Arc::new(AtomicBool::new(false));
+    {
+        let stop = stop.clone();
+        // A second registration (tests calling run twice) is harmless to ignore.
+        let _ = ctrlc::set_handler(move || stop.store(true, Ordering::SeqCst));
+    }
+    let job = Job {
+        f: &f,
+        input: args.input.clone(),
+        opts,
+        params,
+        resume,
+        cfg: Config {
+            cyclegoal: args.cyclegoal,
+            batches: args.batches,
+            mode,
+        },
+        cc: args.cc.clone(),
+        cpu: args.cpu,
+        out: args.out.clone(),
+        interactive: true,
+    };
+    let o = optimize(job, &stop)?;
+    if o.stopped {
+        eprintln!(
+            "stopped by Ctrl-C after {} evaluations; best program and state written",
+            o.evals
+        );
+    }
+    println!(
+        "result: function={} cycles={:.1} baseline={:.1} ratio={:.3} counter={} evals={} seconds={:.1} file={}",
+        f.name,
+        o.cycles,
+        o.baseline,
+        o.baseline / o.cycles,
+        o.counter,
+        o.evals,
+        o.seconds,
+        o.asm_path.display()
+    );
+    Ok(())
+}
+
+/// Runs one optimization and writes its results; see the module doc.
+pub fn optimize(job: Job<'_>, stop: &AtomicBool) -> Result<Outcome> {
+    let started = Instant::now();
+    let f = job.f;
+    let g = lower::lower(f)?;
+    let opts = job.opts;
+    if job.cfg.batches == 0 || job.cfg.cyclegoal == 0 {
+        bail!("--batches and --cyclegoal must be at least 1");
+    }
+    if job.resume.is_none() {
+        job.params.check()?;
+    }
+
+    // The machine.
+    counter::pin_to_cpu(job.cpu).with_context(|| format!("cannot pin to --cpu {}", job.cpu))?;
+    let (counter, why) = counter::detect();
+    if job.interactive {
+        let overhead = counter::overhead(&counter, 1001);
+        eprintln!("cpu: {} (pinned to cpu {})", counter::cpu_model(), job.cpu);
+        eprintln!(
+            "counter: {} ({why}); timer overhead {overhead} ticks",
+            counter.describe()
+        );
+    }
+
+    // The baseline, checked like our own code before it is trusted.
+    let c_source = cryptopt_ir::c::emit(f);
+    let baseline = CompiledC::build(&c_source, &f.name, &job.cc, &[])?;
+    if job.interactive {
+        eprintln!(
+            "baseline: {} -O3 -march=native -mtune=native ({})",
+            job.cc,
+            baseline.compiler_version()
+        );
+    }
+    check_baseline(f, baseline.ptr())?;
+
+    // The search state.
+    let gen = Generator::new(&g, opts)?;
+    let deps = gen.deps().clone();
+    let mut state = match job.resume {
+        Some(mut st) => {
             st.check_fits(&g, &deps)?;
-            if args.evals > st.params.evals {
-                st.params.evals = args.evals;
+            if job.params.evals > st.params.evals {
+                st.params.evals = job.params.evals;
                 if st.phase == Phase::Done {
                     st.phase = Phase::Final {
                         walk: st.best_walk(),
@@ -101,25 +189,16 @@ pub fn run(args: OptimizeArgs) -> Result<()> {
             }
             st
         }
-        None => State::new(&g, &deps, params)?,
+        None => State::new(&g, &deps, job.params)?,
     };
+    let cfg = job.cfg;
+    let mut ev = Native::new(&g, gen, baseline.ptr(), &counter, cfg, job.params.seed)?;
 
-    let cfg = Config {
-        cyclegoal: args.cyclegoal,
-        batches: args.batches,
-        mode,
+    let bar = if job.interactive {
+        ProgressBar::new(state.params.evals)
+    } else {
+        ProgressBar::hidden()
     };
-    let mut ev = Native::new(&g, gen, baseline.ptr(), &counter, cfg, args.seed)?;
-
-    // Ctrl-C: finish the step, then write what we have.
-    let stop = Arc::new(AtomicBool::new(false));
-    {
-        let stop = stop.clone();
-        // A second registration (tests calling run twice) is harmless to ignore.
-        let _ = ctrlc::set_handler(move || stop.store(true, Ordering::SeqCst));
-    }
-
-    let bar = ProgressBar::new(state.params.evals);
     bar.set_style(
         ProgressStyle::with_template("{bar:30} {pos}/{len} evals {per_sec} eta {eta} {msg}")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
@@ -127,7 +206,7 @@ pub fn run(args: OptimizeArgs) -> Result<()> {
     bar.set_position(state.evals);
     let mut rows: Vec<Row> = Vec::new();
     let walks = state.walks.len();
-    let result = rls::run(&mut state, &deps, &mut ev, &stop, &mut |e| {
+    let result = rls::run(&mut state, &deps, &mut ev, stop, &mut |e| {
         rows.push(Row {
             index: e.index,
             walk: e.walk,
@@ -155,11 +234,11 @@ pub fn run(args: OptimizeArgs) -> Result<()> {
         }
     });
     bar.finish_and_clear();
-    let dir = args.out.join(&f.name);
+    let dir = job.out.join(&f.name);
     std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let saved = |st: &State| SavedState {
         options: opts,
-        input: args.input.clone(),
+        input: job.input.clone(),
         search: st.clone(),
     };
     if let Err(e) = result {
@@ -190,11 +269,11 @@ pub fn run(args: OptimizeArgs) -> Result<()> {
     let mut gen = Generator::new(&g, opts)?;
     gen.generate(&best)?;
     let program = gen.program();
-    check_natively(&f, &program, &opts, args.seed)?;
+    check_natively(f, &program, &opts, job.params.seed)?;
 
     // A final, longer measurement of the winner against the baseline.
     let (cycles, base) =
-        final_measurement(&f, &program, baseline.ptr(), &counter, &cfg, args.seed)?;
+        final_measurement(f, &program, baseline.ptr(), &counter, &cfg, job.params.seed)?;
 
     let asm_path = dir.join(format!("{}.asm", f.name));
     write_atomically(&asm_path, cryptopt_x86::print::nasm(&program).as_bytes())?;
@@ -202,7 +281,7 @@ pub fn run(args: OptimizeArgs) -> Result<()> {
         &dir.join(format!("{}.S", f.name)),
         cryptopt_x86::print::gas(&program).as_bytes(),
     )?;
-    write_atomically(&dir.join(format!("{}.h", f.name)), header(&f).as_bytes())?;
+    write_atomically(&dir.join(format!("{}.h", f.name)), header(f).as_bytes())?;
     write_atomically(
         &dir.join("state.json"),
         serde_json::to_string_pretty(&saved(&state))?.as_bytes(),
@@ -213,30 +292,22 @@ pub fn run(args: OptimizeArgs) -> Result<()> {
     }
     write_atomically(&dir.join("log.csv"), csv.as_bytes())?;
     let svg = report::progress_svg(
-        &format!("{} vs {} ({})", f.name, args.cc, counter.name()),
+        &format!("{} vs {} ({})", f.name, job.cc, counter.name()),
         &rows,
         walks,
     )
     .map_err(|e| anyhow!("plotting failed: {e}"))?;
     write_atomically(&dir.join("progress.svg"), svg.as_bytes())?;
-    if stopped {
-        eprintln!(
-            "stopped by Ctrl-C after {} evaluations; best program and state written",
-            state.evals
-        );
-    }
-    println!(
-        "result: function={} cycles={:.1} baseline={:.1} ratio={:.3} counter={} evals={} seconds={:.1} file={}",
-        f.name,
+    Ok(Outcome {
+        program,
         cycles,
-        base,
-        base / cycles,
-        counter.name(),
-        state.evals,
-        started.elapsed().as_secs_f64(),
-        asm_path.display()
-    );
-    Ok(())
+        baseline: base,
+        evals: state.evals,
+        seconds: started.elapsed().as_secs_f64(),
+        counter: counter.name(),
+        asm_path,
+        stopped,
+    })
 }
 
 /// What `state.json` holds: the search state plus what is needed to resume it.
@@ -248,7 +319,7 @@ struct SavedState {
 }
 
 /// The C baseline must compute what the interpreter computes before it is measured.
-fn check_baseline(f: &Function, ptr: *const u8) -> Result<()> {
+pub fn check_baseline(f: &Function, ptr: *const u8) -> Result<()> {
     use rand::SeedableRng;
     let mut runner = Runner::new()?;
     let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(99);
@@ -315,7 +386,8 @@ fn final_measurement(
 fn header(f: &Function) -> String {
     let guard = format!("{}_H", f.name.to_uppercase());
     format!(
-        "/* Generated by cryptopt. */\n#ifndef {guard}\n#define {guard}\n#include <stdint.h>\n#ifdef __cplusplus\nextern \"C\" {{\n#endif\n{}\n#ifdef __cplusplus\n}}\n#endif\n#endif\n",
+        "/* Generated by cryptopt. */\n#ifndef {guard}\n#define {guard}\n{}\n#ifdef __cplusplus\nextern \"C\" {{\n#endif\n{}\n#ifdef __cplusplus\n}}\n#endif\n#endif\n",
+        cryptopt_ir::c::PRELUDE,
         cryptopt_ir::c::prototype(f)
     )
 }

@@ -1,0 +1,620 @@
+//! `cryptopt bench`: the evaluation harness (the paper's Table 2 on this machine).
+//!
+//! ```text
+//!  functions ─▶ optimize each (up to --jobs in parallel, each pinned to its own CPU)
+//!            ─▶ per function, on one pinned CPU: ours vs every --compilers baseline
+//!               (and --compare programs), interleaved, repeated --repeats times,
+//!               halves t-tested, throughput and latency
+//!            ─▶ bench.md, bench.csv, bench.html (table + bar chart)
+//! ```
+//!
+//! A comparison is only trusted when the two random halves of its repeated medians agree
+//! (Welch's t-test, 5%); it is measured again otherwise (up to five times), and the
+//! report says when the halves never agreed. Nothing here changes a program.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::sync::Mutex;
+use std::time::Instant;
+
+use anyhow::{anyhow, bail, Context, Result};
+use plotters::prelude::*;
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+use cryptopt_ir::{fiat, Function};
+use cryptopt_measure::baseline::CompiledC;
+use cryptopt_measure::bench::{self, Config, Mode};
+use cryptopt_measure::counter;
+use cryptopt_x86::{Mnemonic, Operand, Program, Reg};
+
+use super::{parse_count, write_atomically, CodegenArgs};
+use crate::optimize::{check_baseline, optimize, Job};
+
+#[derive(clap::Args, Debug)]
+pub struct BenchArgs {
+    /// The 18 functions of the paper (mul and square of nine fields).
+    #[arg(long)]
+    paper: bool,
+    /// Functions by name (e.g. fiat_p256_mul), comma-separated.
+    #[arg(long, value_delimiter = ',')]
+    functions: Vec<String>,
+    /// Evaluations per function.
+    #[arg(long, default_value = "20k", value_parser = parse_count)]
+    evals: u64,
+    /// Baseline compilers (each with -O3 -march=native -mtune=native).
+    #[arg(long, value_delimiter = ',', default_value = "gcc,clang-19")]
+    compilers: Vec<String>,
+    #[arg(long, default_value = "cryptopt-bench")]
+    out: PathBuf,
+    /// Fiat JSON folder (default: $CRYPTOPT_FIAT_JSON).
+    #[arg(long)]
+    fiat_json: Option<PathBuf>,
+    /// Repetitions of each comparison (split in halves for the t-test).
+    #[arg(long, default_value_t = 20)]
+    repeats: usize,
+    /// Optimizations run at the same time (each on its own CPU).
+    #[arg(long, default_value_t = 2)]
+    jobs: usize,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Batches per measurement.
+    #[arg(long, default_value_t = 31)]
+    batches: usize,
+    #[command(flatten)]
+    cg: CodegenArgs,
+}
+
+/// The paper's 18 functions: (file, function).
+pub const PAPER: [(&str, &str); 18] = [
+    ("curve25519_64.json", "fiat_25519_carry_mul"),
+    ("curve25519_64.json", "fiat_25519_carry_square"),
+    ("p224_64.json", "fiat_p224_mul"),
+    ("p224_64.json", "fiat_p224_square"),
+    ("p256_64.json", "fiat_p256_mul"),
+    ("p256_64.json", "fiat_p256_square"),
+    ("p384_64.json", "fiat_p384_mul"),
+    ("p384_64.json", "fiat_p384_square"),
+    ("p434_64.json", "fiat_p434_mul"),
+    ("p434_64.json", "fiat_p434_square"),
+    ("p448_solinas_64.json", "fiat_p448_carry_mul"),
+    ("p448_solinas_64.json", "fiat_p448_carry_square"),
+    ("p521_64.json", "fiat_p521_carry_mul"),
+    ("p521_64.json", "fiat_p521_carry_square"),
+    ("poly1305_64.json", "fiat_poly1305_carry_mul"),
+    ("poly1305_64.json", "fiat_poly1305_carry_square"),
+    (
+        "secp256k1_montgomery_64.json",
+        "fiat_secp256k1_montgomery_mul",
+    ),
+    (
+        "secp256k1_montgomery_64.json",
+        "fiat_secp256k1_montgomery_square",
+    ),
+];
+
+/// One measured comparison: mean of the repeated medians per program.
+struct Compared {
+    means: Vec<f64>,
+    agreed: bool,
+}
+
+/// One row of the report.
+struct Line {
+    function: String,
+    instructions: usize,
+    stack_bytes: u32,
+    throughput: Compared,
+    latency: Option<Compared>,
+    optimize_seconds: f64,
+}
+
+pub fn run(args: BenchArgs) -> Result<()> {
+    let started = Instant::now();
+    if args.compilers.is_empty() {
+        bail!("--compilers needs at least one compiler");
+    }
+    if args.repeats < 4 {
+        bail!("--repeats must be at least 4 (two halves of two)");
+    }
+    let (functions, source) = resolve(&args)?;
+    eprintln!(
+        "bench: {} functions from {source}; {} evaluations each",
+        functions.len(),
+        args.evals
+    );
+    for cc in &args.compilers {
+        let v = cryptopt_measure::baseline::compiler_version(cc)?;
+        eprintln!("compiler: {cc}: {v}");
+    }
+    let opts = args.cg.options();
+    let ncpu = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let jobs = args.jobs.clamp(1, ncpu);
+
+    // Optimize, in parallel, each worker on its own CPU.
+    let next = Mutex::new(0usize);
+    let results: Mutex<Vec<Option<Result<(Program, f64), String>>>> =
+        Mutex::new((0..functions.len()).map(|_| None).collect());
+    let stop = AtomicBool::new(false);
+    std::thread::scope(|s| {
+        for worker in 0..jobs {
+            let (next, results, functions, args, stop) =
+                (&next, &results, &functions, &args, &stop);
+            s.spawn(move || loop {
+                let i = {
+                    let mut n = next.lock().expect("queue");
+                    let i = *n;
+                    *n += 1;
+                    i
+                };
+                let Some(f) = functions.get(i) else { return };
+                let t = Instant::now();
+                let job = Job {
+                    f,
+                    input: PathBuf::from(&f.name),
+                    opts,
+                    params: cryptopt_search::Params {
+                        evals: args.evals,
+                        bets: 10,
+                        bet_ratio: 0.2,
+                        seed: args.seed,
+                    },
+                    resume: None,
+                    cfg: Config {
+                        cyclegoal: 10_000,
+                        batches: args.batches,
+                        mode: Mode::Throughput,
+                    },
+                    cc: args.compilers[0].clone(),
+                    cpu: worker % ncpu,
+                    out: args.out.clone(),
+                    interactive: false,
+                };
+                let r = optimize(job, stop)
+                    .map(|o| (o.program, t.elapsed().as_secs_f64()))
+                    .map_err(|e| format!("{e:#}"));
+                match &r {
+                    Ok((_, secs)) => eprintln!("optimized {} in {secs:.0} s", f.name),
+                    Err(e) => eprintln!("optimizing {} failed: {e}", f.name),
+                }
+                results.lock().expect("results")[i] = Some(r);
+            });
+        }
+    });
+    let results = results.into_inner().expect("results");
+
+    // Measure, one comparison at a time, on CPU 0.
+    counter::pin_to_cpu(0)?;
+    let (counter, why) = counter::detect();
+    eprintln!("counter: {} ({why})", counter.describe());
+    let mut lines = Vec::new();
+    for (f, r) in functions.iter().zip(results) {
+        let (program, secs) = match r {
+            Some(Ok(x)) => x,
+            Some(Err(e)) => bail!("{}: {e}", f.name),
+            None => bail!("{}: not optimized", f.name),
+        };
+        let mut code = Vec::new();
+        cryptopt_x86::encode::encode(&program.insts, &mut code)?;
+        let ours = cryptopt_measure::ExecMem::new(&code)?;
+        let source = cryptopt_ir::c::emit(f);
+        let mut compiled = Vec::new();
+        for cc in &args.compilers {
+            let c = CompiledC::build(&source, &f.name, cc, &[])?;
+            check_baseline(f, c.ptr())?;
+            compiled.push(c);
+        }
+        let mut programs = vec![ours.ptr()];
+        programs.extend(compiled.iter().map(|c| c.ptr()));
+        let through = compare(f, &programs, Mode::Throughput, &counter, &args)?;
+        let latency = if latency_possible(f) {
+            Some(compare(f, &programs, Mode::Latency, &counter, &args)?)
+        } else {
+            None
+        };
+        eprintln!(
+            "{}: ours {:.1}, {}",
+            f.name,
+            through.means[0],
+            args.compilers
+                .iter()
+                .zip(&through.means[1..])
+                .map(|(c, m)| format!("{c} {m:.1}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        lines.push(Line {
+            function: f.name.clone(),
+            instructions: program.insts.len(),
+            stack_bytes: stack_bytes(&program),
+            throughput: through,
+            latency,
+            optimize_seconds: secs,
+        });
+    }
+    write_reports(
+        &args,
+        &lines,
+        counter.name(),
+        &source,
+        started.elapsed().as_secs_f64(),
+    )?;
+    let missing_agreement = lines.iter().filter(|l| !l.throughput.agreed).count();
+    if missing_agreement > 0 {
+        eprintln!("note: for {missing_agreement} function(s) the halves of the repeated measurement never agreed (marked * in the table)");
+    }
+    Ok(())
+}
+
+/// The functions to measure, and where they come from.
+fn resolve(args: &BenchArgs) -> Result<(Vec<Function>, String)> {
+    let names: Vec<(Option<&str>, String)> = if args.paper {
+        PAPER
+            .iter()
+            .map(|(file, f)| (Some(*file), f.to_string()))
+            .collect()
+    } else if !args.functions.is_empty() {
+        args.functions.iter().map(|f| (None, f.clone())).collect()
+    } else {
+        bail!("choose --paper or --functions NAME,...");
+    };
+    let dir = args
+        .fiat_json
+        .clone()
+        .or_else(|| std::env::var_os("CRYPTOPT_FIAT_JSON").map(PathBuf::from));
+    let Some(dir) = dir else {
+        bail!("no Fiat JSON folder: give --fiat-json DIR or set CRYPTOPT_FIAT_JSON");
+    };
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .with_context(|| format!("cannot read {}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    files.sort();
+    let mut out = Vec::new();
+    for (file, name) in names {
+        let candidates: Vec<PathBuf> = match file {
+            Some(file) => vec![dir.join(file)],
+            None => files.clone(),
+        };
+        let mut found = None;
+        for path in candidates {
+            let text = std::fs::read_to_string(&path)
+                .with_context(|| format!("cannot read {}", path.display()))?;
+            if fiat::function_names(&text)?.contains(&name) {
+                found = Some(fiat::parse_function(&text, &name)?);
+                break;
+            }
+        }
+        out.push(found.ok_or_else(|| anyhow!("no function `{name}` in {}", dir.display()))?);
+    }
+    Ok((out, format!("Fiat JSON in {}", dir.display())))
+}
+
+fn latency_possible(f: &Function) -> bool {
+    match (f.returns.first(), f.params.first()) {
+        (Some(o), Some(a)) => o.len.is_some() && o.len == a.len && o.ty == a.ty,
+        _ => false,
+    }
+}
+
+/// Repeated interleaved measurement with the halves t-test; means of the medians.
+fn compare(
+    f: &Function,
+    programs: &[*const u8],
+    mode: Mode,
+    counter: &counter::Counter,
+    args: &BenchArgs,
+) -> Result<Compared> {
+    let cfg = Config {
+        cyclegoal: 10_000,
+        batches: args.batches,
+        mode,
+    };
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(args.seed ^ 0xbe4c);
+    let mut check =
+        |inputs: &[Vec<u128>], outs: &[Vec<Vec<u128>>]| -> cryptopt_measure::Result<()> {
+            if mode == Mode::Throughput {
+                let want = cryptopt_ir::interp::run(f, inputs)
+                    .map_err(|e| cryptopt_measure::Error::Mismatch(e.to_string()))?;
+                if let Some(p) = outs.iter().position(|o| *o != want) {
+                    return Err(cryptopt_measure::Error::Mismatch(format!(
+                        "program {p} differs on {inputs:x?}"
+                    )));
+                }
+            }
+            Ok(())
+        };
+    let mut last = None;
+    for _attempt in 0..5 {
+        let mut medians: Vec<Vec<f64>> = vec![Vec::with_capacity(args.repeats); programs.len()];
+        for _ in 0..args.repeats {
+            // SAFETY: every program was checked against the interpreter before.
+            let m = unsafe { bench::measure(f, programs, &cfg, counter, &mut rng, &mut check) }?;
+            for (p, s) in m.per_call.iter().enumerate() {
+                medians[p].push(s.median);
+            }
+        }
+        let agreed = medians.iter_mut().all(|m| halves_agree(m, &mut rng));
+        let means = medians
+            .iter()
+            .map(|m| m.iter().sum::<f64>() / m.len() as f64)
+            .collect();
+        if agreed {
+            return Ok(Compared { means, agreed });
+        }
+        last = Some(Compared { means, agreed });
+    }
+    Ok(last.expect("measured at least once"))
+}
+
+/// Splits `xs` randomly into two halves; true when Welch's t-test does not tell them
+/// apart at the 5% level (|t| below the two-sided critical value).
+fn halves_agree(xs: &mut [f64], rng: &mut Xoshiro256PlusPlus) -> bool {
+    xs.shuffle(rng);
+    let (a, b) = xs.split_at(xs.len() / 2);
+    let stats = |v: &[f64]| {
+        let n = v.len() as f64;
+        let mean = v.iter().sum::<f64>() / n;
+        let var = v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
+        (mean, var, n)
+    };
+    let ((ma, va, na), (mb, vb, nb)) = (stats(a), stats(b));
+    let se = (va / na + vb / nb).sqrt();
+    if se == 0.0 {
+        return ma == mb;
+    }
+    let t = (ma - mb).abs() / se;
+    // Welch–Satterthwaite degrees of freedom, and the 97.5% quantile of Student's t.
+    let df = (va / na + vb / nb).powi(2)
+        / ((va / na).powi(2) / (na - 1.0) + (vb / nb).powi(2) / (nb - 1.0));
+    t < t_critical(df)
+}
+
+/// Two-sided 5% critical value of Student's t with `df` degrees of freedom.
+fn t_critical(df: f64) -> f64 {
+    const TABLE: [(f64, f64); 12] = [
+        (1.0, 12.706),
+        (2.0, 4.303),
+        (3.0, 3.182),
+        (4.0, 2.776),
+        (5.0, 2.571),
+        (6.0, 2.447),
+        (8.0, 2.306),
+        (10.0, 2.228),
+        (15.0, 2.131),
+        (20.0, 2.086),
+        (30.0, 2.042),
+        (60.0, 2.000),
+    ];
+    TABLE
+        .iter()
+        .find(|(d, _)| df <= *d)
+        .map_or(1.96, |(_, t)| *t)
+}
+
+/// Bytes of stack the program uses: pushes, `sub rsp`, and red-zone slots.
+pub fn stack_bytes(p: &Program) -> u32 {
+    let mut bytes = 0u32;
+    let mut below = 0i32;
+    for i in &p.insts {
+        match (i.mn, i.operands()) {
+            (Mnemonic::Push, _) => bytes += 8,
+            (Mnemonic::Sub, [Operand::Reg(Reg::Rsp, _), Operand::Imm(n)]) => bytes += *n as u32,
+            _ => {}
+        }
+        for o in i.operands() {
+            if let Operand::Mem(m) = o {
+                if m.base == Some(Reg::Rsp) && m.disp < 0 {
+                    below = below.max(-m.disp);
+                }
+            }
+        }
+    }
+    bytes + below as u32
+}
+
+fn geomean(xs: impl Iterator<Item = f64>) -> f64 {
+    let (sum, n) = xs.fold((0.0, 0), |(s, n), x| (s + x.ln(), n + 1));
+    if n == 0 {
+        f64::NAN
+    } else {
+        (sum / n as f64).exp()
+    }
+}
+
+fn write_reports(
+    args: &BenchArgs,
+    lines: &[Line],
+    counter: &str,
+    source: &str,
+    seconds: f64,
+) -> Result<()> {
+    std::fs::create_dir_all(&args.out)
+        .with_context(|| format!("cannot create {}", args.out.display()))?;
+    let ccs = &args.compilers;
+    let mut md = String::new();
+    let mut csv = String::from("mode,function,instructions,stack_bytes,cryptopt");
+    for cc in ccs {
+        let _ = write!(csv, ",{cc},speedup_over_{cc}");
+    }
+    csv.push_str(",halves_agree,counter,optimize_seconds\n");
+    let _ = writeln!(
+        md,
+        "# cryptopt bench\n\nFunctions from {source}; {} evaluations each; counter `{counter}` (median ticks per call, mean of {} repeated interleaved measurements); total time {:.0} s.\n",
+        args.evals, args.repeats, seconds
+    );
+    for (mode, pick) in [("throughput", 0usize), ("latency", 1)] {
+        let rows: Vec<(&Line, &Compared)> = lines
+            .iter()
+            .filter_map(|l| {
+                if pick == 0 {
+                    Some((l, &l.throughput))
+                } else {
+                    l.latency.as_ref().map(|c| (l, c))
+                }
+            })
+            .collect();
+        if rows.is_empty() {
+            continue;
+        }
+        let _ = writeln!(md, "## {mode}\n");
+        let _ = write!(md, "| function | instructions | stack bytes | cryptopt |");
+        for cc in ccs {
+            let _ = write!(md, " {cc} | speed-up over {cc} |");
+        }
+        let _ = writeln!(md, " optimize s |");
+        let _ = writeln!(md, "|{}", "---|".repeat(5 + 2 * ccs.len()));
+        for (l, c) in &rows {
+            let star = if c.agreed { "" } else { "*" };
+            let _ = write!(
+                md,
+                "| {} | {} | {} | {:.1}{star} |",
+                l.function, l.instructions, l.stack_bytes, c.means[0]
+            );
+            let _ = write!(
+                csv,
+                "{mode},{},{},{},{:.2}",
+                l.function, l.instructions, l.stack_bytes, c.means[0]
+            );
+            for k in 0..ccs.len() {
+                let su = c.means[k + 1] / c.means[0];
+                let _ = write!(md, " {:.1} | {:.2} |", c.means[k + 1], su);
+                let _ = write!(csv, ",{:.2},{:.3}", c.means[k + 1], su);
+            }
+            let _ = writeln!(md, " {:.0} |", l.optimize_seconds);
+            let _ = writeln!(csv, ",{},{counter},{:.1}", c.agreed, l.optimize_seconds);
+        }
+        let _ = write!(md, "| **geometric mean** | | | |");
+        for k in 0..ccs.len() {
+            let g = geomean(rows.iter().map(|(_, c)| c.means[k + 1] / c.means[0]));
+            let _ = write!(md, " | **{g:.2}** |");
+        }
+        let _ = writeln!(md, " |\n");
+    }
+    let chart = bar_chart(lines, ccs, counter)?;
+    let html = format!(
+        "<!doctype html><html><head><meta charset=\"utf-8\"><title>cryptopt bench</title>\
+         <style>body{{font-family:sans-serif;max-width:1100px;margin:auto}}table{{border-collapse:collapse}}td,th{{border:1px solid #999;padding:2px 6px;text-align:right}}</style></head><body>\n{}\n{}\n</body></html>\n",
+        markdown_tables_to_html(&md),
+        chart
+    );
+    write_atomically(&args.out.join("bench.md"), md.as_bytes())?;
+    write_atomically(&args.out.join("bench.csv"), csv.as_bytes())?;
+    write_atomically(&args.out.join("bench.html"), html.as_bytes())?;
+    print!("{md}");
+    Ok(())
+}
+
+/// The markdown report as HTML (headings, paragraphs and pipe tables only).
+fn markdown_tables_to_html(md: &str) -> String {
+    let mut out = String::new();
+    let mut in_table = false;
+    for line in md.lines() {
+        if line.starts_with('|') {
+            if line.starts_with("|---") {
+                continue;
+            }
+            if !in_table {
+                out.push_str("<table>\n");
+                in_table = true;
+            }
+            let cells: Vec<&str> = line.trim_matches('|').split('|').map(str::trim).collect();
+            out.push_str("<tr>");
+            for c in cells {
+                let _ = write!(out, "<td>{}</td>", c.replace("**", ""));
+            }
+            out.push_str("</tr>\n");
+            continue;
+        }
+        if in_table {
+            out.push_str("</table>\n");
+            in_table = false;
+        }
+        if let Some(h) = line.strip_prefix("## ") {
+            let _ = writeln!(out, "<h2>{h}</h2>");
+        } else if let Some(h) = line.strip_prefix("# ") {
+            let _ = writeln!(out, "<h1>{h}</h1>");
+        } else if !line.is_empty() {
+            let _ = writeln!(out, "<p>{line}</p>");
+        }
+    }
+    if in_table {
+        out.push_str("</table>\n");
+    }
+    out
+}
+
+/// Throughput speed-ups over each compiler, one group of bars per function.
+fn bar_chart(lines: &[Line], ccs: &[String], counter: &str) -> Result<String> {
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (1000, 480)).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| anyhow!("{e}"))?;
+        let max = lines
+            .iter()
+            .flat_map(|l| {
+                l.throughput.means[1..]
+                    .iter()
+                    .map(move |m| m / l.throughput.means[0])
+            })
+            .fold(1.0f64, f64::max)
+            * 1.1;
+        let n = lines.len().max(1);
+        let mut chart = ChartBuilder::on(&root)
+            .caption(
+                format!("speed-up of cryptopt over the compilers (throughput, {counter})"),
+                ("sans-serif", 18),
+            )
+            .margin(10)
+            .x_label_area_size(90)
+            .y_label_area_size(50)
+            .build_cartesian_2d(0f64..n as f64, 0f64..max)
+            .map_err(|e| anyhow!("{e}"))?;
+        let names: Vec<String> = lines
+            .iter()
+            .map(|l| l.function.trim_start_matches("fiat_").to_string())
+            .collect();
+        chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .x_labels(n)
+            .x_label_formatter(&|x| names.get(x.floor() as usize).cloned().unwrap_or_default())
+            .y_desc("baseline cycles / cryptopt cycles")
+            .draw()
+            .map_err(|e| anyhow!("{e}"))?;
+        let w = 0.8 / ccs.len() as f64;
+        for (k, cc) in ccs.iter().enumerate() {
+            let color = Palette99::pick(k).to_rgba();
+            chart
+                .draw_series(lines.iter().enumerate().map(|(i, l)| {
+                    let x0 = i as f64 + 0.1 + k as f64 * w;
+                    Rectangle::new(
+                        [
+                            (x0, 0.0),
+                            (x0 + w, l.throughput.means[k + 1] / l.throughput.means[0]),
+                        ],
+                        color.filled(),
+                    )
+                }))
+                .map_err(|e| anyhow!("{e}"))?
+                .label(cc.clone())
+                .legend(move |(x, y)| {
+                    Rectangle::new([(x, y - 5), (x + 10, y + 5)], color.filled())
+                });
+        }
+        chart
+            .draw_series(LineSeries::new(vec![(0.0, 1.0), (n as f64, 1.0)], BLACK))
+            .map_err(|e| anyhow!("{e}"))?;
+        chart
+            .configure_series_labels()
+            .border_style(BLACK)
+            .background_style(WHITE)
+            .draw()
+            .map_err(|e| anyhow!("{e}"))?;
+        root.present().map_err(|e| anyhow!("{e}"))?;
+    }
+    Ok(svg)
+}
