@@ -95,6 +95,9 @@ pub const PAPER: [(&str, &str); 18] = [
     ),
 ];
 
+/// The winner of one optimization and the seconds it took, or why it failed.
+type Optimized = Result<(Program, f64), String>;
+
 /// One measured comparison: mean of the repeated medians per program.
 struct Compared {
     means: Vec<f64>,
@@ -135,7 +138,7 @@ pub fn run(args: BenchArgs) -> Result<()> {
 
     // Optimize, in parallel, each worker on its own CPU.
     let next = Mutex::new(0usize);
-    let results: Mutex<Vec<Option<Result<(Program, f64), String>>>> =
+    let results: Mutex<Vec<Option<Optimized>>> =
         Mutex::new((0..functions.len()).map(|_| None).collect());
     let stop = AtomicBool::new(false);
     std::thread::scope(|s| {
