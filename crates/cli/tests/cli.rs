@@ -489,3 +489,70 @@ fn optimize_usage_errors_exit_2() {
         assert!(err.contains(want), "{args:?}: want {want:?} in {err}");
     }
 }
+
+/// Smoke version of the evaluation harness: two functions, few evaluations; the tables
+/// are produced with a row per function and both compilers' columns.
+#[test]
+fn bench_smoke() {
+    let Some(dir) = std::env::var_os("CRYPTOPT_FIAT_JSON") else {
+        eprintln!("SKIPPED bench_smoke: CRYPTOPT_FIAT_JSON is not set");
+        return;
+    };
+    let mut compilers = vec!["gcc"];
+    if have("clang-19") {
+        compilers.push("clang-19");
+    } else {
+        eprintln!("bench_smoke: clang-19 not installed, gcc only");
+    }
+    let out = std::env::temp_dir().join(format!("cryptopt-bench-smoke-{}", std::process::id()));
+    let cc = compilers.join(",");
+    let (code, stdout, err) = cryptopt(&[
+        "bench",
+        "--functions",
+        "fiat_p256_mul,fiat_25519_carry_square",
+        "--evals",
+        "300",
+        "--repeats",
+        "4",
+        "--batches",
+        "7",
+        "--compilers",
+        &cc,
+        "--fiat-json",
+        dir.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    for f in ["bench.md", "bench.csv", "bench.html"] {
+        assert!(out.join(f).is_file(), "{f} missing");
+    }
+    let md = std::fs::read_to_string(out.join("bench.md")).unwrap();
+    assert_eq!(md, stdout, "the report is printed as written");
+    for needle in [
+        "## throughput",
+        "## latency",
+        "| fiat_p256_mul |",
+        "| fiat_25519_carry_square |",
+        "geometric mean",
+        "counter `",
+    ] {
+        assert!(md.contains(needle), "{needle} missing in\n{md}");
+    }
+    for cc in &compilers {
+        assert!(
+            md.contains(&format!("speed-up over {cc}")),
+            "{cc} column missing"
+        );
+    }
+    let csv = std::fs::read_to_string(out.join("bench.csv")).unwrap();
+    assert_eq!(
+        csv.lines().count(),
+        1 + 2 * 2,
+        "header + 2 functions x 2 modes:\n{csv}"
+    );
+    assert!(std::fs::read_to_string(out.join("bench.html"))
+        .unwrap()
+        .contains("<svg"));
+    std::fs::remove_dir_all(&out).ok();
+}

@@ -149,6 +149,32 @@ impl Candidate {
         Candidate { order, decisions }
     }
 
+    /// A depth-first topological order (the instruction that became ready last goes
+    /// next: values are consumed soon after they are made, which keeps register
+    /// pressure low) with all decisions zero.
+    pub fn depth_first(f: &Function, deps: &Deps) -> Candidate {
+        let n = f.insts.len();
+        let mut missing: Vec<u32> = deps.preds.iter().map(|p| p.len() as u32).collect();
+        let mut ready: Vec<u32> = (0..n as u32)
+            .rev()
+            .filter(|&k| missing[k as usize] == 0)
+            .collect();
+        let mut order = Vec::with_capacity(n);
+        while let Some(k) = ready.pop() {
+            order.push(k);
+            for &s in deps.succs[k as usize].iter().rev() {
+                missing[s as usize] -= 1;
+                if missing[s as usize] == 0 {
+                    ready.push(s);
+                }
+            }
+        }
+        Candidate {
+            order,
+            decisions: vec![[0; SLOTS]; n],
+        }
+    }
+
     /// The first topological order (Kahn's algorithm taking the smallest ready index,
     /// so the input order when it is valid) with all decisions zero.
     pub fn first(f: &Function, deps: &Deps) -> Candidate {

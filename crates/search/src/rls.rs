@@ -160,15 +160,22 @@ impl State {
                     params.seed ^ (0x9e37_79b9_7f4a_7c15u64.wrapping_mul(w as u64 + 1)),
                 );
                 // Walk 0 starts from the input's own order (Fiat's, which keeps carry
-                // chains together) with random decisions; the others from random orders.
-                let current = if w == 0 {
-                    let random = Candidate::random(f, deps, &mut rng);
-                    Candidate {
-                        decisions: random.decisions,
-                        ..Candidate::first(f, deps)
+                // chains together), walk 1 from a depth-first order (low register
+                // pressure), both with random decisions; the others from random orders.
+                let current = match w {
+                    0 | 1 => {
+                        let random = Candidate::random(f, deps, &mut rng);
+                        let order = if w == 0 {
+                            Candidate::first(f, deps)
+                        } else {
+                            Candidate::depth_first(f, deps)
+                        };
+                        Candidate {
+                            decisions: random.decisions,
+                            ..order
+                        }
                     }
-                } else {
-                    Candidate::random(f, deps, &mut rng)
+                    _ => Candidate::random(f, deps, &mut rng),
                 };
                 Walk {
                     current,
