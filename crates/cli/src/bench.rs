@@ -41,8 +41,9 @@ pub struct BenchArgs {
     /// Functions by name (e.g. fiat_p256_mul), comma-separated.
     #[arg(long, value_delimiter = ',')]
     functions: Vec<String>,
-    /// Evaluations per function.
-    #[arg(long, default_value = "20k", value_parser = parse_count)]
+    /// Evaluations per function (the default makes `--paper` take about 30 minutes on a
+    /// 2-core machine: about 100 s of optimization per function, two at a time).
+    #[arg(long, default_value = "100k", value_parser = parse_count)]
     evals: u64,
     /// Baseline compilers (each with -O3 -march=native -mtune=native).
     #[arg(long, value_delimiter = ',', default_value = "gcc,clang-19")]
