@@ -1,0 +1,129 @@
+//! How an IR function's arguments reach machine code (System V, Fiat's C signature):
+//! one register per argument, outputs first (always pointers), then the parameters
+//! (arrays as pointers, scalars by value). Shared by both executors so that an input
+//! element is the same leaf on both sides.
+//!
+//! This module must never decide what code computes; it only names memory.
+
+use cryptopt_ir::{Function, Param};
+use cryptopt_x86::Reg;
+
+use crate::error::{Error, Result};
+use crate::graph::{mask, Graph, NodeId, Sym};
+
+/// What argument register `k` carries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Slot {
+    /// A pointer to return `ret` (scalars too: one element).
+    Output { ret: usize },
+    /// A pointer to the elements of array parameter `param`.
+    Array { param: usize },
+    /// The value of scalar parameter `param`.
+    Scalar { param: usize },
+}
+
+pub(crate) struct Abi {
+    pub slots: Vec<Slot>,
+}
+
+/// Bytes per element of an array of `p` (u1 is a byte, as Fiat's C `fiat_uint1`).
+pub(crate) fn elem_bytes(p: &Param) -> i64 {
+    match p.ty.bits {
+        0..=8 => 1,
+        9..=16 => 2,
+        17..=32 => 4,
+        _ => 8,
+    }
+}
+
+impl Abi {
+    pub fn new(f: &Function) -> Result<Abi> {
+        let mut slots: Vec<Slot> = (0..f.returns.len())
+            .map(|ret| Slot::Output { ret })
+            .collect();
+        for (param, p) in f.params.iter().enumerate() {
+            slots.push(if p.len.is_some() {
+                Slot::Array { param }
+            } else {
+                Slot::Scalar { param }
+            });
+        }
+        if slots.len() > Reg::ARGS.len() {
+            return Err(Error::Function {
+                function: f.name.clone(),
+                message: format!(
+                    "{} arguments; stack-passed arguments (more than 6) are not supported",
+                    slots.len()
+                ),
+            });
+        }
+        for p in f.returns.iter().chain(&f.params) {
+            if p.ty.bits > 64 {
+                return Err(Error::Function {
+                    function: f.name.clone(),
+                    message: format!("`{}` of type {} is wider than a register", p.name, p.ty),
+                });
+            }
+        }
+        Ok(Abi { slots })
+    }
+
+    /// The parameter or return behind pointer slot `k`, with its byte size.
+    pub fn array<'f>(&self, f: &'f Function, k: usize) -> Option<(&'f Param, i64)> {
+        let p = match self.slots.get(k)? {
+            Slot::Output { ret } => &f.returns[*ret],
+            Slot::Array { param } => &f.params[*param],
+            Slot::Scalar { .. } => return None,
+        };
+        Some((p, elem_bytes(p) * p.elems() as i64))
+    }
+
+    /// `out1[2]`, `arg1[0]` or `arg1 + 33` for byte `off` of pointer slot `k`.
+    pub fn describe(&self, f: &Function, k: usize, off: i64) -> String {
+        match self.array(f, k) {
+            Some((p, size)) => {
+                let eb = elem_bytes(p);
+                if (0..size).contains(&off) {
+                    if p.len.is_some() {
+                        if off % eb == 0 {
+                            format!("{}[{}]", p.name, off / eb)
+                        } else {
+                            format!("{}[{}] (byte {})", p.name, off / eb, off % eb)
+                        }
+                    } else {
+                        p.name.clone()
+                    }
+                } else {
+                    format!("{}{:+} (outside {})", p.name, off, p.shape())
+                }
+            }
+            None => format!("argument {k}"),
+        }
+    }
+}
+
+/// The leaf for element `index` of parameter `param`, bounded by its declared bounds.
+pub(crate) fn input(g: &mut Graph, f: &Function, param: usize, index: usize) -> NodeId {
+    let p = &f.params[param];
+    let ub = if p.ty.signed {
+        mask(p.ty.bits as u32)
+    } else {
+        p.ubound
+            .get(index)
+            .copied()
+            .unwrap_or(u128::MAX)
+            .min(mask(p.ty.bits as u32))
+    };
+    let name = match p.len {
+        Some(_) => format!("{}[{index}]", p.name),
+        None => p.name.clone(),
+    };
+    g.sym(
+        Sym::Input {
+            param: param as u32,
+            index: index as u32,
+        },
+        ub,
+        name,
+    )
+}

@@ -1,0 +1,368 @@
+//! The check: both sides into one graph, then the verdict.
+//!
+//! ```text
+//!   Function ──ir::run──▶ output nodes ─┐
+//!                                       ├─ same NodeId per output element?  + ABI rules
+//!   Program ──x86::Machine──▶ memory ───┘   (callee-saved, rsp, writes, aliasing)
+//! ```
+//!
+//! When an output differs, the program is run again with a trace of every value it
+//! writes, and the report names the first instruction that writes a value the IR never
+//! computes and that the differing output is built from.
+//!
+//! This module must never call [`Verdict::Equivalent`] anything it has not compared node
+//! for node, output for output.
+
+use std::fmt;
+
+use cryptopt_ir::Function;
+use cryptopt_x86::{Program, Reg};
+
+use crate::abi::{elem_bytes, Abi, Slot};
+use crate::error::{Error, Result};
+use crate::graph::{Graph, NodeId, Sym};
+use crate::x86::{Base, Machine};
+use crate::{ir, ir::IrResult};
+
+/// Length at which printed expressions are cut.
+pub const SHOW_LIMIT: usize = 300;
+
+/// Which output arrays may be the same memory as which input arrays (exactly the same
+/// address; Fiat's C API allows `out == arg`, never a partial overlap).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Aliasing {
+    /// Outputs and inputs are disjoint.
+    None,
+    /// `out1` may be `arg1` (the `mul(x, x, y)` idiom).
+    Out1Arg1,
+    /// Any output may be any input array: the only assumption safe for every C caller.
+    #[default]
+    All,
+}
+
+impl Aliasing {
+    /// May return `ret` be the same memory as parameter `param` (indices into the IR
+    /// function's returns and params)?
+    pub fn may_alias(self, ret: usize, param: usize) -> bool {
+        match self {
+            Aliasing::None => false,
+            Aliasing::Out1Arg1 => ret == 0 && param == 0,
+            Aliasing::All => true,
+        }
+    }
+}
+
+/// What the check assumes about its callers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct CheckOptions {
+    pub aliasing: Aliasing,
+}
+
+/// The outcome of a check of a well-formed input.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// Every output element is the IR's, for all inputs within the declared bounds, and
+    /// the program keeps the ABI.
+    Equivalent,
+    NotEquivalent(Report),
+}
+
+impl Verdict {
+    pub fn is_equivalent(&self) -> bool {
+        matches!(self, Verdict::Equivalent)
+    }
+}
+
+/// Why a program is not equivalent.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Report {
+    /// The IR function's name.
+    pub function: String,
+    /// The program's name.
+    pub program: String,
+    /// The problems found (at least one), most important first.
+    pub problems: Vec<Problem>,
+}
+
+/// The first instruction that writes a value the IR never computes, in the cone of a
+/// differing output.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Divergence {
+    /// Position in the program (0-based).
+    pub index: usize,
+    pub inst: String,
+    /// The value it writes (cut to [`SHOW_LIMIT`] characters).
+    pub value: String,
+}
+
+/// One thing wrong with a program.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Problem {
+    /// An output element holds something else than the IR computes.
+    OutputDiffers {
+        output: String,
+        expected: String,
+        found: String,
+        /// The innermost differing pair of subexpressions (expected, found), when the two
+        /// expressions have the same shape around it.
+        innermost: Option<(String, String)>,
+        divergence: Option<Divergence>,
+    },
+    /// An output element is never written.
+    OutputNotWritten { output: String },
+    /// A callee-saved register does not hold its entry value at `ret`.
+    CalleeSaved { reg: Reg, found: String },
+    /// rsp is not the entry rsp at `ret`.
+    StackPointer { found: String },
+    /// A write outside the output arrays and the stack frame / red zone.
+    WriteOutside {
+        index: usize,
+        inst: String,
+        what: String,
+    },
+    /// A read outside the input arrays, written outputs and the stack frame.
+    ReadOutside {
+        index: usize,
+        inst: String,
+        what: String,
+    },
+    /// With aliasing: an input element read after an output that may be the same memory
+    /// was written there.
+    AliasedRead {
+        index: usize,
+        inst: String,
+        input: String,
+        output: String,
+        written_at: usize,
+    },
+    /// The program ends without `ret`.
+    NoRet,
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Problem::OutputDiffers {
+                output,
+                expected,
+                found,
+                innermost,
+                divergence,
+            } => {
+                writeln!(f, "{output} differs")?;
+                writeln!(f, "    expected (IR):  {expected}")?;
+                write!(f, "    found (asm):    {found}")?;
+                if let Some((x, y)) = innermost {
+                    write!(
+                        f,
+                        "\n    innermost difference: {x}\n                     vs: {y}"
+                    )?;
+                }
+                match divergence {
+                    Some(d) => write!(
+                        f,
+                        "\n    first divergence: instruction {} `{}` writes {}",
+                        d.index, d.inst, d.value
+                    ),
+                    None => write!(
+                        f,
+                        "\n    every value it is built from is one the IR computes \
+                         (combined or stored differently)"
+                    ),
+                }
+            }
+            Problem::OutputNotWritten { output } => write!(f, "{output} is never written"),
+            Problem::CalleeSaved { reg, found } => write!(
+                f,
+                "callee-saved {reg} is not restored at ret (it holds {found})"
+            ),
+            Problem::StackPointer { found } => {
+                write!(f, "rsp is not restored at ret (it is {found})")
+            }
+            Problem::WriteOutside { index, inst, what } => {
+                write!(f, "instruction {index} `{inst}` writes {what}")
+            }
+            Problem::ReadOutside { index, inst, what } => {
+                write!(f, "instruction {index} `{inst}` reads {what}")
+            }
+            Problem::AliasedRead {
+                index,
+                inst,
+                input,
+                output,
+                written_at,
+            } => write!(
+                f,
+                "instruction {index} `{inst}` reads {input} after instruction {written_at} \
+                 wrote {output}, which may be the same memory"
+            ),
+            Problem::NoRet => write!(f, "the program ends without ret"),
+        }
+    }
+}
+
+impl fmt::Display for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "`{}` is not equivalent to `{}`:",
+            self.program, self.function
+        )?;
+        for p in &self.problems {
+            write!(f, "\n  - {p}")?;
+        }
+        Ok(())
+    }
+}
+
+/// The program for function `name` among `programs`: the one with that name, or the
+/// only one.
+pub fn select_program<'p>(programs: &'p [Program], name: &str) -> Result<&'p Program> {
+    if let Some(p) = programs.iter().find(|p| p.name == name) {
+        return Ok(p);
+    }
+    match programs {
+        [only] => Ok(only),
+        _ => Err(Error::NoSuchProgram {
+            name: name.to_string(),
+            available: if programs.is_empty() {
+                "no functions".to_string()
+            } else {
+                programs
+                    .iter()
+                    .map(|p| {
+                        if p.name.is_empty() {
+                            "(unnamed)"
+                        } else {
+                            p.name.as_str()
+                        }
+                    })
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            },
+        }),
+    }
+}
+
+/// Parses assembly text (NASM or GNU as, Intel syntax) and checks the program named like
+/// `f` (or the only one) against `f`.
+pub fn check_asm(f: &Function, asm: &str, opts: CheckOptions) -> Result<Verdict> {
+    let programs = cryptopt_x86::parse::parse(asm)?;
+    let p = select_program(&programs, &f.name)?;
+    check(f, p, opts)
+}
+
+/// Checks that `program` computes what `f` computes, for every input within `f`'s
+/// declared bounds, under the aliasing `opts` allows, and keeps the System V ABI.
+pub fn check(f: &Function, program: &Program, opts: CheckOptions) -> Result<Verdict> {
+    let abi = Abi::new(f)?;
+    let mut g = Graph::new();
+    let irr = ir::run(&mut g, f)?;
+    let fin = Machine::new(&mut g, f, &abi, opts.aliasing).run(program)?;
+    let report = |problems: Vec<Problem>| {
+        Verdict::NotEquivalent(Report {
+            function: f.name.clone(),
+            program: program.name.clone(),
+            problems,
+        })
+    };
+    if let Some(p) = fin.problem {
+        return Ok(report(vec![p]));
+    }
+    let mut problems = Vec::new();
+    let mut differing: Vec<(String, NodeId, NodeId)> = Vec::new();
+    for (k, slot) in abi.slots.iter().enumerate() {
+        let Slot::Output { ret } = *slot else {
+            continue;
+        };
+        let r = &f.returns[ret];
+        let eb = elem_bytes(r);
+        for i in 0..r.elems() {
+            let name = abi.describe(f, k, i as i64 * eb);
+            let want = irr.outputs[ret][i].ok_or_else(|| Error::Function {
+                function: f.name.clone(),
+                message: format!("{name} is never written by the IR (not verified?)"),
+            })?;
+            match fin.read(&mut g, Base::Arg(k as u8), i as i64 * eb, eb) {
+                None => problems.push(Problem::OutputNotWritten { output: name }),
+                Some(n) if n == want => {}
+                Some(n) => differing.push((name, want, n)),
+            }
+        }
+    }
+    let rsp0 = g.sym(Sym::Rsp0, u64::MAX as u128, "rsp0");
+    if fin.regs[Reg::Rsp.index()] != rsp0 {
+        problems.push(Problem::StackPointer {
+            found: g.show(fin.regs[Reg::Rsp.index()], SHOW_LIMIT),
+        });
+    }
+    for r in Reg::CALLEE_SAVED {
+        let init = g.sym(Sym::Init(r), u64::MAX as u128, format!("{r}0"));
+        if fin.regs[r.index()] != init {
+            problems.push(Problem::CalleeSaved {
+                reg: r,
+                found: g.show(fin.regs[r.index()], SHOW_LIMIT),
+            });
+        }
+    }
+    if differing.is_empty() && problems.is_empty() {
+        return Ok(Verdict::Equivalent);
+    }
+    let mut first = true;
+    let mut diffs = Vec::new();
+    for (output, want, found) in differing {
+        let divergence = if first {
+            divergence(&mut g, f, &abi, opts, program, &irr, found)?
+        } else {
+            None
+        };
+        first = false;
+        let (x, y) = g.innermost_difference(want, found);
+        let innermost =
+            ((x, y) != (want, found)).then(|| (g.show(x, SHOW_LIMIT), g.show(y, SHOW_LIMIT)));
+        diffs.push(Problem::OutputDiffers {
+            output,
+            expected: g.show(want, SHOW_LIMIT),
+            found: g.show(found, SHOW_LIMIT),
+            innermost,
+            divergence,
+        });
+    }
+    diffs.extend(problems);
+    Ok(report(diffs))
+}
+
+/// Runs the program again with a trace and finds the first instruction that writes a
+/// node in the cone of `found` that the IR side does not contain.
+fn divergence(
+    g: &mut Graph,
+    f: &Function,
+    abi: &Abi,
+    opts: CheckOptions,
+    program: &Program,
+    irr: &IrResult,
+    found: NodeId,
+) -> Result<Option<Divergence>> {
+    let roots = irr
+        .values
+        .iter()
+        .flatten()
+        .chain(irr.outputs.iter().flatten().flatten())
+        .copied();
+    let ir_mark = g.reachable(roots);
+    let mut m = Machine::new(g, f, abi, opts.aliasing);
+    m.trace = Some(Vec::new());
+    let trace = m.run(program)?.trace;
+    let cone = g.reachable([found]);
+    for (index, n) in trace {
+        let in_ir = ir_mark.get(n.index()).copied().unwrap_or(false);
+        if cone.get(n.index()).copied().unwrap_or(false) && !in_ir {
+            return Ok(Some(Divergence {
+                index,
+                inst: program.insts[index].to_string(),
+                value: g.show(n, SHOW_LIMIT),
+            }));
+        }
+    }
+    Ok(None)
+}

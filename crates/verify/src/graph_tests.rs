@@ -1,0 +1,920 @@
+//! Tests of the expression graph: every named rule (it fires, both sides are one node,
+//! and random values within the leaves' bounds evaluate to a directly computed
+//! reference), the instruction-level identities of the issue, and a random-DAG fuzzer
+//! that checks every node against independent reference semantics and its range
+//! information.
+
+use proptest::prelude::*;
+
+use super::*;
+
+/// The leaves of the rule tests: two full words, a bit, a 40-bit and a 51-bit value.
+const BOUNDS: [u128; 5] = [
+    u64::MAX as u128,
+    u64::MAX as u128,
+    1,
+    (1 << 40) - 1,
+    (1 << 51) - 1,
+];
+
+/// `$PROPTEST_CASES` when set (for long fuzzing runs), else `n`.
+fn cases_or(n: u32) -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(n)
+}
+
+fn leaves(g: &mut Graph) -> [NodeId; 5] {
+    let mut l = [NodeId(0); 5];
+    for (i, &b) in BOUNDS.iter().enumerate() {
+        l[i] = g.sym(
+            Sym::Input {
+                param: 0,
+                index: i as u32,
+            },
+            b,
+            format!("x{i}"),
+        );
+    }
+    l
+}
+
+fn m64(x: u128) -> u128 {
+    x & M64
+}
+
+/// One rule test: builds the left side (and the right side it must be the same node as,
+/// if any) from the leaves; `reference` computes the left side's value directly.
+struct Case {
+    rule: Rule,
+    what: &'static str,
+    build: fn(&mut Graph, [NodeId; 5]) -> (NodeId, Option<NodeId>),
+    reference: fn(&[u128; 5]) -> u128,
+}
+
+fn cases() -> Vec<Case> {
+    vec![
+        Case {
+            rule: Rule::ConstFold,
+            what: "sum and carry of constants",
+            build: |g, _| {
+                let (a, b) = (g.konst(u64::MAX as u128), g.konst(5));
+                let s = g.sum(64, &[a, b]);
+                let c = g.carry(64, &[a, b], 0);
+                let r = g.sum(64, &[s, c]);
+                (r, Some(g.konst(5)))
+            },
+            reference: |_| 5,
+        },
+        Case {
+            rule: Rule::AddFlatten,
+            what: "(a + b) + c = a + b + c; lea [a+b] = add a, b (+0 carry-in)",
+            build: |g, [a, b, _, c, _]| {
+                let ab = g.sum(64, &[a, b]);
+                let l = g.sum(64, &[ab, c]);
+                let zero = g.konst(0);
+                let r = g.sum(64, &[zero, a, c, b]);
+                (l, Some(r))
+            },
+            reference: |v| m64(v[0] + v[1] + v[3]),
+        },
+        Case {
+            rule: Rule::AddCollect,
+            what: "a + 2a = 3a (lea [a + a*2] = imul a, 3)",
+            build: |g, [a, ..]| {
+                let l = g.add(64, &[(a, 1), (a, 2)], 0);
+                let three = g.konst(3);
+                let r = g.mul(64, &[a, three]);
+                (l, Some(r))
+            },
+            reference: |v| m64(v[0].wrapping_mul(3)),
+        },
+        Case {
+            rule: Rule::AddShlTerm,
+            what: "(a << 2) + b = 4a + b; lea [a*4] = shl a, 2",
+            build: |g, [a, b, ..]| {
+                let s = g.shl(a, 2, 64);
+                let l = g.sum(64, &[s, b]);
+                let r = g.add(64, &[(a, 4), (b, 1)], 0);
+                let lea = g.add(64, &[(a, 4)], 0);
+                assert_eq!(lea, s, "lea [a*4] = shl a, 2");
+                (l, Some(r))
+            },
+            reference: |v| m64((v[0] << 2) + v[1]),
+        },
+        Case {
+            rule: Rule::AddSingle,
+            what: "a sum of one term is the term (mod 2^w)",
+            build: |g, [a, ..]| {
+                let l = g.add(32, &[(a, 1)], 0);
+                (l, Some(g.trunc(a, 32)))
+            },
+            reference: |v| v[0] & 0xffff_ffff,
+        },
+        Case {
+            rule: Rule::MulConst,
+            what: "Lo64(Prod(a, c)) = imul a, c",
+            build: |g, [a, ..]| {
+                let c = g.konst(0xffff_ffff_0000_0001);
+                let p = g.prod(a, c);
+                let mulx_lo = g.slice(p, 0, 64);
+                let imul = g.mul(64, &[a, c]);
+                (mulx_lo, Some(imul))
+            },
+            reference: |v| m64(v[0].wrapping_mul(0xffff_ffff_0000_0001)),
+        },
+        Case {
+            rule: Rule::ProdPow2,
+            what: "a · 8 = a << 3",
+            build: |g, [a, ..]| {
+                let c = g.konst(8);
+                let l = g.prod(a, c);
+                (l, Some(g.shl(a, 3, 128)))
+            },
+            reference: |v| v[0] << 3,
+        },
+        Case {
+            rule: Rule::ShlArith,
+            what: "shl (s·19), 1 = s·38 (s < 2^40: the products do not wrap)",
+            build: |g, [_, _, _, s, _]| {
+                let c19 = g.konst(19);
+                let s19 = g.mul(64, &[s, c19]);
+                let l = g.shl(s19, 1, 64);
+                let c38 = g.konst(38);
+                (l, Some(g.mul(64, &[s, c38])))
+            },
+            reference: |v| v[3] * 38,
+        },
+        Case {
+            rule: Rule::CarryZero,
+            what: "the carry of two 40-bit values and a bit is 0",
+            build: |g, [_, _, c, s, _]| {
+                let l = g.carry(64, &[s, s, c], 0);
+                let b = g.borrow(s, &[], 0);
+                assert_eq!(b, g.konst(0));
+                (l, Some(g.konst(0)))
+            },
+            reference: |_| 0,
+        },
+        Case {
+            rule: Rule::CarrySlice,
+            what: "carry out of bit 51 of two 51-bit values = bit 51 of their 64-bit sum",
+            build: |g, [_, _, _, _, t]| {
+                let l = g.carry(51, &[t, t], 1);
+                let s = g.add(64, &[(t, 2)], 1);
+                (l, Some(g.slice(s, 51, 13)))
+            },
+            reference: |v| (2 * v[4] + 1) >> 51,
+        },
+        Case {
+            rule: Rule::CarryDouble,
+            what: "carry of a + a = bit 63 of a (add a, a = shl a, 1)",
+            build: |g, [a, ..]| {
+                let l = g.carry(64, &[a, a], 0);
+                (l, Some(g.slice(a, 63, 1)))
+            },
+            reference: |v| v[0] >> 63,
+        },
+        Case {
+            rule: Rule::WideAddSplit,
+            what: "u128 a·b + c·d = the add/adc chain of mulx halves",
+            build: |g, [a, b, _, c, d]| {
+                let p = g.prod(a, b);
+                let q = g.prod(c, d);
+                let l = g.sum(128, &[p, q]);
+                // x86: mulx; mulx; add lo, lo; adc hi, hi
+                let (pl, ph) = (g.slice(p, 0, 64), g.slice(p, 64, 64));
+                let (ql, qh) = (g.slice(q, 0, 64), g.slice(q, 64, 64));
+                let lo = g.sum(64, &[pl, ql]);
+                let cf = g.carry(64, &[pl, ql], 0);
+                let hi = g.sum(64, &[ph, qh, cf]);
+                let r = g.concat(
+                    &[
+                        Seg {
+                            node: lo,
+                            from: 0,
+                            len: 64,
+                            at: 0,
+                        },
+                        Seg {
+                            node: hi,
+                            from: 0,
+                            len: 64,
+                            at: 64,
+                        },
+                    ],
+                    0,
+                );
+                (l, Some(r))
+            },
+            reference: |v| (v[0] * v[1]).wrapping_add(v[3] * v[4]),
+        },
+        Case {
+            rule: Rule::WideAddSplit,
+            what: "u128 a·b - c·d = the sub/sbb chain of mulx halves",
+            build: |g, [a, b, _, c, d]| {
+                let p = g.prod(a, b);
+                let q = g.prod(c, d);
+                let l = g.add(128, &[(p, 1), (q, u128::MAX)], 0);
+                let (pl, ph) = (g.slice(p, 0, 64), g.slice(p, 64, 64));
+                let (ql, qh) = (g.slice(q, 0, 64), g.slice(q, 64, 64));
+                let lo = g.add(64, &[(pl, 1), (ql, M64)], 0);
+                let cf = g.borrow(pl, &[ql], 0);
+                let hi = g.add(64, &[(ph, 1), (qh, M64), (cf, M64)], 0);
+                let r = g.concat(
+                    &[
+                        Seg {
+                            node: lo,
+                            from: 0,
+                            len: 64,
+                            at: 0,
+                        },
+                        Seg {
+                            node: hi,
+                            from: 0,
+                            len: 64,
+                            at: 64,
+                        },
+                    ],
+                    0,
+                );
+                (l, Some(r))
+            },
+            reference: |v| (v[0] * v[1]).wrapping_sub(v[3] * v[4]),
+        },
+        Case {
+            rule: Rule::WideMulSplit,
+            what: "u128 × u128 mod 2^128",
+            build: |g, [a, b, _, c, d]| {
+                let p = g.prod(a, b);
+                let q = g.prod(c, d);
+                let q = g.sum(128, &[q, a]);
+                (g.mul(128, &[p, q]), None)
+            },
+            reference: |v| (v[0] * v[1]).wrapping_mul((v[3] * v[4]).wrapping_add(v[0])),
+        },
+        Case {
+            rule: Rule::SliceExpand,
+            what: "shrd lo, hi, 51 = (lo >> 51) | (hi << 13) = bits 51..115 of hi:lo",
+            build: |g, [lo, hi, ..]| {
+                let x = g.concat(
+                    &[
+                        Seg {
+                            node: lo,
+                            from: 0,
+                            len: 64,
+                            at: 0,
+                        },
+                        Seg {
+                            node: hi,
+                            from: 0,
+                            len: 64,
+                            at: 64,
+                        },
+                    ],
+                    0,
+                );
+                let l = g.slice(x, 51, 64);
+                let a = g.shr(lo, 51);
+                let b = g.shl(hi, 13, 64);
+                (l, Some(g.or(64, &[a, b])))
+            },
+            reference: |v| m64((v[0] >> 51) | (v[1] << 13)),
+        },
+        Case {
+            rule: Rule::SliceTrim,
+            what: "x & (2^40 - 1) = x when x < 2^40",
+            build: |g, [_, _, _, s, _]| {
+                let m = g.konst((1 << 40) - 1);
+                (g.and(64, &[s, m]), Some(s))
+            },
+            reference: |v| v[3],
+        },
+        Case {
+            rule: Rule::SliceMerge,
+            what: "bytes of a word read back are the word",
+            build: |g, [a, ..]| {
+                let segs: Vec<Seg> = (0..8)
+                    .map(|i| Seg {
+                        node: a,
+                        from: 8 * i,
+                        len: 8,
+                        at: 8 * i,
+                    })
+                    .collect();
+                (g.concat(&segs, 0), Some(a))
+            },
+            reference: |v| v[0],
+        },
+        Case {
+            rule: Rule::SliceWhole,
+            what: "setc al; movzx eax, al; bt rax, 0 gives back the carry",
+            build: |g, [a, b, _, c, _]| {
+                let cf = g.carry(64, &[a, b], 0);
+                // setc al into a register holding c
+                let rax = g.concat(
+                    &[
+                        Seg {
+                            node: cf,
+                            from: 0,
+                            len: 8,
+                            at: 0,
+                        },
+                        Seg {
+                            node: c,
+                            from: 8,
+                            len: 56,
+                            at: 8,
+                        },
+                    ],
+                    0,
+                );
+                let movzx = g.slice(rax, 0, 8);
+                let bt = g.slice(movzx, 0, 1);
+                (bt, Some(cf))
+            },
+            reference: |v| (v[0] + v[1]) >> 64,
+        },
+        Case {
+            rule: Rule::SliceAddLow,
+            what: "low 32 bits of a 64-bit sum = the 32-bit sum (add eax, ebx)",
+            build: |g, [a, b, ..]| {
+                let s = g.sum(64, &[a, b]);
+                (g.slice(s, 0, 32), Some(g.sum(32, &[a, b])))
+            },
+            reference: |v| (v[0] + v[1]) & 0xffff_ffff,
+        },
+        Case {
+            rule: Rule::SliceSignedLow,
+            what: "low bits of sar are plain bits",
+            build: |g, [a, ..]| {
+                let s = g.sar(64, a, 4);
+                (g.slice(s, 0, 32), Some(g.slice(a, 4, 32)))
+            },
+            reference: |v| (v[0] >> 4) & 0xffff_ffff,
+        },
+        Case {
+            rule: Rule::AndMask,
+            what: "shl x, 13; shr x, 13 = x & (2^51-1) = bzhi x, 51",
+            build: |g, [a, ..]| {
+                let s = g.shl(a, 13, 64);
+                let l = g.shr(s, 13);
+                let m = g.konst((1 << 51) - 1);
+                let and = g.and(64, &[a, m]);
+                assert_eq!(and, g.trunc(a, 51), "and = bzhi");
+                (l, Some(and))
+            },
+            reference: |v| v[0] & ((1 << 51) - 1),
+        },
+        Case {
+            rule: Rule::AndMask,
+            what: "movzx eax, al = x & 0xff; mov eax, eax = x & (2^32-1)",
+            build: |g, [a, ..]| {
+                let m = g.konst(0xff);
+                let l = g.and(64, &[a, m]);
+                let m32 = g.konst(0xffff_ffff);
+                let l32 = g.and(64, &[a, m32]);
+                assert_eq!(l32, g.trunc(a, 32));
+                (l, Some(g.trunc(a, 8)))
+            },
+            reference: |v| v[0] & 0xff,
+        },
+        Case {
+            rule: Rule::BitwiseDisjoint,
+            what: "x[0..8] | (y << 8) is a concatenation; so is ^",
+            build: |g, [a, b, ..]| {
+                let lo = g.trunc(a, 8);
+                let hi = g.shl(b, 8, 64);
+                let l = g.or(64, &[lo, hi]);
+                (l, Some(g.xor(64, &[hi, lo])))
+            },
+            reference: |v| m64((v[0] & 0xff) | (v[1] << 8)),
+        },
+        Case {
+            rule: Rule::BitwiseAc,
+            what: "a ^ (b ^ a) = b; a | a = a",
+            build: |g, [a, b, ..]| {
+                let ba = g.xor(64, &[b, a]);
+                let l = g.xor(64, &[a, ba]);
+                assert_eq!(g.or(64, &[a, a]), a);
+                (l, Some(b))
+            },
+            reference: |v| v[1],
+        },
+        Case {
+            rule: Rule::BitwiseAbsorb,
+            what: "x[0..8] & (y << 8) = 0",
+            build: |g, [a, b, ..]| {
+                let lo = g.trunc(a, 8);
+                let hi = g.shl(b, 8, 64);
+                (g.and(64, &[lo, hi]), Some(g.konst(0)))
+            },
+            reference: |_| 0,
+        },
+        Case {
+            rule: Rule::IteConst,
+            what: "cmovc with CF = 1 after stc",
+            build: |g, [a, b, ..]| {
+                let one = g.konst(1);
+                (g.ite(one, a, b), Some(a))
+            },
+            reference: |v| v[0],
+        },
+        Case {
+            rule: Rule::IteSame,
+            what: "Ite(c, x, x) = x",
+            build: |g, [a, _, c, ..]| (g.ite(c, a, a), Some(a)),
+            reference: |v| v[0],
+        },
+        Case {
+            rule: Rule::IteNegated,
+            what: "cmovnc dst, src = Ite(c, dst, src)",
+            build: |g, [a, b, c, ..]| {
+                let nc = g.not(1, c);
+                (g.ite(nc, b, a), Some(g.ite(c, a, b)))
+            },
+            reference: |v| if v[2] != 0 { v[0] } else { v[1] },
+        },
+        Case {
+            rule: Rule::IteBit,
+            what: "Ite(c, 1, 0) = c",
+            build: |g, [_, _, c, ..]| {
+                let (one, zero) = (g.konst(1), g.konst(0));
+                (g.ite(c, one, zero), Some(c))
+            },
+            reference: |v| v[2],
+        },
+        Case {
+            rule: Rule::EqzBit,
+            what: "test c, c; cmovnz dst, src = cmovc dst, src (c a saved carry)",
+            build: |g, [a, b, c, ..]| {
+                let z = g.eqz(c);
+                let nz = g.not(1, z);
+                (g.ite(nz, b, a), Some(g.ite(c, b, a)))
+            },
+            reference: |v| if v[2] != 0 { v[1] } else { v[0] },
+        },
+        Case {
+            rule: Rule::SignPositive,
+            what: "sar of a value below 2^63 is shr; sext of one below 2^31 is itself",
+            build: |g, [_, _, _, s, _]| {
+                let l = g.sar(64, s, 3);
+                let t = g.trunc(s, 30);
+                assert_eq!(g.sext(32, 64, t), t);
+                (l, Some(g.shr(s, 3)))
+            },
+            reference: |v| v[3] >> 3,
+        },
+        Case {
+            rule: Rule::ShlSar,
+            what: "shl r, 63; sar r, 63 = sext of a bit (Fiat's `0 - (i1)c` mask)",
+            build: |g, [_, _, c, ..]| {
+                let s = g.shl(c, 63, 64);
+                (g.sar(64, s, 63), Some(g.sext(1, 64, c)))
+            },
+            reference: |v| if v[2] != 0 { u64::MAX as u128 } else { 0 },
+        },
+        Case {
+            rule: Rule::MulConst,
+            what: "shrd (imul x, c), (mulx hi of x·c), 51 = (x·c) >> 51",
+            build: |g, [a, ..]| {
+                let c = g.konst(121666);
+                let p = g.prod(a, c);
+                let l = g.slice(p, 51, 64);
+                let lo = g.mul(64, &[a, c]);
+                let hi = g.slice(p, 64, 64);
+                let x = g.shr(lo, 51);
+                let y = g.shl(hi, 13, 64);
+                (l, Some(g.or(64, &[x, y])))
+            },
+            reference: |v| m64((v[0] * 121666) >> 51),
+        },
+    ]
+}
+
+/// Every rule has at least one test case.
+#[test]
+fn every_rule_is_tested() {
+    let cs = cases();
+    for r in Rule::ALL {
+        assert!(
+            cs.iter().any(|c| c.rule == *r),
+            "rule {} has no test",
+            r.name()
+        );
+        assert!(
+            !r.doc().trim().is_empty(),
+            "rule {} is undocumented",
+            r.name()
+        );
+    }
+}
+
+/// Each case fires its rule and makes both sides the same node.
+#[test]
+fn rules_fire_and_identify() {
+    for c in cases() {
+        let mut g = Graph::new();
+        let l = leaves(&mut g);
+        let before = g.fired(c.rule);
+        let (lhs, rhs) = (c.build)(&mut g, l);
+        assert!(
+            g.fired(c.rule) > before,
+            "{}: `{}` did not fire",
+            c.what,
+            c.rule.name()
+        );
+        if let Some(r) = rhs {
+            assert_eq!(
+                lhs,
+                r,
+                "{}: {} vs {}",
+                c.what,
+                g.show(lhs, 200),
+                g.show(r, 200)
+            );
+        }
+    }
+}
+
+fn value_in(bound: u128) -> impl Strategy<Value = u128> {
+    prop_oneof![
+        Just(0u128),
+        Just(bound),
+        Just(bound / 2),
+        Just(1u128.min(bound)),
+        (0..=bound),
+    ]
+}
+
+fn values() -> impl Strategy<Value = [u128; 5]> {
+    (
+        value_in(BOUNDS[0]),
+        value_in(BOUNDS[1]),
+        value_in(BOUNDS[2]),
+        value_in(BOUNDS[3]),
+        value_in(BOUNDS[4]),
+    )
+        .prop_map(|(a, b, c, d, e)| [a, b, c, d, e])
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(cases_or(256)))]
+
+    /// Both sides of every rule evaluate to the directly computed reference, and every
+    /// node's value respects its range information.
+    #[test]
+    fn rules_are_sound(v in values()) {
+        for c in cases() {
+            let mut g = Graph::new();
+            let l = leaves(&mut g);
+            let (lhs, _) = (c.build)(&mut g, l);
+            let vals = g.eval(&mut |s| match s {
+                Sym::Input { index, .. } => v[index as usize],
+                _ => 0,
+            });
+            prop_assert_eq!(vals[lhs.index()], (c.reference)(&v), "{}", c.what);
+            check_ranges(&g, &vals)?;
+        }
+    }
+}
+
+fn check_ranges(g: &Graph, vals: &[u128]) -> std::result::Result<(), TestCaseError> {
+    for (i, &x) in vals.iter().enumerate() {
+        let inf = g.info(NodeId(i as u32));
+        prop_assert!(
+            x <= inf.ub && x & !inf.nz == 0,
+            "node #{i} = {x:#x} outside its range (ub {:#x}, nz {:#x}): {}",
+            inf.ub,
+            inf.nz,
+            g.show_shallow(NodeId(i as u32), 2)
+        );
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------
+// the fuzzer
+
+/// A random operation on earlier values (indices into the list built so far), with
+/// reference semantics computed directly on integers.
+#[derive(Clone, Debug)]
+enum Raw {
+    Leaf(u128),
+    Const(u128),
+    Add(u8, Vec<(usize, u128)>, u128),
+    Mul(u8, Vec<usize>),
+    Prod(usize, usize),
+    Carry(u8, Vec<usize>, u128),
+    Borrow(usize, Vec<usize>, u128),
+    And(u8, Vec<usize>),
+    Or(u8, Vec<usize>),
+    Xor(u8, Vec<usize>),
+    Not(u8, usize),
+    Slice(usize, u8, u8),
+    Shl(usize, u8, u8),
+    Concat(usize, u8, u8, usize, u8, u8),
+    Ite(usize, usize, usize),
+    Eqz(usize),
+    Sar(u8, usize, u8),
+    Sext(u8, u8, usize),
+}
+
+fn widths() -> impl Strategy<Value = u8> {
+    prop_oneof![Just(64u8), Just(128), Just(32), Just(1), Just(8), 1u8..=128]
+}
+
+fn raw(n: usize) -> BoxedStrategy<Raw> {
+    // n: number of earlier values (at least one).
+    // Indices biased to the latest values (so operands repeat and chains form).
+    let i = prop_oneof![0..n, (n - 1)..n, n.saturating_sub(3)..n];
+    let many = proptest::collection::vec(i.clone(), 1..4);
+    let coeff = prop_oneof![
+        Just(1u128),
+        Just(u128::MAX),
+        Just(2),
+        Just(19),
+        Just(1 << 13),
+        any::<u128>()
+    ];
+    prop_oneof![
+        any::<u128>().prop_map(Raw::Const),
+        (
+            widths(),
+            proptest::collection::vec((i.clone(), coeff), 1..5),
+            any::<u128>()
+        )
+            .prop_map(|(w, t, k)| Raw::Add(w, t, k)),
+        (widths(), many.clone()).prop_map(|(w, a)| Raw::Mul(w, a)),
+        (i.clone(), i.clone()).prop_map(|(a, b)| Raw::Prod(a, b)),
+        (
+            prop_oneof![Just(64u8), Just(51), 1u8..=128],
+            many.clone(),
+            prop_oneof![Just(0u128), 0u128..4]
+        )
+            .prop_map(|(s, a, k)| Raw::Carry(s, a, k)),
+        (i.clone(), many.clone(), prop_oneof![Just(0u128), 0u128..3])
+            .prop_map(|(a, s, k)| Raw::Borrow(a, s, k)),
+        (widths(), many.clone()).prop_map(|(w, a)| Raw::And(w, a)),
+        (widths(), many.clone()).prop_map(|(w, a)| Raw::Or(w, a)),
+        (widths(), many.clone()).prop_map(|(w, a)| Raw::Xor(w, a)),
+        (widths(), i.clone()).prop_map(|(w, a)| Raw::Not(w, a)),
+        (i.clone(), 0u8..128, 1u8..=128).prop_map(|(a, f, l)| Raw::Slice(a, f, l)),
+        (i.clone(), 0u8..128, widths()).prop_map(|(a, s, w)| Raw::Shl(a, s, w)),
+        (i.clone(), 0u8..128, 1u8..64, i.clone(), 0u8..128, 1u8..64)
+            .prop_map(|(a, f, l, b, f2, l2)| Raw::Concat(a, f, l, b, f2, l2)),
+        (i.clone(), i.clone(), i.clone()).prop_map(|(c, t, e)| Raw::Ite(c, t, e)),
+        i.clone().prop_map(Raw::Eqz),
+        (widths(), i.clone(), 0u8..128).prop_map(|(w, a, s)| Raw::Sar(w, a, s)),
+        (1u8..=128, widths(), i).prop_map(|(f, w, a)| Raw::Sext(f, w, a)),
+    ]
+    .boxed()
+}
+
+fn program() -> impl Strategy<Value = (Vec<u128>, Vec<Raw>)> {
+    let leaf_bounds = proptest::collection::vec(
+        prop_oneof![
+            Just(u64::MAX as u128),
+            Just(u64::MAX as u128),
+            Just(1u128),
+            Just(0xff),
+            Just(u64::MAX as u128),
+            Just((1u128 << 51) - 1),
+            Just(u128::MAX),
+            any::<u128>()
+        ],
+        2..5,
+    );
+    leaf_bounds.prop_flat_map(|bounds| {
+        let n0 = bounds.len();
+        let mut steps: Vec<BoxedStrategy<Raw>> = Vec::new();
+        for k in 0..24 {
+            steps.push(raw(n0 + k));
+        }
+        (Just(bounds), steps)
+    })
+}
+
+/// A raw operation's operands cut to what the constructor is defined on (exact
+/// products and carries take words).
+fn word(x: u128) -> u128 {
+    x & M64
+}
+
+fn reference(op: &Raw, v: &[u128]) -> u128 {
+    let m = |w: u8| mask(w as u32);
+    match op {
+        Raw::Leaf(x) | Raw::Const(x) => *x,
+        Raw::Add(w, t, k) => {
+            t.iter()
+                .fold(*k, |acc, &(i, c)| acc.wrapping_add(v[i].wrapping_mul(c)))
+                & m(*w)
+        }
+        Raw::Mul(w, a) => a.iter().fold(1u128, |acc, &i| acc.wrapping_mul(v[i])) & m(*w),
+        Raw::Prod(a, b) => word(v[*a]) * word(v[*b]),
+        Raw::Carry(s, a, k) => {
+            let sum: u128 = a.iter().map(|&i| word(v[i])).sum::<u128>() + k;
+            sh_r(sum, *s as u32)
+        }
+        Raw::Borrow(a, s, k) => {
+            let sum: u128 = s.iter().map(|&i| word(v[i])).sum::<u128>() + k;
+            (word(v[*a]) < sum) as u128
+        }
+        Raw::And(w, a) => a.iter().fold(u128::MAX, |acc, &i| acc & v[i]) & m(*w),
+        Raw::Or(w, a) => a.iter().fold(0, |acc, &i| acc | v[i]) & m(*w),
+        Raw::Xor(w, a) => a.iter().fold(0, |acc, &i| acc ^ v[i]) & m(*w),
+        Raw::Not(w, a) => !v[*a] & m(*w),
+        Raw::Slice(a, f, l) => sh_r(v[*a], *f as u32) & mask(*l as u32),
+        Raw::Shl(a, s, w) => sh_l(v[*a], *s as u32) & m(*w),
+        Raw::Concat(a, f, l, b, f2, l2) => {
+            let x = sh_r(v[*a], *f as u32) & mask(*l as u32);
+            let y = sh_r(v[*b], *f2 as u32) & mask(*l2 as u32);
+            x | sh_l(y, *l as u32)
+        }
+        Raw::Ite(c, t, e) => {
+            if v[*c] & 1 != 0 {
+                v[*t]
+            } else {
+                v[*e]
+            }
+        }
+        Raw::Eqz(a) => (v[*a] == 0) as u128,
+        Raw::Sar(w, a, s) => {
+            let w = (*w as u32).max(1);
+            let n = (*s as u32).min(w - 1);
+            ((sext_value(v[*a], w) as i128 >> n) as u128) & mask(w)
+        }
+        Raw::Sext(f, w, a) => sext_value(v[*a], *f as u32) & m(*w),
+    }
+}
+
+fn build(g: &mut Graph, op: &Raw, n: &[NodeId]) -> NodeId {
+    let w = |w: u8| (w as u32).max(1);
+    match op {
+        Raw::Leaf(_) => unreachable!("leaves are made by the caller"),
+        Raw::Const(c) => g.konst(*c),
+        Raw::Add(wd, t, k) => {
+            let terms: Vec<(NodeId, u128)> = t.iter().map(|&(i, c)| (n[i], c)).collect();
+            g.add(w(*wd), &terms, *k)
+        }
+        Raw::Mul(wd, a) => {
+            let xs: Vec<NodeId> = a.iter().map(|&i| n[i]).collect();
+            g.mul(w(*wd), &xs)
+        }
+        Raw::Prod(a, b) => {
+            let (x, y) = (g.trunc(n[*a], 64), g.trunc(n[*b], 64));
+            g.prod(x, y)
+        }
+        Raw::Carry(s, a, k) => {
+            let xs: Vec<NodeId> = a.iter().map(|&i| g.trunc(n[i], 64)).collect();
+            g.carry(*s as u32, &xs, *k)
+        }
+        Raw::Borrow(a, s, k) => {
+            let x = g.trunc(n[*a], 64);
+            let xs: Vec<NodeId> = s.iter().map(|&i| g.trunc(n[i], 64)).collect();
+            g.borrow(x, &xs, *k)
+        }
+        Raw::And(wd, a) => {
+            let xs: Vec<NodeId> = a.iter().map(|&i| n[i]).collect();
+            g.and(w(*wd), &xs)
+        }
+        Raw::Or(wd, a) => {
+            let xs: Vec<NodeId> = a.iter().map(|&i| n[i]).collect();
+            g.or(w(*wd), &xs)
+        }
+        Raw::Xor(wd, a) => {
+            let xs: Vec<NodeId> = a.iter().map(|&i| n[i]).collect();
+            g.xor(w(*wd), &xs)
+        }
+        Raw::Not(wd, a) => g.not(w(*wd), n[*a]),
+        Raw::Slice(a, f, l) => g.slice(n[*a], *f as u32, *l as u32),
+        Raw::Shl(a, s, wd) => g.shl(n[*a], *s as u32, w(*wd)),
+        Raw::Concat(a, f, l, b, f2, l2) => g.concat(
+            &[
+                Seg {
+                    node: n[*a],
+                    from: *f,
+                    len: *l,
+                    at: 0,
+                },
+                Seg {
+                    node: n[*b],
+                    from: *f2,
+                    len: *l2,
+                    at: *l,
+                },
+            ],
+            0,
+        ),
+        Raw::Ite(c, t, e) => {
+            let c = g.slice(n[*c], 0, 1);
+            g.ite(c, n[*t], n[*e])
+        }
+        Raw::Eqz(a) => g.eqz(n[*a]),
+        Raw::Sar(wd, a, s) => g.sar(w(*wd), n[*a], *s as u32),
+        Raw::Sext(f, wd, a) => g.sext(*f as u32, w(*wd), n[*a]),
+    }
+}
+
+fn leaf_values(bounds: &[u128]) -> impl Strategy<Value = Vec<u128>> {
+    let per: Vec<BoxedStrategy<u128>> = bounds.iter().map(|&b| value_in(b).boxed()).collect();
+    per
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(cases_or(512)))]
+
+    /// Random programs of constructor calls: the normalized graph computes what the
+    /// operations mean, and every node stays within its range information.
+    #[test]
+    fn normal_form_is_sound(
+        (bounds, ops, vals) in program().prop_flat_map(|(b, o)| {
+            let v = proptest::collection::vec(leaf_values(&b), 8);
+            (Just(b), Just(o), v)
+        })
+    ) {
+        fuzz_once(&bounds, &ops, &vals)?;
+    }
+}
+
+/// Builds one random program and checks it on the given leaf values; returns how often
+/// each rule fired.
+fn fuzz_once(
+    bounds: &[u128],
+    ops: &[Raw],
+    vals: &[Vec<u128>],
+) -> std::result::Result<Vec<u64>, TestCaseError> {
+    let mut g = Graph::new();
+    let mut nodes = Vec::new();
+    let mut all: Vec<Raw> = Vec::new();
+    for (i, &b) in bounds.iter().enumerate() {
+        nodes.push(g.sym(
+            Sym::Input {
+                param: 0,
+                index: i as u32,
+            },
+            b,
+            format!("x{i}"),
+        ));
+        all.push(Raw::Leaf(b));
+    }
+    for op in ops {
+        nodes.push(build(&mut g, op, &nodes));
+        all.push(op.clone());
+    }
+    for leaf in vals {
+        let mut v: Vec<u128> = Vec::new();
+        for (i, op) in all.iter().enumerate() {
+            v.push(if i < bounds.len() {
+                leaf[i]
+            } else {
+                reference(op, &v)
+            });
+        }
+        let gv = g.eval(&mut |s| match s {
+            Sym::Input { index, .. } => leaf[index as usize],
+            _ => 0,
+        });
+        for (i, op) in all.iter().enumerate() {
+            prop_assert_eq!(
+                gv[nodes[i].index()],
+                v[i],
+                "step {} {:?}: {}",
+                i,
+                op,
+                g.show_shallow(nodes[i], 2)
+            );
+        }
+        check_ranges(&g, &gv)?;
+    }
+    Ok(Rule::ALL.iter().map(|&r| g.fired(r)).collect())
+}
+
+/// The fuzzer reaches every rule (so a wrong rule would be caught by it too, not only
+/// by its own case).
+#[test]
+fn fuzzer_covers_every_rule() {
+    use proptest::strategy::ValueTree;
+    use proptest::test_runner::TestRunner;
+    let mut runner = TestRunner::deterministic();
+    let mut fired = vec![0u64; Rule::COUNT];
+    for _ in 0..3000 {
+        let (bounds, ops) = program().new_tree(&mut runner).expect("tree").current();
+        let vals = proptest::collection::vec(leaf_values(&bounds), 2)
+            .new_tree(&mut runner)
+            .expect("tree")
+            .current();
+        let f = fuzz_once(&bounds, &ops, &vals).unwrap_or_else(|e| panic!("{e}"));
+        for (a, b) in fired.iter_mut().zip(f) {
+            *a += b;
+        }
+    }
+    let missing: Vec<&str> = Rule::ALL
+        .iter()
+        .zip(&fired)
+        .filter(|(_, &n)| n == 0)
+        .map(|(r, _)| r.name())
+        .collect();
+    assert!(missing.is_empty(), "the fuzzer never fires {missing:?}");
+}

@@ -1,0 +1,41 @@
+//! The equivalence checker of cryptopt: the project's trust anchor.
+//!
+//! ```text
+//!   IR Function ──ir──────┐
+//!   (Fiat or lowered)     ├──▶ one hash-consed, normalizing graph ──▶ same output nodes?
+//!   x86 Program ──x86─────┘        (graph: rules, ranges)               + ABI rules
+//! ```
+//!
+//! [`check`] executes the IR function (module `ir`: the interpreter's semantics on nodes)
+//! and the x86-64 program (module `x86`: the checker's own meaning of every instruction) from the
+//! same input symbols into one [`graph::Graph`], whose smart constructors put every
+//! expression into a normal form (AC flattening, sorted arguments, constant folding,
+//! range analysis, named rewrite rules for carries, flags, bit slices and shifts). The
+//! program is [`Verdict::Equivalent`] when every output element it writes is the very
+//! node the IR stores there, callee-saved registers and rsp are restored, it writes only
+//! its outputs and its own stack, and — under [`Aliasing`] — never reads an input after
+//! writing an output that may be the same memory. Otherwise the [`Report`] names the
+//! differing output, both normalized expressions, and the first instruction whose value
+//! the IR never computes.
+//!
+//! What "equivalent" means: for all inputs within the function's declared bounds (the
+//! range analysis uses Fiat's `ubound`s, as Fiat's own proofs do). A program that is
+//! equivalent may still be rejected (the rules are incomplete); a program that is not
+//! must never be accepted.
+//!
+//! This crate depends on `cryptopt-ir` and `cryptopt-x86` only. It must never share the
+//! code generator's idea of what an instruction does (`Mnemonic::flags` included): it
+//! defines the meaning of every instruction itself.
+
+mod abi;
+mod check;
+pub mod error;
+pub mod graph;
+mod ir;
+mod x86;
+
+pub use check::{
+    check, check_asm, select_program, Aliasing, CheckOptions, Divergence, Problem, Report, Verdict,
+    SHOW_LIMIT,
+};
+pub use error::{Error, Result};

@@ -1,0 +1,483 @@
+//! Hand-written programs through `check_asm`, as a table: what is equivalent, what is
+//! not (and what the report says), what is an input error (and what it names).
+
+use cryptopt_ir::{fiat, Function};
+use cryptopt_verify::{check, check_asm, Aliasing, CheckOptions, Problem, Verdict};
+
+/// A Fiat JSON function with u64 arrays/scalars and the given body statements.
+fn function(name: &str, args: &[(&str, &str)], rets: &[(&str, &str)], body: &str) -> Function {
+    let param = |(n, t): &(&str, &str)| {
+        let (lb, ub) = match t.split_once('[') {
+            Some((ty, len)) => {
+                let k: usize = len.trim_end_matches(']').parse().unwrap();
+                let max = if ty == "u1" {
+                    "\"0x1\""
+                } else {
+                    "\"0xffffffffffffffff\""
+                };
+                (
+                    format!("[{}]", vec!["\"0x0\""; k].join(",")),
+                    format!("[{}]", vec![max; k].join(",")),
+                )
+            }
+            None => (
+                "\"0x0\"".to_string(),
+                if *t == "u1" {
+                    "\"0x1\""
+                } else {
+                    "\"0xffffffffffffffff\""
+                }
+                .to_string(),
+            ),
+        };
+        format!(r#"{{"datatype":"{t}","name":"{n}","lbound":{lb},"ubound":{ub}}}"#)
+    };
+    let args: Vec<String> = args.iter().map(param).collect();
+    let rets: Vec<String> = rets.iter().map(param).collect();
+    let json = format!(
+        r#"{{"operation":"{name}","arguments":[{}],"returns":[{}],"body":[{body}]}}"#,
+        args.join(","),
+        rets.join(",")
+    );
+    fiat::parse_function(&json, name).unwrap()
+}
+
+/// out1 = arg1 + arg2 as 128-bit numbers in two limbs.
+fn add128() -> Function {
+    function(
+        "t",
+        &[("arg1", "u64[2]"), ("arg2", "u64[2]")],
+        &[("out1", "u64[2]")],
+        r#"{"datatype":"(auto)","name":["x1","x2"],"operation":"addcarryx","parameters":{"size":64},"arguments":["0x0","arg1[0]","arg2[0]"]},
+           {"datatype":"(auto)","name":["x3","_"],"operation":"addcarryx","parameters":{"size":64},"arguments":["x2","arg1[1]","arg2[1]"]},
+           {"datatype":"u64","name":["out1[0]"],"operation":"static_cast","arguments":["x1"]},
+           {"datatype":"u64","name":["out1[1]"],"operation":"static_cast","arguments":["x3"]}"#,
+    )
+}
+
+/// out1 = arg1 ? arg3 : arg2 (Fiat's cmovznz), arg1 a u1 scalar.
+fn select() -> Function {
+    function(
+        "t",
+        &[("arg1", "u1"), ("arg2", "u64"), ("arg3", "u64")],
+        &[("out1", "u64")],
+        r#"{"datatype":"u64","name":["out1"],"operation":"cmovznz","arguments":["arg1","arg2","arg3"]}"#,
+    )
+}
+
+/// out1 = the 128-bit product of two u64 scalars.
+fn mul128() -> Function {
+    function(
+        "t",
+        &[("arg1", "u64"), ("arg2", "u64")],
+        &[("out1", "u64[2]")],
+        r#"{"datatype":"u128","name":["x1"],"operation":"*","arguments":[{"datatype":"u128","name":[],"operation":"static_cast","arguments":["arg1"]},{"datatype":"u128","name":[],"operation":"static_cast","arguments":["arg2"]}]},
+           {"datatype":"u64","name":["out1[0]"],"operation":"static_cast","arguments":["x1"]},
+           {"datatype":"u64","name":["out1[1]"],"operation":"static_cast","arguments":[{"datatype":"u128","name":[],"operation":">>","arguments":["x1","64"]}]}"#,
+    )
+}
+
+const ADD: &str = "t:
+    mov rax, qword [rsi]
+    add rax, qword [rdx]
+    mov rcx, qword [rsi + 8]
+    adc rcx, qword [rdx + 8]
+    mov qword [rdi], rax
+    mov qword [rdi + 8], rcx
+    ret";
+
+/// What a check must give.
+enum Want {
+    Equivalent,
+    /// Not equivalent, the report containing every string.
+    Not(&'static [&'static str]),
+    /// An error containing the string.
+    Error(&'static str),
+}
+use Want::*;
+
+fn opts(a: Aliasing) -> CheckOptions {
+    CheckOptions { aliasing: a }
+}
+
+#[test]
+fn table() {
+    let none = opts(Aliasing::None);
+    let o1a1 = opts(Aliasing::Out1Arg1);
+    let all = opts(Aliasing::All);
+    #[allow(clippy::type_complexity)]
+    let table: Vec<(&str, fn() -> Function, String, CheckOptions, Want)> = vec![
+        ("add/adc", add128, ADD.into(), all, Equivalent),
+        (
+            "adc replaced by add",
+            add128,
+            ADD.replace("adc rcx", "add rcx"),
+            none,
+            Not(&[
+                "out1[1] differs",
+                "expected (IR):  (carry64(arg1[0] + arg2[0]) + arg1[1] + arg2[1])",
+                "found (asm):    (arg1[1] + arg2[1])",
+                "first divergence: instruction 3 `add rcx, qword [rdx + 0x8]` writes (arg1[1] + arg2[1])",
+            ]),
+        ),
+        (
+            "adcx/adox chains",
+            add128,
+            "t:
+    clc
+    mov rax, qword [rsi]
+    adcx rax, qword [rdx]
+    mov rcx, qword [rsi + 8]
+    adcx rcx, qword [rdx + 8]
+    mov qword [rdi], rax
+    mov qword [rdi + 8], rcx
+    ret"
+            .into(),
+            all,
+            Equivalent,
+        ),
+        (
+            "adox reads OF (the add's signed overflow), not the carry in CF",
+            add128,
+            "t:
+    xor r8d, r8d
+    mov rax, qword [rsi]
+    add rax, qword [rdx]
+    mov rcx, qword [rsi + 8]
+    adox rcx, qword [rdx + 8]
+    mov qword [rdi], rax
+    mov qword [rdi + 8], rcx
+    ret"
+            .into(),
+            all,
+            Not(&[
+                "out1[1] differs",
+                "first divergence: instruction 2 `add rax, qword [rdx]` writes ((arg1[0] ^ (arg1[0] + arg2[0])) & (arg2[0] ^ (arg1[0] + arg2[0])))[63..64]",
+            ]),
+        ),
+        (
+            "carry saved with setc/movzx and reloaded with bt",
+            add128,
+            "t:
+    mov rax, qword [rsi]
+    add rax, qword [rdx]
+    setc r8b
+    movzx r8d, r8b
+    mov qword [rsp - 8], r8
+    xor r9d, r9d
+    mov rcx, qword [rsi + 8]
+    bt qword [rsp - 8], 0
+    adc rcx, qword [rdx + 8]
+    mov qword [rdi], rax
+    mov qword [rdi + 8], rcx
+    ret"
+            .into(),
+            all,
+            Equivalent,
+        ),
+        (
+            "writes out1[0] before reading arg2[0]: fine unless out1 may be arg2",
+            add128,
+            "t:
+    mov rax, qword [rsi]
+    mov qword [rdi], rax
+    add rax, qword [rdx]
+    mov rcx, qword [rsi + 8]
+    adc rcx, qword [rdx + 8]
+    mov qword [rdi], rax
+    mov qword [rdi + 8], rcx
+    ret"
+            .into(),
+            o1a1,
+            Equivalent,
+        ),
+        (
+            "... and with every aliasing",
+            add128,
+            "t:
+    mov rax, qword [rsi]
+    mov qword [rdi], rax
+    add rax, qword [rdx]
+    mov rcx, qword [rsi + 8]
+    adc rcx, qword [rdx + 8]
+    mov qword [rdi], rax
+    mov qword [rdi + 8], rcx
+    ret"
+            .into(),
+            all,
+            Not(&["instruction 2 `add rax, qword [rdx]` reads arg2[0] after instruction 1 wrote out1[0], which may be the same memory"]),
+        ),
+        (
+            "reads arg1[0] again after writing out1[0]",
+            add128,
+            ADD.replace(
+                "    ret",
+                "    mov rax, qword [rsi]\n    mov qword [rdi], rax\n    ret",
+            ),
+            o1a1,
+            Not(&["instruction 6 `mov rax, qword [rsi]` reads arg1[0] after instruction 4 wrote out1[0]"]),
+        ),
+        (
+            "out1[1] never written",
+            add128,
+            ADD.replace("    mov qword [rdi + 8], rcx\n", ""),
+            none,
+            Not(&["out1[1] is never written"]),
+        ),
+        (
+            "callee-saved rbx clobbered",
+            add128,
+            ADD.replace("rcx", "rbx"),
+            none,
+            Not(&["callee-saved rbx is not restored at ret"]),
+        ),
+        (
+            "callee-saved rbx pushed and popped",
+            add128,
+            ADD.replace("rcx", "rbx")
+                .replace("t:\n", "t:\n    push rbx\n")
+                .replace("    ret", "    pop rbx\n    ret"),
+            all,
+            Equivalent,
+        ),
+        (
+            "rsp not restored",
+            add128,
+            ADD.replace("t:\n", "t:\n    push rbx\n"),
+            none,
+            Not(&["rsp is not restored at ret (it is (rsp0 + 0xfffffffffffffff8))"]),
+        ),
+        (
+            "writes an input",
+            add128,
+            ADD.replace("mov qword [rdi], rax", "mov qword [rsi], rax"),
+            none,
+            Not(&["instruction 4 `mov qword [rsi], rax` writes arg1[0] (an input)"]),
+        ),
+        (
+            "writes past the output",
+            add128,
+            ADD.replace("[rdi + 8]", "[rdi + 16]"),
+            none,
+            Not(&["writes out1+16 (outside u64[2])"]),
+        ),
+        (
+            "writes the return address",
+            add128,
+            ADD.replace("mov qword [rdi], rax", "mov qword [rsp], rax"),
+            none,
+            Not(&["writes [rsp0 +0] (the return address or the caller's frame)"]),
+        ),
+        (
+            "writes below the red zone",
+            add128,
+            ADD.replace("mov qword [rdi], rax", "mov qword [rsp - 0x90], rax"),
+            none,
+            Not(&["below the red zone"]),
+        ),
+        (
+            "reads past an input",
+            add128,
+            ADD.replace("[rsi + 8]", "[rsi + 16]"),
+            none,
+            Not(&["reads arg1+16 (outside u64[2])"]),
+        ),
+        ("no ret", add128, ADD.replace("    ret", ""), none, Not(&["ends without ret"])),
+        (
+            "reads the output before writing it",
+            add128,
+            ADD.replace("mov rcx, qword [rsi + 8]", "mov rcx, qword [rdi + 8]"),
+            none,
+            Error("instruction 2 `mov rcx, qword [rdi + 0x8]` reads out1[1] before it is written"),
+        ),
+        (
+            "reads a stack slot before writing it",
+            add128,
+            ADD.replace("mov rcx, qword [rsi + 8]", "mov rcx, qword [rsp - 8]"),
+            none,
+            Error("reads the stack slot [rsp0 -8] before it is written"),
+        ),
+        (
+            "adc without a carry",
+            add128,
+            ADD.replace("add rax", "adc rax"),
+            none,
+            Error("instruction 1 `adc rax, qword [rdx]` reads CF, which is undefined here (flags are undefined at function entry)"),
+        ),
+        (
+            "data-dependent address",
+            add128,
+            ADD.replace("[rsi + 8]", "[rsi + rax*8]"),
+            none,
+            Error("is not an argument pointer or rsp plus a constant"),
+        ),
+        (
+            "unknown instruction",
+            add128,
+            ADD.replace("    ret", "    cpuid\n    ret"),
+            none,
+            Error("line 8: unknown instruction `cpuid`"),
+        ),
+        (
+            "cmovznz as test; cmovnz (arg1 is a byte in sil)",
+            select,
+            "t:
+    mov rax, rdx
+    test sil, sil
+    cmovnz rax, rcx
+    mov qword [rdi], rax
+    ret"
+            .into(),
+            all,
+            Equivalent,
+        ),
+        (
+            "cmovznz testing the undefined upper bits of arg1",
+            select,
+            "t:
+    mov rax, rdx
+    test esi, esi
+    cmovnz rax, rcx
+    mov qword [rdi], rax
+    ret"
+            .into(),
+            all,
+            Not(&["out1 differs", "junk(arg1)"]),
+        ),
+        (
+            "cmovznz with the operands the other way round",
+            select,
+            "t:
+    mov rax, rcx
+    test sil, sil
+    cmovz rax, rdx
+    mov qword [rdi], rax
+    ret"
+            .into(),
+            all,
+            Equivalent,
+        ),
+        (
+            "u128 product by mul",
+            mul128,
+            "t:
+    mov rax, rsi
+    mul rdx
+    mov qword [rdi], rax
+    mov qword [rdi + 8], rdx
+    ret"
+            .into(),
+            all,
+            Equivalent,
+        ),
+        (
+            "u128 product by mulx",
+            mul128,
+            "t:
+    mulx rcx, rax, rsi
+    mov qword [rdi], rax
+    mov qword [rdi + 8], rcx
+    ret"
+            .into(),
+            all,
+            Equivalent,
+        ),
+        (
+            "u128 product by imul (only the low half is right)",
+            mul128,
+            "t:
+    mov rax, rsi
+    imul rax, rdx
+    mov qword [rdi], rax
+    mov qword [rdi + 8], rdx
+    ret"
+            .into(),
+            all,
+            Not(&["out1[1] differs", "expected (IR):  (arg1 * arg2)[64..128]", "found (asm):    arg2"]),
+        ),
+        (
+            "mul leaves ZF undefined",
+            mul128,
+            "t:
+    mov rax, rsi
+    mul rdx
+    cmovz rax, rdx
+    mov qword [rdi], rax
+    mov qword [rdi + 8], rdx
+    ret"
+            .into(),
+            all,
+            Error("instruction 2 `cmovz rax, rdx` reads ZF, which is undefined here (instruction 1 left it undefined)"),
+        ),
+    ];
+    for (what, f, asm, o, want) in table {
+        let f = f();
+        let got = check_asm(&f, &asm, o);
+        match (want, got) {
+            (Equivalent, Ok(Verdict::Equivalent)) => {}
+            (Not(parts), Ok(Verdict::NotEquivalent(r))) => {
+                let text = r.to_string();
+                for p in parts {
+                    assert!(text.contains(p), "{what}: report lacks {p:?}:\n{text}");
+                }
+            }
+            (Error(part), Err(e)) => {
+                let text = e.to_string();
+                assert!(text.contains(part), "{what}: error lacks {part:?}: {text}");
+            }
+            (_, got) => panic!("{what}: unexpected {got:?}"),
+        }
+    }
+}
+
+/// The whole report for one wrong program (golden text).
+#[test]
+fn report_text() {
+    let f = add128();
+    let asm = ADD.replace("adc rcx", "add rcx");
+    let Ok(Verdict::NotEquivalent(r)) = check_asm(&f, &asm, CheckOptions::default()) else {
+        panic!("not rejected");
+    };
+    assert_eq!(
+        r.to_string(),
+        "`t` is not equivalent to `t`:
+  - out1[1] differs
+    expected (IR):  (carry64(arg1[0] + arg2[0]) + arg1[1] + arg2[1])
+    found (asm):    (arg1[1] + arg2[1])
+    first divergence: instruction 3 `add rcx, qword [rdx + 0x8]` writes (arg1[1] + arg2[1])"
+    );
+    assert!(matches!(
+        &r.problems[..],
+        [Problem::OutputDiffers { divergence: Some(d), .. }] if d.index == 3
+    ));
+}
+
+/// The program is picked by the function's name, or is the only one; NASM and GNU as
+/// text (as cryptopt prints them) both check.
+#[test]
+fn program_selection_and_syntax() {
+    let f = add128();
+    let two = format!("other:\n    ret\n{ADD}");
+    assert!(check_asm(&f, &two, CheckOptions::default())
+        .unwrap()
+        .is_equivalent());
+    let only = ADD.replace("t:", "renamed:");
+    assert!(check_asm(&f, &only, CheckOptions::default())
+        .unwrap()
+        .is_equivalent());
+    let neither = "a:\n    ret\nb:\n    ret\n";
+    let e = check_asm(&f, neither, CheckOptions::default()).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "no function `t` in the assembly (it has: a, b)"
+    );
+    let p = &cryptopt_x86::parse::parse(ADD).unwrap()[0];
+    for text in [cryptopt_x86::print::nasm(p), cryptopt_x86::print::gas(p)] {
+        assert!(check_asm(&f, &text, CheckOptions::default())
+            .unwrap()
+            .is_equivalent());
+    }
+    assert!(check(&f, p, CheckOptions::default())
+        .unwrap()
+        .is_equivalent());
+}

@@ -1,0 +1,320 @@
+//! Mutation testing of the checker (issue 5, item 7): generated programs get random
+//! single-instruction faults — another register, another offset, an opcode swapped for a
+//! sibling, an instruction dropped or duplicated, two nearby instructions swapped. Every
+//! fault the checker proves equivalent is then RUN natively (measure crate's runner,
+//! under every aliasing the options allow) on edge-case and random inputs against the
+//! interpreter: a mismatch or an ABI violation there is a FALSE "equivalent", and fails
+//! the test. Rejected faults are not run (they may crash).
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use cryptopt_codegen::{Candidate, Generator, Options};
+use cryptopt_ir::{inputs, interp, lower, Function};
+use cryptopt_measure::diff::{aliasings, Runner};
+use cryptopt_verify::{check, Verdict};
+use cryptopt_x86::{Inst, Mnemonic as M, Operand as X, Program, Reg};
+use rand::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Kind {
+    Register,
+    Offset,
+    Opcode,
+    Drop,
+    Duplicate,
+    Swap,
+}
+
+const KINDS: [Kind; 6] = [
+    Kind::Register,
+    Kind::Offset,
+    Kind::Opcode,
+    Kind::Drop,
+    Kind::Duplicate,
+    Kind::Swap,
+];
+
+/// Sibling mnemonics a fault may swap (same operand shapes).
+const SIBLINGS: &[(M, M)] = &[
+    (M::Adcx, M::Adox),
+    (M::Adc, M::Add),
+    (M::Adc, M::Adcx),
+    (M::Sub, M::Sbb),
+    (M::Cmovc, M::Cmovnc),
+    (M::Cmovo, M::Cmovno),
+    (M::Cmovz, M::Cmovnz),
+    (M::Cmovc, M::Cmovo),
+    (M::Setc, M::Seto),
+    (M::Shl, M::Shr),
+    (M::Shr, M::Sar),
+    (M::Shlx, M::Shrx),
+    (M::And, M::Or),
+    (M::Or, M::Xor),
+    (M::Clc, M::Stc),
+    (M::Inc, M::Dec),
+    (M::Shld, M::Shrd),
+    (M::Mov, M::Movzx),
+];
+
+fn sibling(mn: M, rng: &mut impl Rng) -> Option<M> {
+    let options: Vec<M> = SIBLINGS
+        .iter()
+        .filter_map(|&(a, b)| {
+            if a == mn {
+                Some(b)
+            } else if b == mn {
+                Some(a)
+            } else {
+                None
+            }
+        })
+        .collect();
+    (!options.is_empty()).then(|| options[rng.random_range(0..options.len())])
+}
+
+/// One random fault of the given kind, if the program has a place for it.
+fn mutate(p: &Program, kind: Kind, rng: &mut impl Rng) -> Option<(Program, String)> {
+    let mut q = p.clone();
+    let n = q.insts.len();
+    let pick = |rng: &mut _, pred: &dyn Fn(&Inst) -> bool| -> Option<usize> {
+        let idx: Vec<usize> = (0..n).filter(|&i| pred(&p.insts[i])).collect();
+        (!idx.is_empty()).then(|| idx[Rng::random_range(rng, 0..idx.len())])
+    };
+    let what = match kind {
+        Kind::Register => {
+            let i = pick(rng, &|x| {
+                x.operands()
+                    .iter()
+                    .any(|o| matches!(o, X::Reg(..) | X::Mem(_)))
+            })?;
+            let ops = q.insts[i].operands_mut();
+            let k = (0..ops.len())
+                .filter(|&k| matches!(ops[k], X::Reg(..) | X::Mem(_)))
+                .nth(rng.random_range(0..ops.len()) % ops.len())
+                .or_else(|| (0..ops.len()).find(|&k| matches!(ops[k], X::Reg(..) | X::Mem(_))))?;
+            let new = Reg::ALL[rng.random_range(0..16)];
+            match &mut ops[k] {
+                X::Reg(r, _) => *r = new,
+                X::Mem(m) => match (m.base, m.index) {
+                    (Some(_), Some(_)) if rng.random() => m.index = Some(new),
+                    (Some(_), _) => m.base = Some(new),
+                    (None, Some(_)) => m.index = Some(new),
+                    _ => return None,
+                },
+                X::Imm(_) => return None,
+            }
+            format!("{i}: `{}` -> `{}`", p.insts[i], q.insts[i])
+        }
+        Kind::Offset => {
+            let i = pick(rng, &|x| {
+                x.operands().iter().any(|o| matches!(o, X::Mem(_)))
+            })?;
+            let d = [-16, -8, -4, -1, 1, 4, 8, 16][rng.random_range(0..8)];
+            for o in q.insts[i].operands_mut() {
+                if let X::Mem(m) = o {
+                    m.disp += d;
+                }
+            }
+            format!("{i}: `{}` -> `{}`", p.insts[i], q.insts[i])
+        }
+        Kind::Opcode => {
+            let i = pick(rng, &|x| {
+                SIBLINGS.iter().any(|&(a, b)| a == x.mn || b == x.mn)
+            })?;
+            let mn = sibling(q.insts[i].mn, rng)?;
+            q.insts[i] = Inst::new(mn, p.insts[i].operands());
+            format!("{i}: `{}` -> `{}`", p.insts[i], q.insts[i])
+        }
+        Kind::Drop => {
+            let i = rng.random_range(0..n);
+            q.insts.remove(i);
+            format!("{i}: drop `{}`", p.insts[i])
+        }
+        Kind::Duplicate => {
+            let i = rng.random_range(0..n);
+            q.insts.insert(i, p.insts[i]);
+            format!("{i}: duplicate `{}`", p.insts[i])
+        }
+        Kind::Swap => {
+            let i = rng.random_range(0..n - 1);
+            let j = (i + 1 + rng.random_range(0..3)).min(n - 1);
+            q.insts.swap(i, j);
+            format!("swap {i} `{}` and {j} `{}`", p.insts[i], p.insts[j])
+        }
+    };
+    if q == *p
+        || q.insts
+            .iter()
+            .any(|x| cryptopt_x86::encode::check(x).is_err())
+    {
+        return None;
+    }
+    Some((q, what))
+}
+
+#[derive(Default)]
+struct Tally {
+    tried: usize,
+    proved: usize,
+    rejected_not_equivalent: usize,
+    rejected_error: usize,
+    native_runs: usize,
+    by_kind: BTreeMap<String, [usize; 3]>,
+    false_equivalent: Vec<String>,
+}
+
+/// Faults per generated program, programs per function (times
+/// `$CRYPTOPT_MUTATION_SCALE`, 1 by default, for long runs).
+const FAULTS: usize = 40;
+const PROGRAMS: usize = 10;
+
+fn scale() -> usize {
+    std::env::var("CRYPTOPT_MUTATION_SCALE")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1)
+}
+const RANDOM_INPUTS: usize = 24;
+
+fn mutate_function(f: &Function, seed: u64, tally: &Mutex<Tally>) {
+    let g = lower::lower(f).expect("lowers");
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    let mut runner = Runner::new().expect("runner");
+    let mut code = Vec::new();
+    let mut cases = inputs::edge_cases(f);
+    cases.extend((0..RANDOM_INPUTS).map(|_| inputs::random(f, &mut rng)));
+    let want: Vec<_> = cases
+        .iter()
+        .map(|x| interp::run(f, x).expect("interpreter"))
+        .collect();
+    let all = Options::all();
+    for _ in 0..PROGRAMS * scale() {
+        let opts = all[rng.random_range(0..all.len())];
+        let copts = common::check_options(&opts);
+        let mut gen = Generator::new(&g, opts).expect("generator");
+        let c = Candidate::random(&g, gen.deps(), &mut rng);
+        gen.generate(&c).expect("generates");
+        let p = gen.program();
+        assert!(
+            check(f, &p, copts).expect("checks").is_equivalent(),
+            "{}: the unmutated program is not proved",
+            f.name
+        );
+        let alias = aliasings(f, |r, q| opts.may_alias(r, q));
+        for k in 0..FAULTS {
+            let kind = KINDS[k % KINDS.len()];
+            let Some((q, what)) = mutate(&p, kind, &mut rng) else {
+                continue;
+            };
+            let verdict = check(f, &q, copts);
+            let mut t = tally.lock().expect("lock");
+            t.tried += 1;
+            let slot = t.by_kind.entry(format!("{kind:?}")).or_default();
+            match verdict {
+                Ok(Verdict::Equivalent) => {
+                    slot[0] += 1;
+                    t.proved += 1;
+                    drop(t);
+                    // Ground truth: it must compute what the interpreter computes.
+                    code.clear();
+                    cryptopt_x86::encode::encode(&q.insts, &mut code).expect("encodes");
+                    runner.load(&code).expect("loads");
+                    let mut runs = 0;
+                    let mut bad = None;
+                    'run: for (x, w) in cases.iter().zip(&want) {
+                        for &a in &alias {
+                            runs += 1;
+                            if let Err(e) = runner.check_against(f, x, w, a) {
+                                bad = Some(e.to_string());
+                                break 'run;
+                            }
+                        }
+                    }
+                    let mut t = tally.lock().expect("lock");
+                    t.native_runs += runs;
+                    if let Some(e) = bad {
+                        t.false_equivalent.push(format!(
+                            "{} with {opts:?}: fault {what} was proved equivalent but {e}\n{}",
+                            f.name,
+                            cryptopt_x86::print::nasm(&q)
+                        ));
+                    }
+                }
+                Ok(Verdict::NotEquivalent(_)) => {
+                    slot[1] += 1;
+                    t.rejected_not_equivalent += 1;
+                }
+                Err(_) => {
+                    slot[2] += 1;
+                    t.rejected_error += 1;
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn faults_are_rejected_or_harmless() {
+    let names = [
+        ("p256_64.json", "fiat_p256_mul"),
+        ("p256_64.json", "fiat_p256_square"),
+        ("curve25519_64.json", "fiat_25519_carry_mul"),
+        (
+            "curve25519_solinas_64.json",
+            "fiat_curve25519_solinas_square",
+        ),
+        ("secp256k1_dettman_64.json", "fiat_secp256k1_dettman_mul"),
+        ("poly1305_64.json", "fiat_poly1305_carry_square"),
+        ("p448_solinas_64.json", "fiat_p448_carry_square"),
+        ("p521_64.json", "fiat_p521_carry_square"),
+        ("p384_64.json", "fiat_p384_mul"),
+        ("p224_64.json", "fiat_p224_add"),
+        ("p256_64.json", "fiat_p256_from_montgomery"),
+        ("curve25519_64.json", "fiat_25519_to_bytes"),
+    ];
+    let Some(fs) = names
+        .iter()
+        .map(|(file, name)| common::function(file, name))
+        .collect::<Option<Vec<Function>>>()
+    else {
+        eprintln!("SKIPPED faults_are_rejected_or_harmless: CRYPTOPT_FIAT_JSON is not set");
+        return;
+    };
+    let tally = Mutex::new(Tally::default());
+    let next = AtomicUsize::new(0);
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(f) = fs.get(i) else { break };
+                mutate_function(f, 77 + i as u64, &tally);
+            });
+        }
+    });
+    let t = tally.into_inner().expect("lock");
+    eprintln!(
+        "mutation: {} faults tried: {} proved equivalent (harmless; each run natively, \
+         {} runs), {} rejected as not equivalent, {} rejected with an error",
+        t.tried, t.proved, t.native_runs, t.rejected_not_equivalent, t.rejected_error
+    );
+    for (k, [p, n, e]) in &t.by_kind {
+        eprintln!("  {k:>9}: {p:4} proved, {n:4} not equivalent, {e:4} errors");
+    }
+    assert!(
+        t.false_equivalent.is_empty(),
+        "{} FALSE EQUIVALENT:\n{}",
+        t.false_equivalent.len(),
+        t.false_equivalent.join("\n\n")
+    );
+    assert!(t.tried >= 3000, "only {} faults tried", t.tried);
+    assert!(
+        t.proved > 0,
+        "no harmless fault at all: the mutations are suspicious"
+    );
+}
