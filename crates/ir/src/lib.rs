@@ -13,13 +13,16 @@
 //! * [`lower`]: lowering to the 64-bit machine-level dialect code generation consumes;
 //! * [`text`]: the readable text form (`cryptopt ir`), used by golden tests;
 //! * [`inputs`]: random and edge-case inputs within a function's declared bounds;
-//! * [`c`]: C source in the shape of Fiat's own C output, the compiler baseline.
+//! * [`c`]: C source in the shape of Fiat's own C output, the compiler baseline;
+//! * [`fields`]: the built-in field-arithmetic generator (Montgomery and unsaturated
+//!   Solinas mul/square/add/sub/opp for presets and any prime), with Fiat JSON output.
 //!
 //! This crate has no knowledge of x86 and must never gain any.
 
 pub mod c;
 pub mod error;
 pub mod fiat;
+pub mod fields;
 pub mod func;
 pub mod inputs;
 pub mod interp;

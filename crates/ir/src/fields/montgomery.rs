@@ -1,0 +1,316 @@
+//! Word-by-word Montgomery arithmetic on saturated 64-bit limbs (Fiat's
+//! `word_by_word_montgomery`), for any odd modulus `p < 2^(64n)`.
+//!
+//! `mul` (inputs `a, b < p`): `T = 0`; for each limb `a_i`: `T += a_i·b` (n+1 words plus
+//! a carry word), `m = T_0·(-p⁻¹ mod 2^64)`, `T = (T + m·p) / 2^64`; finally subtract `p`
+//! once if `T ≥ p`, chosen with `cmovznz` on the borrow. `T < 2p` throughout, so the
+//! result is `a·b·R⁻¹ mod p`, fully reduced.
+//!
+//! Additions go through [`Words::adc`], which knows an upper bound of every word and
+//! emits a plain `+` where no carry can occur, drops literal zeros, and skips zero
+//! limbs of `p` (as Fiat's own partial evaluation does, e.g. for p256's third limb).
+
+use num_bigint::BigUint;
+
+use crate::func::{Function, Op, Param, Ty};
+
+use super::build::{Builder, Opnd};
+use super::{FieldError, FieldOp, FieldSpec};
+
+const MAX: u128 = u64::MAX as u128;
+
+/// A 64-bit word (or a carry bit) and its upper bound.
+#[derive(Clone, Copy, Debug)]
+struct W {
+    o: Opnd,
+    max: u128,
+}
+
+const ZERO: W = W {
+    o: Opnd::K(0),
+    max: 0,
+};
+
+fn k(c: u64) -> W {
+    W {
+        o: Opnd::K(c as u128),
+        max: c as u128,
+    }
+}
+
+fn is_zero(w: &W) -> bool {
+    w.o == Opnd::K(0)
+}
+
+struct Words {
+    b: Builder,
+}
+
+impl Words {
+    /// `c + x + y` as (sum word, carry bit).
+    fn adc(&mut self, c: W, x: W, y: W) -> (W, W) {
+        let total = c.max + x.max + y.max;
+        if total <= MAX {
+            let terms: Vec<W> = [c, x, y].into_iter().filter(|w| !is_zero(w)).collect();
+            let sum = match terms.len() {
+                0 => ZERO,
+                1 => terms[0],
+                _ => {
+                    let ops: Vec<Opnd> = terms.iter().map(|w| w.o).collect();
+                    let ty = if total <= 1 { Ty::U1 } else { Ty::U64 };
+                    W {
+                        o: self.b.op1(Op::Add, &ops, ty),
+                        max: total,
+                    }
+                }
+            };
+            return (sum, ZERO);
+        }
+        let (s, carry) = self.b.op2(
+            Op::AddCarry { size: 64 },
+            &[c.o, x.o, y.o],
+            [Ty::U64, Ty::U1],
+        );
+        (W { o: s, max: MAX }, W { o: carry, max: 1 })
+    }
+
+    /// `x - y - c` as (difference word, borrow bit).
+    fn sbb(&mut self, c: W, x: W, y: W) -> (W, W) {
+        let (d, borrow) = self.b.op2(
+            Op::SubBorrow { size: 64 },
+            &[c.o, x.o, y.o],
+            [Ty::U64, Ty::U1],
+        );
+        (W { o: d, max: MAX }, W { o: borrow, max: 1 })
+    }
+
+    /// `x·y` as (low, high) words.
+    fn mulx(&mut self, x: W, y: W) -> (W, W) {
+        if is_zero(&x) || is_zero(&y) {
+            return (ZERO, ZERO);
+        }
+        if y.o == Opnd::K(1) {
+            return (x, ZERO);
+        }
+        let max = x.max * y.max;
+        let (lo, hi) = self
+            .b
+            .op2(Op::Mulx { size: 64 }, &[x.o, y.o], [Ty::U64, Ty::U64]);
+        (
+            W {
+                o: lo,
+                max: max.min(MAX),
+            },
+            W {
+                o: hi,
+                max: max >> 64,
+            },
+        )
+    }
+
+    /// `x·(y_0 … y_{n-1})` as n+1 words: low halves plus shifted high halves.
+    fn mul_word(&mut self, x: W, ys: &[W]) -> Vec<W> {
+        let n = ys.len();
+        // Fiat multiplies from the top limb down.
+        let mut prods = vec![(ZERO, ZERO); n];
+        for j in (0..n).rev() {
+            prods[j] = self.mulx(x, ys[j]);
+        }
+        let mut out = Vec::with_capacity(n + 1);
+        out.push(prods[0].0);
+        let mut c = ZERO;
+        for j in 1..n {
+            let (s, c2) = self.adc(c, prods[j - 1].1, prods[j].0);
+            out.push(s);
+            c = c2;
+        }
+        let (top, c2) = self.adc(c, prods[n - 1].1, ZERO);
+        debug_assert!(is_zero(&c2), "the top word of a limb product cannot carry");
+        out.push(top);
+        out
+    }
+}
+
+fn p_limbs(p: &BigUint, n: usize) -> Vec<u64> {
+    let mut limbs: Vec<u64> = p.iter_u64_digits().collect();
+    limbs.resize(n, 0);
+    limbs
+}
+
+/// `-p⁻¹ mod 2^64` (p odd), by Newton's iteration.
+fn m_prime(p0: u64) -> u64 {
+    let mut inv: u64 = 1;
+    for _ in 0..6 {
+        inv = inv.wrapping_mul(2u64.wrapping_sub(p0.wrapping_mul(inv)));
+    }
+    debug_assert_eq!(p0.wrapping_mul(inv), 1);
+    inv.wrapping_neg()
+}
+
+pub(crate) fn generate(spec: &FieldSpec, op: FieldOp) -> Result<Function, FieldError> {
+    let n = spec.limbs() as usize;
+    let arr = |name: &str| Param {
+        name: name.into(),
+        ty: Ty::U64,
+        len: Some(n as u32),
+        lbound: vec![0; n],
+        ubound: vec![MAX; n],
+    };
+    let params: Vec<Param> = (1..=op.arity()).map(|i| arr(&format!("arg{i}"))).collect();
+    let mut g = Words {
+        b: Builder::new(spec.function_name(op), params, vec![arr("out1")]),
+    };
+    let p: Vec<W> = p_limbs(&spec.p, n).into_iter().map(k).collect();
+    let arg = |a: u32, i: usize| W {
+        o: Opnd::Arg(a, i as u32),
+        max: MAX,
+    };
+    let a: Vec<W> = (0..n).map(|i| arg(0, i)).collect();
+    let b: Vec<W> = match op {
+        FieldOp::Mul | FieldOp::Add | FieldOp::Sub => (0..n).map(|i| arg(1, i)).collect(),
+        _ => a.clone(),
+    };
+    let out = match op {
+        FieldOp::Mul | FieldOp::Square => mul(&mut g, &p, &a, &b),
+        FieldOp::Add => add(&mut g, &p, &a, &b),
+        FieldOp::Sub => sub(&mut g, &p, &a, &b),
+        FieldOp::Opp => {
+            let zeros = vec![ZERO; n];
+            sub(&mut g, &p, &zeros, &a)
+        }
+    };
+    for (i, w) in out.into_iter().enumerate() {
+        g.b.store(0, i as u32, w.o);
+    }
+    g.b.finish()
+}
+
+fn mul(g: &mut Words, p: &[W], a: &[W], b: &[W]) -> Vec<W> {
+    let n = p.len();
+    let mp = m_prime(p[0].max as u64);
+    // T: n words plus the top word (a carry, or a sum of two carries).
+    let mut t: Vec<W> = Vec::new();
+    let mut top = ZERO;
+    for (i, &ai) in a.iter().enumerate() {
+        let prod = g.mul_word(ai, b);
+        // S = T + a_i·b (n+1 words, plus a carry `cs` out of the top).
+        let (s, cs) = if i == 0 {
+            (prod, ZERO)
+        } else {
+            let mut s = Vec::with_capacity(n + 1);
+            let mut c = ZERO;
+            for j in 0..n {
+                let (x, c2) = g.adc(c, t[j], prod[j]);
+                s.push(x);
+                c = c2;
+            }
+            let (x, c2) = g.adc(c, top, prod[n]);
+            s.push(x);
+            (s, c2)
+        };
+        // m = S_0 · (-p⁻¹) mod 2^64; then (S + m·p) / 2^64.
+        let m = if mp == 1 {
+            s[0]
+        } else {
+            W {
+                o: g.b.op1(Op::Mul, &[s[0].o, Opnd::K(mp as u128)], Ty::U64),
+                max: MAX,
+            }
+        };
+        let mq = g.mul_word(m, p);
+        let (_, mut c) = g.adc(ZERO, s[0], mq[0]);
+        let mut next = Vec::with_capacity(n);
+        for j in 1..=n {
+            let (x, c2) = g.adc(c, s[j], mq[j]);
+            next.push(x);
+            c = c2;
+        }
+        top = if is_zero(&cs) {
+            c
+        } else {
+            g.adc(ZERO, c, cs).0
+        };
+        t = next;
+    }
+    final_subtract(g, p, &t, top)
+}
+
+/// `T - p` if that does not borrow (T < 2p given as n words plus `top`), else `T`.
+fn final_subtract(g: &mut Words, p: &[W], t: &[W], top: W) -> Vec<W> {
+    let mut d = Vec::with_capacity(t.len());
+    let mut borrow = ZERO;
+    for (j, &x) in t.iter().enumerate() {
+        let (y, b2) = g.sbb(borrow, x, p[j]);
+        d.push(y);
+        borrow = b2;
+    }
+    let (_, borrow) = g.sbb(borrow, top, ZERO);
+    t.iter()
+        .zip(d)
+        .map(|(&x, y)| W {
+            o: g.b.op1(Op::Cmovznz, &[borrow.o, y.o, x.o], Ty::U64),
+            max: MAX,
+        })
+        .collect()
+}
+
+fn add(g: &mut Words, p: &[W], a: &[W], b: &[W]) -> Vec<W> {
+    let mut s = Vec::with_capacity(a.len());
+    let mut c = ZERO;
+    for (&x, &y) in a.iter().zip(b) {
+        let (z, c2) = g.adc(c, x, y);
+        s.push(z);
+        c = c2;
+    }
+    final_subtract(g, p, &s, c)
+}
+
+/// `a - b`, plus `p` if that borrowed: `a + (p & mask)` with the mask from the borrow.
+fn sub(g: &mut Words, p: &[W], a: &[W], b: &[W]) -> Vec<W> {
+    let mut d = Vec::with_capacity(a.len());
+    let mut borrow = ZERO;
+    for (&x, &y) in a.iter().zip(b) {
+        let (z, b2) = g.sbb(borrow, x, y);
+        d.push(z);
+        borrow = b2;
+    }
+    let mask = W {
+        o: g.b
+            .op1(Op::Cmovznz, &[borrow.o, Opnd::K(0), Opnd::K(MAX)], Ty::U64),
+        max: MAX,
+    };
+    let mut out = Vec::with_capacity(a.len());
+    let mut c = ZERO;
+    for (&x, &pj) in d.iter().zip(p) {
+        let addend = match pj.max {
+            0 => ZERO,
+            MAX => mask,
+            v => W {
+                o: g.b.op1(Op::And, &[mask.o, Opnd::K(v)], Ty::U64),
+                max: v,
+            },
+        };
+        let (z, c2) = g.adc(c, x, addend);
+        out.push(z);
+        c = c2;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn m_prime_is_minus_inverse() {
+        for p0 in [
+            1u64,
+            3,
+            0xffff_ffff_ffff_ffff,
+            0xffff_ffff_0000_0001,
+            0x1234_5677,
+        ] {
+            assert_eq!(p0.wrapping_mul(m_prime(p0)), u64::MAX, "{p0:#x}");
+        }
+    }
+}
