@@ -67,6 +67,23 @@ enum Cmd {
         #[command(flatten)]
         cg: CodegenArgs,
     },
+    /// Prove an x86-64 program (NASM or GNU as) equivalent to a function: exit 0 and
+    /// `equivalent`, or exit 1 with a report.
+    Check {
+        input: PathBuf,
+        #[arg(long, short)]
+        function: Option<String>,
+        /// The assembly file.
+        program: PathBuf,
+        /// Which outputs may be the same memory as which inputs in callers.
+        #[arg(long, value_enum, default_value = "none")]
+        aliasing: MemoryConstraintsArg,
+    },
+    /// Print a function of the built-in field generator as Fiat JSON.
+    Gen {
+        #[command(flatten)]
+        field: FieldArgs,
+    },
     /// Print the C that the baseline compiler is given (Fiat's C shape, same signature).
     EmitC {
         input: PathBuf,
@@ -141,6 +158,56 @@ impl CodegenArgs {
     }
 }
 
+/// The built-in field generator: `--field p256 --op mul`.
+#[derive(clap::Args, Debug, Clone)]
+struct FieldArgs {
+    /// A preset (curve25519, p224, p256, p384, p434, p448, p521, poly1305, secp256k1,
+    /// bls12-381-p) or a prime: '2^255 - 19', decimal or 0x hex.
+    #[arg(long)]
+    field: Option<String>,
+    /// mul, square, add, sub or opp.
+    #[arg(long, default_value = "mul")]
+    op: String,
+    /// Unsaturated (Solinas) limb count instead of Fiat's choice.
+    #[arg(long)]
+    limbs: Option<u32>,
+    /// Representation: auto (presets keep theirs; 2^k - c primes unsaturated), montgomery, solinas.
+    #[arg(long, value_enum, default_value = "auto")]
+    repr: ReprArg,
+    /// Accept a modulus that is not prime.
+    #[arg(long)]
+    allow_composite: bool,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+enum ReprArg {
+    Auto,
+    Montgomery,
+    Solinas,
+}
+
+impl FieldArgs {
+    /// The generated function, if --field was given.
+    fn function(&self) -> Result<Option<Function>> {
+        use cryptopt_ir::fields;
+        let Some(field) = &self.field else {
+            return Ok(None);
+        };
+        let opts = fields::FieldOptions {
+            repr: match self.repr {
+                ReprArg::Auto => fields::ReprChoice::Auto,
+                ReprArg::Montgomery => fields::ReprChoice::Montgomery,
+                ReprArg::Solinas => fields::ReprChoice::Solinas,
+            },
+            limbs: self.limbs,
+            allow_composite: self.allow_composite,
+        };
+        let spec = fields::resolve(field, &opts)?;
+        let op: fields::FieldOp = self.op.parse()?;
+        Ok(Some(fields::generate(&spec, op)?))
+    }
+}
+
 #[derive(clap::ValueEnum, Clone, Copy, Debug)]
 enum MeasureArg {
     Throughput,
@@ -149,9 +216,13 @@ enum MeasureArg {
 
 #[derive(clap::Args, Debug)]
 struct OptimizeArgs {
-    input: PathBuf,
+    /// A Fiat JSON file; leave it out with --field.
+    #[arg(required_unless_present = "field")]
+    input: Option<PathBuf>,
     #[arg(long, short)]
     function: Option<String>,
+    #[command(flatten)]
+    field: FieldArgs,
     /// Evaluations (mutants measured): a number, or with a k/M suffix (10k).
     #[arg(long, default_value = "10k", value_parser = parse_count)]
     evals: u64,
@@ -188,6 +259,13 @@ struct OptimizeArgs {
     /// Continue a saved run (its state.json).
     #[arg(long)]
     resume: Option<PathBuf>,
+    /// Do not prove the final program with the equivalence checker (it is still run
+    /// against the interpreter).
+    #[arg(long)]
+    no_verify: bool,
+    /// Also prove every N-th improvement during the search (0: never).
+    #[arg(long, default_value_t = 0)]
+    verify_every: u64,
     #[command(flatten)]
     cg: CodegenArgs,
 }
@@ -293,6 +371,7 @@ fn run(cli: Cli) -> Result<()> {
             gen.generate(&cand)?;
             let program = gen.program();
             check_natively(&f, &program, &opts, seed)?;
+            prove(&f, &program, &opts)?;
             let text = match syntax {
                 Syntax::Nasm => cryptopt_x86::print::nasm(&program),
                 Syntax::Gas => cryptopt_x86::print::gas(&program),
@@ -301,6 +380,45 @@ fn run(cli: Cli) -> Result<()> {
                 Some(path) => write_atomically(&path, text.as_bytes())?,
                 None => write!(out, "{text}")?,
             }
+        }
+        Cmd::Check {
+            input,
+            function,
+            program,
+            aliasing,
+        } => {
+            let f = load(&input, function.as_deref(), false)?;
+            let asm = read(&program)?;
+            let opts = cryptopt_verify::CheckOptions {
+                aliasing: verify_aliasing(aliasing),
+            };
+            match cryptopt_verify::check_asm(&f, &asm, opts)
+                .with_context(|| program.display().to_string())?
+            {
+                cryptopt_verify::Verdict::Equivalent => writeln!(out, "equivalent")?,
+                cryptopt_verify::Verdict::NotEquivalent(report) => {
+                    writeln!(out, "not equivalent\n{report}")?;
+                    out.flush()?;
+                    return Err(CheckFailed(format!(
+                        "{} is not equivalent to {}",
+                        program.display(),
+                        f.name
+                    ))
+                    .into());
+                }
+            }
+        }
+        Cmd::Gen { field } => {
+            if field.field.is_none() {
+                bail!("gen needs --field (a preset or a prime)");
+            }
+            let f = field.function()?.expect("--field given");
+            let json = cryptopt_ir::fields::to_fiat_json(&f)?;
+            writeln!(
+                out,
+                "{}",
+                serde_json::to_string_pretty(&serde_json::Value::Array(vec![json]))?
+            )?;
         }
         Cmd::EmitC { input, function } => {
             let f = load(&input, function.as_deref(), false)?;
@@ -319,6 +437,48 @@ fn run(cli: Cli) -> Result<()> {
     }
     out.flush()?;
     Ok(())
+}
+
+fn verify_aliasing(a: MemoryConstraintsArg) -> cryptopt_verify::Aliasing {
+    match a {
+        MemoryConstraintsArg::None => cryptopt_verify::Aliasing::None,
+        MemoryConstraintsArg::Out1Arg1 => cryptopt_verify::Aliasing::Out1Arg1,
+        MemoryConstraintsArg::All => cryptopt_verify::Aliasing::All,
+    }
+}
+
+/// Proves `program` equivalent to `f` under the aliasing `opts` allows; a program that
+/// is not proved is a CheckFailed (exit 1) with the checker's report.
+fn prove(f: &Function, program: &cryptopt_x86::Program, opts: &Options) -> Result<()> {
+    let aliasing = match opts.memory_constraints {
+        MemoryConstraints::None => cryptopt_verify::Aliasing::None,
+        MemoryConstraints::Out1Arg1 => cryptopt_verify::Aliasing::Out1Arg1,
+        MemoryConstraints::All => cryptopt_verify::Aliasing::All,
+    };
+    match cryptopt_verify::check(f, program, cryptopt_verify::CheckOptions { aliasing })? {
+        cryptopt_verify::Verdict::Equivalent => Ok(()),
+        cryptopt_verify::Verdict::NotEquivalent(report) => {
+            // One line: the first problem, shortened (`cryptopt check` prints them all).
+            let first = report
+                .problems
+                .first()
+                .map(|p| p.to_string())
+                .unwrap_or_default();
+            let first: String = first
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+                .chars()
+                .take(400)
+                .collect();
+            Err(CheckFailed(format!(
+                "the equivalence checker did not prove {} ({} problem(s)); first: {first}",
+                f.name,
+                report.problems.len()
+            ))
+            .into())
+        }
+    }
 }
 
 /// Runs `program` natively on random and edge-case inputs (and every aliasing the

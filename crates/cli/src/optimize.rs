@@ -28,7 +28,7 @@ use cryptopt_measure::diff::Runner;
 use cryptopt_search::native::Native;
 use cryptopt_search::{rls, Phase, State};
 
-use super::{check_natively, load, write_atomically, CheckFailed, MeasureArg, OptimizeArgs};
+use super::{check_natively, load, prove, write_atomically, CheckFailed, MeasureArg, OptimizeArgs};
 use crate::report::{self, Row};
 
 /// One optimization: everything `optimize` needs besides the command line.
@@ -47,9 +47,13 @@ pub struct Job<'a> {
     pub out: PathBuf,
     /// Show the live progress line and the machine report.
     pub interactive: bool,
+    /// Prove the final program (and every `verify_every`-th improvement).
+    pub verify: bool,
+    pub verify_every: u64,
 }
 
-/// What an optimization produced.
+/// What an optimization produced (a written program was always run against the
+/// interpreter, and proved equivalent unless the job said not to).
 pub struct Outcome {
     pub program: cryptopt_x86::Program,
     /// Median ticks per call of the winner and of the baseline (final measurement).
@@ -63,7 +67,21 @@ pub struct Outcome {
 }
 
 pub fn run(args: OptimizeArgs) -> Result<()> {
-    let f = load(&args.input, args.function.as_deref(), false)?;
+    if args.field.field.is_some() && args.input.is_some() {
+        bail!("give either an input file or --field, not both");
+    }
+    let f = match (&args.input, args.field.function()?) {
+        (_, Some(f)) => f,
+        (Some(input), None) => load(input, args.function.as_deref(), false)?,
+        (None, None) => bail!("give an input file or --field"),
+    };
+    let input = args.input.clone().unwrap_or_else(|| {
+        PathBuf::from(format!(
+            "--field {} --op {}",
+            args.field.field.as_deref().unwrap_or(""),
+            args.field.op
+        ))
+    });
     let opts = args.cg.options();
     let mode = match args.measure {
         MeasureArg::Throughput => Mode::Throughput,
@@ -101,7 +119,7 @@ pub fn run(args: OptimizeArgs) -> Result<()> {
     }
     let job = Job {
         f: &f,
-        input: args.input.clone(),
+        input,
         opts,
         params,
         resume,
@@ -114,6 +132,8 @@ pub fn run(args: OptimizeArgs) -> Result<()> {
         cpu: args.cpu,
         out: args.out.clone(),
         interactive: true,
+        verify: !args.no_verify,
+        verify_every: args.verify_every,
     };
     let o = optimize(job, &stop)?;
     if o.stopped {
@@ -193,6 +213,12 @@ pub fn optimize(job: Job<'_>, stop: &AtomicBool) -> Result<Outcome> {
     };
     let cfg = job.cfg;
     let mut ev = Native::new(&g, gen, baseline.ptr(), &counter, cfg, job.params.seed)?;
+    if job.verify && job.verify_every > 0 {
+        ev.verify_every = job.verify_every;
+        ev.verify = Some(Box::new(move |p: &cryptopt_x86::Program| {
+            prove(f, p, &opts).map_err(|e| format!("{e:#}"))
+        }));
+    }
 
     let bar = if job.interactive {
         ProgressBar::new(state.params.evals)
@@ -270,6 +296,9 @@ pub fn optimize(job: Job<'_>, stop: &AtomicBool) -> Result<Outcome> {
     gen.generate(&best)?;
     let program = gen.program();
     check_natively(f, &program, &opts, job.params.seed)?;
+    if job.verify {
+        prove(f, &program, &opts)?;
+    }
 
     // A final, longer measurement of the winner against the baseline.
     let (cycles, base) =

@@ -556,3 +556,126 @@ fn bench_smoke() {
         .contains("<svg"));
     std::fs::remove_dir_all(&out).ok();
 }
+
+/// `cryptopt check`: 0 and `equivalent` for a generated program, 1 with a report for a
+/// broken one, 2 for input errors.
+#[test]
+fn check_exit_codes() {
+    let ex = example();
+    let dir = std::env::temp_dir().join(format!("cryptopt-cli-check-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let good = dir.join("good.asm");
+    let (code, _, err) = cryptopt(&["codegen", &ex, "--seed", "5", "-o", good.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let (code, out, err) = cryptopt(&["check", &ex, good.to_str().unwrap(), "--aliasing", "all"]);
+    assert_eq!((code, out.trim()), (0, "equivalent"), "{err}");
+    // Break it: turn the first `add`-family instruction into a `sub` … or drop a store.
+    let text = std::fs::read_to_string(&good).unwrap();
+    let broken_text = text.replacen("mov qword [rdi + 0x8],", "mov qword [rdi],", 1);
+    assert_ne!(broken_text, text, "the program stores out1[1]");
+    let bad = dir.join("bad.asm");
+    std::fs::write(&bad, broken_text).unwrap();
+    let (code, out, _) = cryptopt(&["check", &ex, bad.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(out.starts_with("not equivalent"), "{out}");
+    assert!(
+        out.contains("out1[1]"),
+        "the report names the output: {out}"
+    );
+    // Input errors: unknown instruction, unreadable file.
+    let weird = dir.join("weird.asm");
+    std::fs::write(&weird, "example_running:\n    frobnicate rax\n    ret\n").unwrap();
+    let (code, _, err) = cryptopt(&["check", &ex, weird.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("frobnicate") && err.contains("line 2"),
+        "{err}"
+    );
+    let (code, _, _) = cryptopt(&["check", &ex, "/nonexistent.asm"]);
+    assert_eq!(code, 2);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// The built-in generator from the command line: `gen` prints Fiat JSON that the front
+/// end reads back; bad fields are one-line errors with exit 2.
+#[test]
+fn gen_and_field_errors() {
+    let dir = std::env::temp_dir().join(format!("cryptopt-cli-gen-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (field, op, name) in [
+        ("p256", "mul", "fiat_p256_mul"),
+        ("curve25519", "square", "fiat_25519_carry_square"),
+        ("2^127 - 1", "add", "fiat_custom_add"),
+    ] {
+        let (code, json, err) = cryptopt(&["gen", "--field", field, "--op", op]);
+        assert_eq!(code, 0, "{field}: {err}");
+        let path = dir.join("f.json");
+        std::fs::write(&path, json).unwrap();
+        let (code, list, err) = cryptopt(&["list", path.to_str().unwrap()]);
+        assert_eq!(code, 0, "{err}");
+        assert!(list.starts_with(name), "{list}");
+    }
+    let cases: &[(&[&str], &str)] = &[
+        (&["gen", "--field", "p255"], "unknown field `p255`"),
+        (&["gen", "--field", "2^256"], "is even"),
+        (
+            &["gen", "--field", "2^255 - 21"],
+            "not prime (use --allow-composite)",
+        ),
+        (&["gen", "--field", "3"], "too small"),
+        (
+            &["gen", "--field", "p256", "--op", "div"],
+            "unknown operation `div`",
+        ),
+        (
+            &["gen", "--field", "2^255 - 19", "--limbs", "4"],
+            "does not fit 4 limbs",
+        ),
+        (&["gen", "--field", "2^255 -"], "invalid modulus"),
+        (&["gen"], "needs --field"),
+    ];
+    for (args, want) in cases {
+        let (code, _, err) = cryptopt(args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: want {want:?} in {err}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// The README's main command shape: optimize a built-in field, no input file.
+#[test]
+fn optimize_builtin_field() {
+    if !have("gcc") {
+        eprintln!("SKIPPED optimize_builtin_field: gcc not found");
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("cryptopt-cli-field-{}", std::process::id()));
+    let (code, out, err) = cryptopt(&[
+        "optimize",
+        "--field",
+        "p256",
+        "--op",
+        "mul",
+        "--evals",
+        "200",
+        "--bets",
+        "2",
+        "--batches",
+        "5",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("result: function=fiat_p256_mul"), "{out}");
+    assert!(dir.join("fiat_p256_mul/fiat_p256_mul.asm").is_file());
+    let (code, _, err) = cryptopt(&[
+        "optimize",
+        "examples/running_example.json",
+        "--field",
+        "p256",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("not both"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}

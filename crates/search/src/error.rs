@@ -17,8 +17,9 @@ pub enum Error {
     #[error(transparent)]
     Measure(#[from] cryptopt_measure::Error),
     /// Generated code disagreed with the interpreter or with another implementation
-    /// during measurement: the run stops. `candidate` is the offending one.
-    #[error("check failed during measurement: {message}")]
+    /// during measurement, or a kept candidate was not proved equivalent: the run
+    /// stops. `candidate` is the offending one.
+    #[error("check failed during the search: {message}")]
     Mismatch {
         message: String,
         candidate: Box<cryptopt_codegen::Candidate>,

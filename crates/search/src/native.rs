@@ -44,7 +44,15 @@ pub struct Native<'f> {
     scratch: Vec<u128>,
     /// The last measurement, for reports.
     pub last: Option<Measurement>,
+    /// Every `verify_every`-th kept candidate is handed to `verify` (0: never).
+    pub verify_every: u64,
+    pub verify: Option<Verifier<'f>>,
+    kept: u64,
 }
+
+/// Checks a kept candidate's program; `Err` carries the reason it is not proved.
+pub type Verifier<'f> =
+    Box<dyn FnMut(&cryptopt_x86::Program) -> std::result::Result<(), String> + 'f>;
 
 impl<'f> Native<'f> {
     /// `baseline` must point to a verified function with the same C signature as the
@@ -78,6 +86,9 @@ impl<'f> Native<'f> {
             rng: Xoshiro256PlusPlus::seed_from_u64(seed ^ 0x006d_6561_7375_7265),
             scratch: Vec::new(),
             last: None,
+            verify_every: 0,
+            verify: None,
+            kept: 0,
         })
     }
 
@@ -125,6 +136,22 @@ impl<'f> Native<'f> {
 }
 
 impl Evaluator for Native<'_> {
+    fn kept(&mut self, c: &Candidate) -> Result<()> {
+        self.kept += 1;
+        if self.verify_every == 0 || !self.kept.is_multiple_of(self.verify_every) {
+            return Ok(());
+        }
+        let Some(verify) = self.verify.as_mut() else {
+            return Ok(());
+        };
+        self.gen.generate(c)?;
+        let program = self.gen.program();
+        verify(&program).map_err(|message| Error::Mismatch {
+            message,
+            candidate: Box::new(c.clone()),
+        })
+    }
+
     fn hot(&mut self, c: &Candidate) -> Result<Vec<Hot>> {
         self.ensure_current(c)?;
         Ok(self.cur.hot.clone())

@@ -43,6 +43,10 @@ pub trait Evaluator {
     fn compare(&mut self, current: &Candidate, mutant: &Candidate) -> Result<Comparison>;
     /// The hot decisions of the last generation of `c` (generating it if needed).
     fn hot(&mut self, c: &Candidate) -> Result<Vec<Hot>>;
+    /// Told when a mutant was kept (after `compare`); an error stops the search.
+    fn kept(&mut self, _c: &Candidate) -> Result<()> {
+        Ok(())
+    }
 }
 
 /// The search parameters.
@@ -307,6 +311,7 @@ fn step(
     let kept = cmp.mutant <= cmp.current;
     walk.evals += 1;
     if kept {
+        ev.kept(&mutant)?;
         walk.current = mutant;
         walk.cycles = cmp.mutant;
         walk.accepted += 1;
