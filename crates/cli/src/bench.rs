@@ -30,7 +30,7 @@ use cryptopt_measure::bench::{self, Config, Mode};
 use cryptopt_measure::counter;
 use cryptopt_x86::{Mnemonic, Operand, Program, Reg};
 
-use super::{parse_count, write_atomically, CodegenArgs};
+use super::{parse_count, write_atomically, CheckFailed, CodegenArgs};
 use crate::optimize::{check_baseline, optimize, Job};
 
 #[derive(clap::Args, Debug)]
@@ -64,6 +64,10 @@ pub struct BenchArgs {
     /// Batches per measurement.
     #[arg(long, default_value_t = 31)]
     batches: usize,
+    /// Also measure an external implementation (NASM or GNU as, a function with the same
+    /// name and C signature), after proving it equivalent: `--compare old=old.asm`.
+    #[arg(long = "compare", value_name = "NAME=FILE.asm")]
+    compare: Vec<String>,
     #[command(flatten)]
     cg: CodegenArgs,
 }
@@ -124,6 +128,21 @@ pub fn run(args: BenchArgs) -> Result<()> {
         bail!("--repeats must be at least 4 (two halves of two)");
     }
     let (functions, source) = resolve(&args)?;
+    let mut externals: Vec<(String, Vec<Program>)> = Vec::new();
+    for spec in &args.compare {
+        let (name, file) = spec
+            .split_once('=')
+            .ok_or_else(|| anyhow!("--compare wants NAME=FILE.asm, not `{spec}`"))?;
+        if name.is_empty()
+            || args.compilers.iter().any(|c| c == name)
+            || externals.iter().any(|(n, _)| n == name)
+        {
+            bail!("--compare name `{name}` is empty or used twice");
+        }
+        let text = std::fs::read_to_string(file).with_context(|| format!("cannot read {file}"))?;
+        let programs = cryptopt_x86::parse::parse(&text).with_context(|| file.to_string())?;
+        externals.push((name.to_string(), programs));
+    }
     eprintln!(
         "bench: {} functions from {source}; {} evaluations each",
         functions.len(),
@@ -214,9 +233,48 @@ pub fn run(args: BenchArgs) -> Result<()> {
         }
         let mut programs = vec![ours.ptr()];
         programs.extend(compiled.iter().map(|c| c.ptr()));
-        let through = compare(f, &programs, Mode::Throughput, &counter, &args)?;
+        // External programs: proved, run against the interpreter, then measured too.
+        let mut columns: Vec<Option<usize>> = (1..programs.len()).map(Some).collect();
+        let mut loaded = Vec::new();
+        for (name, progs) in &externals {
+            let Some(p) = progs.iter().find(|p| p.name == f.name) else {
+                columns.push(None);
+                continue;
+            };
+            let opts = cryptopt_verify::CheckOptions {
+                aliasing: cryptopt_verify::Aliasing::None,
+            };
+            if let cryptopt_verify::Verdict::NotEquivalent(r) = cryptopt_verify::check(f, p, opts)?
+            {
+                return Err(CheckFailed(format!(
+                    "--compare {name}: not proved equivalent to {}: {}",
+                    f.name, r.problems[0]
+                ))
+                .into());
+            }
+            let mut code = Vec::new();
+            cryptopt_x86::encode::encode(&p.insts, &mut code)?;
+            let mem = cryptopt_measure::ExecMem::new(&code)?;
+            check_baseline(f, mem.ptr())?;
+            columns.push(Some(programs.len()));
+            programs.push(mem.ptr());
+            loaded.push(mem);
+        }
+        let spread = |c: Compared| Compared {
+            means: std::iter::once(c.means[0])
+                .chain(columns.iter().map(|i| i.map_or(f64::NAN, |i| c.means[i])))
+                .collect(),
+            agreed: c.agreed,
+        };
+        let through = spread(compare(f, &programs, Mode::Throughput, &counter, &args)?);
         let latency = if latency_possible(f) {
-            Some(compare(f, &programs, Mode::Latency, &counter, &args)?)
+            Some(spread(compare(
+                f,
+                &programs,
+                Mode::Latency,
+                &counter,
+                &args,
+            )?))
         } else {
             None
         };
@@ -226,6 +284,7 @@ pub fn run(args: BenchArgs) -> Result<()> {
             through.means[0],
             args.compilers
                 .iter()
+                .chain(externals.iter().map(|(n, _)| n))
                 .zip(&through.means[1..])
                 .map(|(c, m)| format!("{c} {m:.1}"))
                 .collect::<Vec<_>>()
@@ -240,8 +299,15 @@ pub fn run(args: BenchArgs) -> Result<()> {
             optimize_seconds: secs,
         });
     }
+    let columns: Vec<String> = args
+        .compilers
+        .iter()
+        .cloned()
+        .chain(externals.iter().map(|(n, _)| n.clone()))
+        .collect();
     write_reports(
         &args,
+        &columns,
         &lines,
         counter.name(),
         &source,
@@ -453,7 +519,9 @@ pub fn stack_bytes(p: &Program) -> u32 {
 }
 
 fn geomean(xs: impl Iterator<Item = f64>) -> f64 {
-    let (sum, n) = xs.fold((0.0, 0), |(s, n), x| (s + x.ln(), n + 1));
+    let (sum, n) = xs
+        .filter(|x| x.is_finite())
+        .fold((0.0, 0), |(s, n), x| (s + x.ln(), n + 1));
     if n == 0 {
         f64::NAN
     } else {
@@ -463,6 +531,7 @@ fn geomean(xs: impl Iterator<Item = f64>) -> f64 {
 
 fn write_reports(
     args: &BenchArgs,
+    columns: &[String],
     lines: &[Line],
     counter: &str,
     source: &str,
@@ -470,7 +539,7 @@ fn write_reports(
 ) -> Result<()> {
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("cannot create {}", args.out.display()))?;
-    let ccs = &args.compilers;
+    let ccs = columns;
     let mut md = String::new();
     let mut csv = String::from("mode,function,instructions,stack_bytes,cryptopt");
     for cc in ccs {
@@ -517,7 +586,11 @@ fn write_reports(
             );
             for k in 0..ccs.len() {
                 let su = c.means[k + 1] / c.means[0];
-                let _ = write!(md, " {:.1} | {:.2} |", c.means[k + 1], su);
+                if su.is_finite() {
+                    let _ = write!(md, " {:.1} | {:.2} |", c.means[k + 1], su);
+                } else {
+                    md.push_str(" – | – |");
+                }
                 let _ = write!(csv, ",{:.2},{:.3}", c.means[k + 1], su);
             }
             let _ = writeln!(md, " {:.0} |", l.optimize_seconds);

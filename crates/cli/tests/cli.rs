@@ -505,9 +505,27 @@ fn bench_smoke() {
         eprintln!("bench_smoke: clang-19 not installed, gcc only");
     }
     let out = std::env::temp_dir().join(format!("cryptopt-bench-smoke-{}", std::process::id()));
+    std::fs::create_dir_all(&out).unwrap();
+    // An external implementation of one of the two: a random candidate of codegen.
+    let p256 = std::path::Path::new(&dir).join("p256_64.json");
+    let ext = out.join("ext.asm");
+    let (code, _, err) = cryptopt(&[
+        "codegen",
+        p256.to_str().unwrap(),
+        "-f",
+        "fiat_p256_mul",
+        "--seed",
+        "9",
+        "-o",
+        ext.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let compare = format!("random={}", ext.display());
     let cc = compilers.join(",");
     let (code, stdout, err) = cryptopt(&[
         "bench",
+        "--compare",
+        &compare,
         "--functions",
         "fiat_p256_mul,fiat_25519_carry_square",
         "--evals",
@@ -545,6 +563,14 @@ fn bench_smoke() {
             "{cc} column missing"
         );
     }
+    assert!(
+        md.contains("speed-up over random"),
+        "the --compare column is missing"
+    );
+    assert!(
+        md.contains("proved equivalent"),
+        "the report must say the programs were proved"
+    );
     let csv = std::fs::read_to_string(out.join("bench.csv")).unwrap();
     assert_eq!(
         csv.lines().count(),
