@@ -175,6 +175,44 @@ impl Candidate {
         }
     }
 
+    /// A demand-driven order: a post-order walk over the dependencies from each store
+    /// in turn, so every output's values are computed just before they are combined
+    /// (few values live at once), with all decisions zero.
+    pub fn demand_driven(f: &Function, deps: &Deps) -> Candidate {
+        let n = f.insts.len();
+        let mut done = vec![false; n];
+        let mut order = Vec::with_capacity(n);
+        // Iterative post-order DFS (functions have thousands of instructions).
+        let mut stack: Vec<(u32, usize)> = Vec::new();
+        let roots = (0..n as u32).filter(|&k| deps.succs[k as usize].is_empty());
+        for root in roots {
+            if done[root as usize] {
+                continue;
+            }
+            stack.push((root, 0));
+            while let Some(&mut (k, ref mut i)) = stack.last_mut() {
+                let preds = &deps.preds[k as usize];
+                if *i < preds.len() {
+                    let p = preds[*i];
+                    *i += 1;
+                    if !done[p as usize] {
+                        stack.push((p, 0));
+                    }
+                } else {
+                    stack.pop();
+                    if !done[k as usize] {
+                        done[k as usize] = true;
+                        order.push(k);
+                    }
+                }
+            }
+        }
+        Candidate {
+            order,
+            decisions: vec![[0; SLOTS]; n],
+        }
+    }
+
     /// The first topological order (Kahn's algorithm taking the smallest ready index,
     /// so the input order when it is valid) with all decisions zero.
     pub fn first(f: &Function, deps: &Deps) -> Candidate {

@@ -164,21 +164,15 @@ impl State {
                     params.seed ^ (0x9e37_79b9_7f4a_7c15u64.wrapping_mul(w as u64 + 1)),
                 );
                 // Walk 0 starts from the input's own order (Fiat's, which keeps carry
-                // chains together), walk 1 from a depth-first order (low register
-                // pressure), both with random decisions; the others from random orders.
+                // chains together), walk 1 from a depth-first order, walk 2 from a
+                // demand-driven one (both keep register pressure low); the others from
+                // random orders and random decisions.
                 let current = match w {
-                    0 | 1 => {
-                        let random = Candidate::random(f, deps, &mut rng);
-                        let order = if w == 0 {
-                            Candidate::first(f, deps)
-                        } else {
-                            Candidate::depth_first(f, deps)
-                        };
-                        Candidate {
-                            decisions: random.decisions,
-                            ..order
-                        }
-                    }
+                    // Structured orders with the plainest templates (decision 0: `add`/
+                    // `adc` chains, no swaps), so they start from sensible code.
+                    0 => Candidate::first(f, deps),
+                    1 => Candidate::depth_first(f, deps),
+                    2 => Candidate::demand_driven(f, deps),
                     _ => Candidate::random(f, deps, &mut rng),
                 };
                 Walk {
