@@ -117,7 +117,10 @@ impl<'f> Native<'f> {
         slot.mem.load(code)?;
         slot.hot.clear();
         slot.hot.extend_from_slice(gen.hot());
-        slot.cand = Some(c.clone());
+        match &mut slot.cand {
+            Some(old) => old.clone_from(c),
+            none => *none = Some(c.clone()),
+        }
         Ok(())
     }
 
@@ -152,9 +155,9 @@ impl Evaluator for Native<'_> {
         })
     }
 
-    fn hot(&mut self, c: &Candidate) -> Result<Vec<Hot>> {
+    fn hot(&mut self, c: &Candidate) -> Result<&[Hot]> {
         self.ensure_current(c)?;
-        Ok(self.cur.hot.clone())
+        Ok(&self.cur.hot)
     }
 
     fn compare(&mut self, current: &Candidate, mutant: &Candidate) -> Result<Comparison> {

@@ -42,7 +42,7 @@ pub trait Evaluator {
     /// Measures `current` against `mutant` (and the baseline) in one run.
     fn compare(&mut self, current: &Candidate, mutant: &Candidate) -> Result<Comparison>;
     /// The hot decisions of the last generation of `c` (generating it if needed).
-    fn hot(&mut self, c: &Candidate) -> Result<Vec<Hot>>;
+    fn hot(&mut self, c: &Candidate) -> Result<&[Hot]>;
     /// Told when a mutant was kept (after `compare`); an error stops the search.
     fn kept(&mut self, _c: &Candidate) -> Result<()> {
         Ok(())
@@ -248,7 +248,8 @@ pub fn run(
     stop: &AtomicBool,
     on_event: &mut dyn FnMut(&Event),
 ) -> Result<()> {
-    let mut pos = Vec::new();
+    // Buffers reused by every step: the hot loop allocates nothing once warm.
+    let mut scratch = Scratch::default();
     loop {
         if stop.load(Ordering::Relaxed) {
             return Ok(());
@@ -273,8 +274,16 @@ pub fn run(
                 walk
             }
         };
-        step(state, w, deps, ev, &mut pos, on_event)?;
+        step(state, w, deps, ev, &mut scratch, on_event)?;
     }
+}
+
+/// What [`step`] reuses from one evaluation to the next.
+#[derive(Default)]
+struct Scratch {
+    mutant: Option<Candidate>,
+    hot: Vec<Hot>,
+    pos: Vec<u32>,
 }
 
 /// One evaluation of walk `w`.
@@ -283,30 +292,38 @@ fn step(
     w: usize,
     deps: &Deps,
     ev: &mut dyn Evaluator,
-    pos: &mut Vec<u32>,
+    scratch: &mut Scratch,
     on_event: &mut dyn FnMut(&Event),
 ) -> Result<()> {
     let walk = &mut state.walks[w];
-    let mut mutant = walk.current.clone();
-    let hot = ev.hot(&walk.current)?;
+    let mutant = match &mut scratch.mutant {
+        Some(m) => {
+            m.clone_from(&walk.current);
+            m
+        }
+        none => none.insert(walk.current.clone()),
+    };
+    scratch.hot.clear();
+    scratch.hot.extend_from_slice(ev.hot(&walk.current)?);
+    let (hot, pos) = (&scratch.hot, &mut scratch.pos);
     let decision_first = walk.rng.random_bool(0.5) && !hot.is_empty();
     let mutation = if decision_first {
-        mutate::flip_decision(&mut mutant, &hot, &mut walk.rng)
+        mutate::flip_decision(mutant, hot, &mut walk.rng)
     } else {
-        mutate::permute(&mut mutant, deps, pos, &mut walk.rng)
-            .or_else(|| mutate::flip_decision(&mut mutant, &hot, &mut walk.rng))
+        mutate::permute(mutant, deps, pos, &mut walk.rng)
+            .or_else(|| mutate::flip_decision(mutant, hot, &mut walk.rng))
     };
     let Some(mutation) = mutation else {
         return Err(Error::Params(
             "nothing to mutate: the function has a single schedule and no choices".into(),
         ));
     };
-    let cmp = ev.compare(&walk.current, &mutant)?;
+    let cmp = ev.compare(&walk.current, mutant)?;
     let kept = cmp.mutant <= cmp.current;
     walk.evals += 1;
     if kept {
-        ev.kept(&mutant)?;
-        walk.current = mutant;
+        ev.kept(mutant)?;
+        std::mem::swap(&mut walk.current, mutant);
         walk.cycles = cmp.mutant;
         walk.accepted += 1;
     } else {

@@ -45,9 +45,9 @@ impl Evaluator for InstCount<'_> {
             baseline: 30.0,
         })
     }
-    fn hot(&mut self, c: &Candidate) -> cryptopt_search::Result<Vec<Hot>> {
+    fn hot(&mut self, c: &Candidate) -> cryptopt_search::Result<&[Hot]> {
         self.gen.generate(c).unwrap();
-        Ok(self.gen.hot().to_vec())
+        Ok(self.gen.hot())
     }
 }
 
