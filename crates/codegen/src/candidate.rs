@@ -96,14 +96,21 @@ impl Deps {
 
     /// Is `order` a permutation of all instructions that respects every dependency?
     pub fn is_topological(&self, order: &[u32]) -> bool {
+        self.is_topological_with(order, &mut Vec::new())
+    }
+
+    /// [`Deps::is_topological`] with a caller-owned buffer, which ends up holding each
+    /// instruction's position (for the hot loop: no allocation once warm).
+    pub fn is_topological_with(&self, order: &[u32], pos: &mut Vec<u32>) -> bool {
         let n = self.preds.len();
         if order.len() != n {
             return false;
         }
-        let mut pos = vec![usize::MAX; n];
+        pos.clear();
+        pos.resize(n, u32::MAX);
         for (i, &k) in order.iter().enumerate() {
             match pos.get_mut(k as usize) {
-                Some(p) if *p == usize::MAX => *p = i,
+                Some(p) if *p == u32::MAX => *p = i as u32,
                 _ => return false,
             }
         }

@@ -97,6 +97,7 @@ struct State {
     out: Vec<Inst>,
     hot: Vec<Hot>,
     hot_mark: Vec<u8>,
+    /// Scratch of the topological check (each instruction's position).
     pos_of: Vec<u32>,
     use_pos: Vec<u32>,
     use_fill: Vec<u32>,
@@ -243,7 +244,11 @@ impl<'f> Generator<'f> {
 
     /// Generates the program for `cand`; the instructions stay valid until the next call.
     pub fn generate(&mut self, cand: &Candidate) -> Result<&[Inst]> {
-        if !self.deps.is_topological(&cand.order) || cand.decisions.len() != self.f.insts.len() {
+        if !self
+            .deps
+            .is_topological_with(&cand.order, &mut self.st.pos_of)
+            || cand.decisions.len() != self.f.insts.len()
+        {
             return Err(Error::BadCandidate(format!(
                 "order is not a topological order of `{}` or decisions have the wrong length",
                 self.f.name
@@ -285,11 +290,6 @@ impl<'f> Generator<'f> {
         st.hot.clear();
         st.hot_mark.clear();
         st.hot_mark.resize(f.insts.len(), 0);
-        st.pos_of.clear();
-        st.pos_of.resize(f.insts.len(), 0);
-        for (p, &k) in cand.order.iter().enumerate() {
-            st.pos_of[k as usize] = p as u32;
-        }
         // Use positions, in order (so each value's list is sorted).
         st.use_pos.clear();
         st.use_pos.resize(self.use_off[nv] as usize, 0);
@@ -840,7 +840,8 @@ impl<'f> Generator<'f> {
     /// Before writing output `ret`: every live value still only in an input array that
     /// may alias it moves to a register (or, by eviction, a stack slot).
     fn protect_aliased_inputs(&mut self, ret: usize) -> Result<()> {
-        for (p, &k) in self.param_abi.clone().iter().enumerate() {
+        for p in 0..self.param_abi.len() {
+            let k = self.param_abi[p];
             if !self.opts.may_alias(ret, p) || self.st.abi_mem_live[k as usize] == 0 {
                 continue;
             }
