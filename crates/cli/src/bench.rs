@@ -228,7 +228,7 @@ pub fn run(args: BenchArgs) -> Result<()> {
         let mut compiled = Vec::new();
         for cc in &args.compilers {
             let c = CompiledC::build(&source, &f.name, cc, &[])?;
-            check_baseline(f, c.ptr())?;
+            check_baseline(f, c.ptr(), &format!("the C baseline of {cc}"))?;
             compiled.push(c);
         }
         let mut programs = vec![ours.ptr()];
@@ -255,7 +255,7 @@ pub fn run(args: BenchArgs) -> Result<()> {
             let mut code = Vec::new();
             cryptopt_x86::encode::encode(&p.insts, &mut code)?;
             let mem = cryptopt_measure::ExecMem::new(&code)?;
-            check_baseline(f, mem.ptr())?;
+            check_baseline(f, mem.ptr(), &format!("--compare {name}"))?;
             columns.push(Some(programs.len()));
             programs.push(mem.ptr());
             loaded.push(mem);

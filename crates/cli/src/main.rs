@@ -491,16 +491,42 @@ fn check_natively(
 ) -> Result<()> {
     let mut code = Vec::new();
     cryptopt_x86::encode::encode(&program.insts, &mut code)?;
+    let mem = cryptopt_measure::ExecMem::new(&code)?;
+    let alias = aliasings(f, |r, p| opts.may_alias(r, p));
+    // SAFETY: the code was generated for f's signature and is loaded in `mem`.
+    unsafe { check_code(f, mem.ptr(), &alias, 200, seed, "generated code") }
+}
+
+/// Runs the machine code at `ptr` against the interpreter on `f`'s edge cases and
+/// `random` random inputs, under each aliasing in `alias`; a difference is a CheckFailed
+/// that names `what`.
+///
+/// # Safety
+/// `ptr` must be executable code with `f`'s System V signature (it is called through
+/// the ABI-checking trampoline).
+unsafe fn check_code(
+    f: &Function,
+    ptr: *const u8,
+    alias: &[cryptopt_measure::diff::Aliasing],
+    random: usize,
+    seed: u64,
+    what: &str,
+) -> Result<()> {
     let mut runner = Runner::new()?;
-    runner.load(&code)?;
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ 0x5eed);
     let mut cases = cryptopt_ir::inputs::edge_cases(f);
-    cases.extend((0..200).map(|_| cryptopt_ir::inputs::random(f, &mut rng)));
-    for alias in aliasings(f, |r, p| opts.may_alias(r, p)) {
-        for x in &cases {
-            runner.check(f, x, alias).map_err(|e| {
-                CheckFailed(format!("generated code differs from the interpreter: {e}"))
-            })?;
+    cases.extend((0..random).map(|_| cryptopt_ir::inputs::random(f, &mut rng)));
+    for x in &cases {
+        let want = cryptopt_ir::interp::run(f, x)?;
+        for &a in alias {
+            // SAFETY: the caller's promise.
+            let got = unsafe { runner.run_at(ptr, f, x, a) }?;
+            if got != want {
+                return Err(CheckFailed(format!(
+                    "{what} differs from the interpreter (aliasing {a:?}) on {x:x?}: {got:x?} instead of {want:x?}"
+                ))
+                .into());
+            }
         }
     }
     Ok(())

@@ -24,11 +24,13 @@ use cryptopt_ir::{lower, Function};
 use cryptopt_measure::baseline::CompiledC;
 use cryptopt_measure::bench::{self, Config, Mode};
 use cryptopt_measure::counter::{self, Counter};
-use cryptopt_measure::diff::Runner;
 use cryptopt_search::native::Native;
 use cryptopt_search::{rls, Phase, State};
 
-use super::{check_natively, load, prove, write_atomically, CheckFailed, MeasureArg, OptimizeArgs};
+use super::{
+    check_code, check_natively, load, prove, write_atomically, CheckFailed, MeasureArg,
+    OptimizeArgs,
+};
 use crate::report::{self, Row};
 
 /// One optimization: everything `optimize` needs besides the command line.
@@ -191,7 +193,7 @@ pub fn optimize(job: Job<'_>, stop: &AtomicBool) -> Result<Outcome> {
             baseline.compiler_version()
         );
     }
-    check_baseline(f, baseline.ptr())?;
+    check_baseline(f, baseline.ptr(), "the C baseline")?;
 
     // The search state.
     let gen = Generator::new(&g, opts)?;
@@ -348,24 +350,18 @@ struct SavedState {
 }
 
 /// The C baseline must compute what the interpreter computes before it is measured.
-pub fn check_baseline(f: &Function, ptr: *const u8) -> Result<()> {
-    use rand::SeedableRng;
-    let mut runner = Runner::new()?;
-    let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(99);
-    let mut cases = cryptopt_ir::inputs::edge_cases(f);
-    cases.extend((0..100).map(|_| cryptopt_ir::inputs::random(f, &mut rng)));
-    for x in &cases {
-        // SAFETY: `ptr` is the compiled C function with f's signature.
-        let got = unsafe { runner.run_at(ptr, f, x, cryptopt_measure::diff::Aliasing::None) }?;
-        let want = cryptopt_ir::interp::run(f, x)?;
-        if got != want {
-            return Err(CheckFailed(format!(
-                "the C baseline differs from the interpreter on {x:x?}"
-            ))
-            .into());
-        }
+pub fn check_baseline(f: &Function, ptr: *const u8, what: &str) -> Result<()> {
+    // SAFETY: `ptr` is compiled (or assembled) code with f's signature.
+    unsafe {
+        check_code(
+            f,
+            ptr,
+            &[cryptopt_measure::diff::Aliasing::None],
+            100,
+            99,
+            what,
+        )
     }
-    Ok(())
 }
 
 /// Winner against baseline with three times the batches; returns median ticks per call.

@@ -571,6 +571,24 @@ fn bench_smoke() {
         md.contains("proved equivalent"),
         "the report must say the programs were proved"
     );
+    // ... and they are: the checker itself, run on the written programs.
+    for (file, f) in [
+        ("p256_64.json", "fiat_p256_mul"),
+        ("curve25519_64.json", "fiat_25519_carry_square"),
+    ] {
+        let input = std::path::Path::new(&dir).join(file);
+        let asm = out.join(f).join(format!("{f}.asm"));
+        let (code, stdout, err) = cryptopt(&[
+            "check",
+            input.to_str().unwrap(),
+            "-f",
+            f,
+            asm.to_str().unwrap(),
+            "--aliasing",
+            "all",
+        ]);
+        assert_eq!((code, stdout.trim()), (0, "equivalent"), "{f}: {err}");
+    }
     let csv = std::fs::read_to_string(out.join("bench.csv")).unwrap();
     assert_eq!(
         csv.lines().count(),
