@@ -26,8 +26,8 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 
 use cryptopt_ir::{fiat, Function};
 use cryptopt_measure::baseline::CompiledC;
-use cryptopt_measure::bench::{self, Config, Mode};
 use cryptopt_measure::counter;
+use cryptopt_measure::timing::{self, Config, Mode};
 use cryptopt_x86::{Mnemonic, Operand, Program, Reg};
 
 use super::{parse_count, write_atomically, CheckFailed, CodegenArgs};
@@ -434,7 +434,7 @@ fn compare(
         let mut medians: Vec<Vec<f64>> = vec![Vec::with_capacity(args.repeats); programs.len()];
         for _ in 0..args.repeats {
             // SAFETY: every program was checked against the interpreter before.
-            let m = unsafe { bench::measure(f, programs, &cfg, counter, &mut rng, &mut check) }?;
+            let m = unsafe { timing::measure(f, programs, &cfg, counter, &mut rng, &mut check) }?;
             for (p, s) in m.per_call.iter().enumerate() {
                 medians[p].push(s.median);
             }

@@ -14,9 +14,10 @@ use std::process::ExitCode;
 
 use anyhow::{anyhow, bail, Context, Result};
 use clap::{Parser, Subcommand};
-use cryptopt_codegen::{Candidate, FramePointer, Generator, MemoryConstraints, Options};
+use cryptopt_codegen::{Candidate, FramePointer, Generator, Options};
+use cryptopt_ir::Aliasing;
 use cryptopt_ir::{fiat, interp, lower, text, Function};
-use cryptopt_measure::diff::{aliasings, Runner};
+use cryptopt_measure::diff::{pairings, Pairing, Runner};
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -149,11 +150,7 @@ impl CodegenArgs {
                 FramePointerArg::Keep => FramePointer::Keep,
             },
             red_zone: !self.no_red_zone,
-            memory_constraints: match self.memory_constraints {
-                MemoryConstraintsArg::None => MemoryConstraints::None,
-                MemoryConstraintsArg::Out1Arg1 => MemoryConstraints::Out1Arg1,
-                MemoryConstraintsArg::All => MemoryConstraints::All,
-            },
+            aliasing: self.memory_constraints.policy(),
         }
     }
 }
@@ -390,7 +387,7 @@ fn run(cli: Cli) -> Result<()> {
             let f = load(&input, function.as_deref(), false)?;
             let asm = read(&program)?;
             let opts = cryptopt_verify::CheckOptions {
-                aliasing: verify_aliasing(aliasing),
+                aliasing: aliasing.policy(),
             };
             match cryptopt_verify::check_asm(&f, &asm, opts)
                 .with_context(|| program.display().to_string())?
@@ -439,22 +436,21 @@ fn run(cli: Cli) -> Result<()> {
     Ok(())
 }
 
-fn verify_aliasing(a: MemoryConstraintsArg) -> cryptopt_verify::Aliasing {
-    match a {
-        MemoryConstraintsArg::None => cryptopt_verify::Aliasing::None,
-        MemoryConstraintsArg::Out1Arg1 => cryptopt_verify::Aliasing::Out1Arg1,
-        MemoryConstraintsArg::All => cryptopt_verify::Aliasing::All,
+impl MemoryConstraintsArg {
+    /// The aliasing policy this option names.
+    fn policy(self) -> Aliasing {
+        match self {
+            MemoryConstraintsArg::None => Aliasing::None,
+            MemoryConstraintsArg::Out1Arg1 => Aliasing::Out1Arg1,
+            MemoryConstraintsArg::All => Aliasing::All,
+        }
     }
 }
 
 /// Proves `program` equivalent to `f` under the aliasing `opts` allows; a program that
 /// is not proved is a CheckFailed (exit 1) with the checker's report.
 fn prove(f: &Function, program: &cryptopt_x86::Program, opts: &Options) -> Result<()> {
-    let aliasing = match opts.memory_constraints {
-        MemoryConstraints::None => cryptopt_verify::Aliasing::None,
-        MemoryConstraints::Out1Arg1 => cryptopt_verify::Aliasing::Out1Arg1,
-        MemoryConstraints::All => cryptopt_verify::Aliasing::All,
-    };
+    let aliasing = opts.aliasing;
     match cryptopt_verify::check(f, program, cryptopt_verify::CheckOptions { aliasing })? {
         cryptopt_verify::Verdict::Equivalent => Ok(()),
         cryptopt_verify::Verdict::NotEquivalent(report) => {
@@ -492,7 +488,7 @@ fn check_natively(
     let mut code = Vec::new();
     cryptopt_x86::encode::encode(&program.insts, &mut code)?;
     let mem = cryptopt_measure::ExecMem::new(&code)?;
-    let alias = aliasings(f, |r, p| opts.may_alias(r, p));
+    let alias = pairings(f, opts.aliasing);
     // SAFETY: the code was generated for f's signature and is loaded in `mem`.
     unsafe { check_code(f, mem.ptr(), &alias, 200, seed, "generated code") }
 }
@@ -507,7 +503,7 @@ fn check_natively(
 unsafe fn check_code(
     f: &Function,
     ptr: *const u8,
-    alias: &[cryptopt_measure::diff::Aliasing],
+    alias: &[Pairing],
     random: usize,
     seed: u64,
     what: &str,

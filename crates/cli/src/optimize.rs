@@ -22,8 +22,8 @@ use indicatif::{ProgressBar, ProgressStyle};
 use cryptopt_codegen::{Generator, Options};
 use cryptopt_ir::{lower, Function};
 use cryptopt_measure::baseline::CompiledC;
-use cryptopt_measure::bench::{self, Config, Mode};
 use cryptopt_measure::counter::{self, Counter};
+use cryptopt_measure::timing::{self, Config, Mode};
 use cryptopt_search::native::Native;
 use cryptopt_search::{rls, Phase, State};
 
@@ -356,7 +356,7 @@ pub fn check_baseline(f: &Function, ptr: *const u8, what: &str) -> Result<()> {
         check_code(
             f,
             ptr,
-            &[cryptopt_measure::diff::Aliasing::None],
+            &[cryptopt_measure::diff::Pairing::Distinct],
             100,
             99,
             what,
@@ -395,7 +395,7 @@ fn final_measurement(
         };
     // SAFETY: both functions were checked natively against the interpreter.
     let m = unsafe {
-        bench::measure(
+        timing::measure(
             f,
             &[mem.ptr(), baseline],
             &cfg,

@@ -67,7 +67,7 @@ impl Deps {
                 Op::Load { param, .. } => loads.push((k as u32, param as usize)),
                 Op::Store { ret, .. } => {
                     for &(l, p) in &loads {
-                        if opts.may_alias(ret as usize, p) && !preds[k].contains(&l) {
+                        if opts.aliasing.may_alias(ret as usize, p) && !preds[k].contains(&l) {
                             preds[k].push(l);
                         }
                     }
@@ -79,7 +79,7 @@ impl Deps {
         for (k, d) in f.insts.iter().enumerate() {
             if let Op::Store { ret, .. } = d.op {
                 for &(l, p) in &loads {
-                    if l as usize > k && opts.may_alias(ret as usize, p) {
+                    if l as usize > k && opts.aliasing.may_alias(ret as usize, p) {
                         preds[k].push(l);
                     }
                 }

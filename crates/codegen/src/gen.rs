@@ -842,7 +842,7 @@ impl<'f> Generator<'f> {
     fn protect_aliased_inputs(&mut self, ret: usize) -> Result<()> {
         for p in 0..self.param_abi.len() {
             let k = self.param_abi[p];
-            if !self.opts.may_alias(ret, p) || self.st.abi_mem_live[k as usize] == 0 {
+            if !self.opts.aliasing.may_alias(ret, p) || self.st.abi_mem_live[k as usize] == 0 {
                 continue;
             }
             for v in 0..self.f.values.len() {

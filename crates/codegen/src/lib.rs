@@ -24,6 +24,7 @@ pub mod gen;
 pub mod options;
 
 pub use candidate::{Candidate, Deps, Hot, Slot, SLOTS};
+pub use cryptopt_ir::Aliasing;
 pub use error::{Error, Result};
 pub use gen::Generator;
-pub use options::{FramePointer, MemoryConstraints, Options};
+pub use options::{FramePointer, Options};

@@ -9,7 +9,7 @@ use std::process::Command;
 
 use cryptopt_codegen::{Candidate, Generator, Options};
 use cryptopt_ir::{fiat, inputs, lower, Function};
-use cryptopt_measure::diff::{Aliasing, Runner};
+use cryptopt_measure::diff::{Pairing, Runner};
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -87,13 +87,13 @@ fn check(f: &Function, opts: Options, seed: u64, dir: &Path) {
     let mut cases = inputs::edge_cases(f);
     cases.extend((0..100).map(|_| inputs::random(f, &mut rng)));
     for x in &cases {
-        let in_memory = runner.run(f, x, Aliasing::None).unwrap();
+        let in_memory = runner.run(f, x, Pairing::Distinct).unwrap();
         runner
-            .check_against(f, x, &in_memory, Aliasing::None)
+            .check_against(f, x, &in_memory, Pairing::Distinct)
             .unwrap();
         for (what, ptr) in [("nasm", from_nasm), ("gas", from_gas)] {
             // SAFETY: the symbol is the function we assembled, with f's signature.
-            let got = unsafe { runner.run_at(ptr, f, x, Aliasing::None) }.unwrap();
+            let got = unsafe { runner.run_at(ptr, f, x, Pairing::Distinct) }.unwrap();
             assert_eq!(
                 got, in_memory,
                 "{} assembled by {what} differs from the in-memory encoding",

@@ -7,7 +7,7 @@
 
 use cryptopt_codegen::{Candidate, Generator, Options};
 use cryptopt_ir::{fiat, inputs, interp, lower, Function};
-use cryptopt_measure::diff::{aliasings, Runner};
+use cryptopt_measure::diff::{pairings, Runner};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -36,7 +36,7 @@ fn check(f: &Function, seed: u64, per_options: usize) -> (usize, usize) {
     let (mut cands, mut runs) = (0, 0);
     for opts in Options::all() {
         let mut gen = Generator::new(&g, opts).unwrap();
-        let alias = aliasings(f, |r, p| opts.may_alias(r, p));
+        let alias = pairings(f, opts.aliasing);
         for _ in 0..per_options {
             let c = Candidate::random(&g, gen.deps(), &mut rng);
             let insts = gen

@@ -212,7 +212,7 @@ fn structured_orders_are_topological() {
             for opts in [
                 Options::default(),
                 Options {
-                    memory_constraints: cryptopt_codegen::MemoryConstraints::None,
+                    aliasing: cryptopt_codegen::Aliasing::None,
                     ..Options::default()
                 },
             ] {

@@ -7,6 +7,7 @@
 //! ```
 //!
 //! * [`func`]: the data model (types, values, instructions, functions);
+//! * [`abi`]: the C interface contract: element sizes and the aliasing policy;
 //! * [`fiat`]: the Fiat-JSON front end;
 //! * [`verify`]: the structural verifier, run after the front end and every pass;
 //! * [`interp`]: the reference interpreter;
@@ -19,6 +20,7 @@
 //!
 //! This crate has no knowledge of x86 and must never gain any.
 
+pub mod abi;
 pub mod c;
 pub mod error;
 pub mod fiat;
@@ -30,5 +32,6 @@ pub mod lower;
 pub mod text;
 pub mod verify;
 
+pub use abi::Aliasing;
 pub use error::{Error, Result};
 pub use func::{Function, Inst, InstData, Op, Operand, Param, Ty, Value, ValueData};

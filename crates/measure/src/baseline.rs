@@ -13,7 +13,7 @@
 //!
 //! This module must never panic (a missing compiler, a compile error, a failed `dlopen`
 //! are [`Error`]s), never leave its temporary directory behind, and never run code: it
-//! only hands out addresses (calling them is [`crate::diff`]'s or the benchmark's job).
+//! only hands out addresses (calling them is [`crate::diff`]'s or [`crate::timing`]'s job).
 
 use std::ffi::{c_void, CStr, CString};
 use std::io;

@@ -13,7 +13,7 @@
 //!   left on virtual machines without a virtual PMU (this project's usual machine).
 //!
 //! [`overhead`] measures the cost of an empty timed region (reports say what it was;
-//! [`bench`](mod@crate::bench) sizes its batches so that it stays below about 1% of a
+//! [`timing`](crate::timing) sizes its batches so that it stays below about 1% of a
 //! batch).
 //! [`pin_to_cpu`], [`current_cpu`], [`cpu_model`] and [`cpu_features`] are for the
 //! measuring thread's set-up and for reports.

@@ -11,31 +11,17 @@
 //! callers are allowed): Fiat functions read all inputs before writing outputs, so the
 //! expected outputs do not change.
 //!
-//! The buffer layout (`Layout`, crate-internal) is shared with
-//! [`bench`](mod@crate::bench), which calls verified code directly (without the
-//! trampoline) in its timed loops.
+//! Buffers are placed by [`crate::layout`]; which output shares which input's buffer in
+//! one call is a [`Pairing`].
 //!
 //! This module must never report success for code it did not run on every input.
 
-use cryptopt_ir::{interp, Function, Param};
+use cryptopt_ir::{interp, Function};
 
 use crate::error::{Error, Result};
 use crate::exec::{ExecMem, Trampoline};
-
-/// Guard words before and after every buffer.
-const GUARD_WORDS: usize = 8;
-const GUARD: u64 = 0x6a09_e667_f3bc_c908;
-/// What an output buffer holds before the call.
-const POISON: u8 = 0xa5;
-
-/// Which output buffer is also which input buffer in a call.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Aliasing {
-    /// All buffers distinct.
-    None,
-    /// Output `ret` is the same buffer as input `param` (indices into returns/params).
-    Same { ret: usize, param: usize },
-}
+use crate::layout::Layout;
+pub use crate::layout::{pairings, Pairing};
 
 /// Calls encoded functions and compares them with the interpreter.
 pub struct Runner {
@@ -43,196 +29,6 @@ pub struct Runner {
     mem: ExecMem,
     /// Backing store of the buffers, in u64 words (so everything is 8-byte aligned).
     words: Vec<u64>,
-}
-
-/// One buffer: its element size and where it starts in the buffer area (in bytes).
-#[derive(Clone, Copy)]
-struct Buf {
-    start: usize,
-    elem_bytes: usize,
-    elems: usize,
-}
-
-impl Buf {
-    /// Bytes of data (without padding to whole words).
-    fn bytes(&self) -> usize {
-        self.elem_bytes * self.elems
-    }
-}
-
-fn elem_bytes(p: &Param) -> usize {
-    match p.ty.bits {
-        0..=8 => 1,
-        9..=16 => 2,
-        17..=32 => 4,
-        _ => 8,
-    }
-}
-
-/// Bytes of a word area.
-fn as_bytes(words: &[u64]) -> &[u8] {
-    // SAFETY: u64 storage viewed as bytes; length and alignment are those of the slice,
-    // and every byte pattern is a valid u8.
-    unsafe { std::slice::from_raw_parts(words.as_ptr().cast::<u8>(), words.len() * 8) }
-}
-
-/// Bytes of a word area, mutably.
-fn as_bytes_mut(words: &mut [u64]) -> &mut [u8] {
-    // SAFETY: as in `as_bytes`; the borrow of `words` is exclusive for the result's lifetime.
-    unsafe { std::slice::from_raw_parts_mut(words.as_mut_ptr().cast::<u8>(), words.len() * 8) }
-}
-
-/// Where the arguments of a function live in a buffer area of u64 words: for every
-/// return and every array parameter a buffer with its natural element size (`u8` arrays
-/// are bytes), each preceded by [`GUARD_WORDS`] guard words, with guard words after the
-/// last one; data is padded to whole words. An output aliased with an input shares its
-/// buffer. Scalar parameters are passed by value and have no buffer.
-///
-/// Shared by [`Runner`] and the benchmark loop ([`crate::bench`](mod@crate::bench)).
-pub(crate) struct Layout {
-    /// One per return, then one per parameter (`None`: a scalar passed by value).
-    bufs: Vec<Option<Buf>>,
-    /// Number of returns (the first entries of `bufs`).
-    returns: usize,
-    /// Size of the area in words.
-    words: usize,
-}
-
-impl Layout {
-    /// The layout for calls of `f` with the given aliasing. Errors if `f` has more than
-    /// six arguments or the aliased buffers differ in shape.
-    pub(crate) fn new(f: &Function, alias: Aliasing) -> Result<Layout> {
-        if f.returns.len() + f.params.len() > 6 {
-            return Err(Error::Mismatch(format!(
-                "`{}` has more than 6 arguments",
-                f.name
-            )));
-        }
-        // Guard, data (rounded up to words), guard.
-        let mut bufs: Vec<Option<Buf>> = Vec::new();
-        let mut bytes = 0usize;
-        let place = |p: &Param, bytes: &mut usize| {
-            *bytes += GUARD_WORDS * 8;
-            let b = Buf {
-                start: *bytes,
-                elem_bytes: elem_bytes(p),
-                elems: p.elems(),
-            };
-            *bytes += b.bytes().div_ceil(8) * 8;
-            b
-        };
-        for r in &f.returns {
-            bufs.push(Some(place(r, &mut bytes)));
-        }
-        for (i, p) in f.params.iter().enumerate() {
-            match alias {
-                Aliasing::Same { ret, param } if param == i => {
-                    let (r, q) = (&f.returns[ret], p);
-                    if r.ty.bits != q.ty.bits || r.len != q.len {
-                        return Err(Error::Mismatch(format!(
-                            "cannot alias {} with {}: shapes differ",
-                            r.name, q.name
-                        )));
-                    }
-                    bufs.push(bufs[ret]);
-                }
-                _ if p.len.is_none() => bufs.push(None),
-                _ => bufs.push(Some(place(p, &mut bytes))),
-            }
-        }
-        bytes += GUARD_WORDS * 8;
-        Ok(Layout {
-            bufs,
-            returns: f.returns.len(),
-            words: bytes / 8,
-        })
-    }
-
-    /// Makes `area` a fresh area for this layout: all guard words.
-    pub(crate) fn reset(&self, area: &mut Vec<u64>) {
-        area.clear();
-        area.resize(self.words, GUARD);
-    }
-
-    /// Fills the output buffers with [`POISON`] bytes.
-    pub(crate) fn poison_outputs(&self, area: &mut [u64]) {
-        let bytes = as_bytes_mut(area);
-        for b in self.bufs[..self.returns].iter().flatten() {
-            bytes[b.start..b.start + b.bytes()].fill(POISON);
-        }
-    }
-
-    /// Writes `inputs` (one `Vec` per parameter of `f`, checked by the caller) into
-    /// their buffers; returns the six argument registers for an area at `base`: buffer
-    /// addresses, and scalar inputs by value (masked to their type).
-    pub(crate) fn write_inputs(
-        &self,
-        f: &Function,
-        inputs: &[Vec<u128>],
-        area: &mut [u64],
-    ) -> [u64; 6] {
-        let base = area.as_ptr() as u64;
-        let bytes = as_bytes_mut(area);
-        let mut args = [0u64; 6];
-        for (i, (p, x)) in f.params.iter().zip(inputs).enumerate() {
-            match self.bufs[self.returns + i] {
-                Some(b) => {
-                    let eb = b.elem_bytes;
-                    for (j, &v) in x.iter().enumerate().take(b.elems) {
-                        let at = b.start + j * eb;
-                        bytes[at..at + eb].copy_from_slice(&(v as u64).to_le_bytes()[..eb]);
-                    }
-                }
-                None => args[self.returns + i] = x[0] as u64 & p.ty.mask() as u64,
-            }
-        }
-        for (k, b) in self.bufs.iter().enumerate() {
-            if let Some(b) = b {
-                args[k] = base + b.start as u64;
-            }
-        }
-        args
-    }
-
-    /// Reads the outputs into `out` (one `Vec` per return, resized as needed).
-    pub(crate) fn read_outputs(&self, area: &[u64], out: &mut [Vec<u128>]) {
-        let bytes = as_bytes(area);
-        for (o, b) in out.iter_mut().zip(&self.bufs[..self.returns]) {
-            let b = b.expect("returns are buffers");
-            o.clear();
-            o.extend((0..b.elems).map(|j| {
-                let at = b.start + j * b.elem_bytes;
-                let mut w = [0u8; 8];
-                w[..b.elem_bytes].copy_from_slice(&bytes[at..at + b.elem_bytes]);
-                u64::from_le_bytes(w) as u128
-            }));
-        }
-    }
-
-    /// The first word of `area` outside every buffer that is not a guard word any more.
-    pub(crate) fn broken_guard(&self, area: &[u64]) -> Option<usize> {
-        // Buffers in address order (aliased ones twice; harmless), each with its guard
-        // words just before it; the final guard words after the last buffer.
-        let mut next = 0;
-        let mut starts: [usize; 6] = [usize::MAX; 6];
-        let mut ends: [usize; 6] = [usize::MAX; 6];
-        let mut n = 0;
-        for b in self.bufs.iter().flatten() {
-            starts[n] = b.start / 8;
-            ends[n] = (b.start + b.bytes()).div_ceil(8);
-            n += 1;
-        }
-        let (starts, ends) = (&mut starts[..n], &mut ends[..n]);
-        starts.sort_unstable();
-        ends.sort_unstable();
-        for (&s, &e) in starts.iter().zip(ends.iter()) {
-            if let Some(w) = (next..s).find(|&w| area[w] != GUARD) {
-                return Some(w);
-            }
-            next = next.max(e);
-        }
-        (next..area.len()).find(|&w| area[w] != GUARD)
-    }
 }
 
 impl Runner {
@@ -258,11 +54,11 @@ impl Runner {
         &mut self,
         f: &Function,
         inputs: &[Vec<u128>],
-        alias: Aliasing,
+        pairing: Pairing,
     ) -> Result<Vec<Vec<u128>>> {
         let code = self.mem.ptr();
         // SAFETY: the loaded code is what `load` put there.
-        unsafe { self.run_at(code, f, inputs, alias) }
+        unsafe { self.run_at(code, f, inputs, pairing) }
     }
 
     /// [`Runner::run`] for a function somewhere else in memory (e.g. from `dlopen`).
@@ -274,10 +70,10 @@ impl Runner {
         code: *const u8,
         f: &Function,
         inputs: &[Vec<u128>],
-        alias: Aliasing,
+        pairing: Pairing,
     ) -> Result<Vec<Vec<u128>>> {
         interp::check_inputs(f, inputs).map_err(|e| Error::Mismatch(e.to_string()))?;
-        let layout = Layout::new(f, alias)?;
+        let layout = Layout::new(f, pairing)?;
         layout.reset(&mut self.words);
         // Poison outputs, then write inputs (an aliased output starts as the input).
         layout.poison_outputs(&mut self.words);
@@ -298,9 +94,9 @@ impl Runner {
     }
 
     /// Runs the loaded code and compares with the interpreter's outputs for `f`.
-    pub fn check(&mut self, f: &Function, inputs: &[Vec<u128>], alias: Aliasing) -> Result<()> {
+    pub fn check(&mut self, f: &Function, inputs: &[Vec<u128>], pairing: Pairing) -> Result<()> {
         let want = interp::run(f, inputs).map_err(|e| Error::Mismatch(e.to_string()))?;
-        self.check_against(f, inputs, &want, alias)
+        self.check_against(f, inputs, &want, pairing)
     }
 
     /// Like [`Runner::check`] with the expected outputs already computed.
@@ -309,9 +105,9 @@ impl Runner {
         f: &Function,
         inputs: &[Vec<u128>],
         want: &[Vec<u128>],
-        alias: Aliasing,
+        pairing: Pairing,
     ) -> Result<()> {
-        let got = self.run(f, inputs, alias)?;
+        let got = self.run(f, inputs, pairing)?;
         if got != want {
             let (r, i) = want
                 .iter()
@@ -320,121 +116,10 @@ impl Runner {
                 .find_map(|(r, (w, g))| w.iter().zip(g).position(|(a, b)| a != b).map(|i| (r, i)))
                 .unwrap_or((0, 0));
             return Err(Error::Mismatch(format!(
-                "{}[{i}] = {:#x}, expected {:#x} (aliasing {alias:?}) on inputs {inputs:x?}",
+                "{}[{i}] = {:#x}, expected {:#x} (aliasing {pairing:?}) on inputs {inputs:x?}",
                 f.returns[r].name, got[r][i], want[r][i]
             )));
         }
         Ok(())
-    }
-}
-
-/// The aliasing patterns a program generated under `may_alias` must survive: no
-/// aliasing, and every (output, input) pair of the same shape that `may_alias` allows.
-pub fn aliasings(f: &Function, may_alias: impl Fn(usize, usize) -> bool) -> Vec<Aliasing> {
-    let mut v = vec![Aliasing::None];
-    for (r, rp) in f.returns.iter().enumerate() {
-        for (p, pp) in f.params.iter().enumerate() {
-            if rp.len.is_some() && rp.len == pp.len && rp.ty.bits == pp.ty.bits && may_alias(r, p) {
-                v.push(Aliasing::Same { ret: r, param: p });
-            }
-        }
-    }
-    v
-}
-
-#[cfg(test)]
-mod tests {
-    use cryptopt_ir::Ty;
-
-    use super::*;
-
-    fn param(name: &str, ty: Ty, len: Option<u32>) -> Param {
-        let n = len.unwrap_or(1) as usize;
-        Param {
-            name: name.to_string(),
-            ty,
-            len,
-            lbound: vec![0; n],
-            ubound: vec![ty.mask(); n],
-        }
-    }
-
-    /// `broken_guard` finds exactly the words outside every buffer (data rounded up to
-    /// words) that changed, lowest first, for every aliasing of a mixed signature.
-    #[test]
-    fn guards_are_the_words_outside_buffers() {
-        let f = Function::new(
-            "mixed",
-            vec![
-                param("arg1", Ty::U8, Some(3)),
-                param("arg2", Ty::U64, None),
-                param("arg3", Ty::U32, Some(3)),
-            ],
-            vec![
-                param("out1", Ty::U8, Some(3)),
-                param("out2", Ty::U32, Some(3)),
-            ],
-        );
-        for alias in aliasings(&f, |_, _| true) {
-            let layout = Layout::new(&f, alias).unwrap();
-            let mut area = Vec::new();
-            layout.reset(&mut area);
-            let mut in_use = vec![false; area.len()];
-            for b in layout.bufs.iter().flatten() {
-                in_use[b.start / 8..(b.start + b.bytes()).div_ceil(8)].fill(true);
-            }
-            let buffers = match alias {
-                Aliasing::None => 4,
-                Aliasing::Same { .. } => 3,
-            };
-            assert_eq!(in_use.iter().filter(|&&u| !u).count(), (buffers + 1) * 8);
-            assert_eq!(layout.broken_guard(&area), None, "{alias:?}");
-            for w in 0..area.len() {
-                let mut a = area.clone();
-                a[w] ^= 1;
-                let want = (!in_use[w]).then_some(w);
-                assert_eq!(layout.broken_guard(&a), want, "{alias:?}, word {w}");
-                // With a later guard broken too, the lower one is reported.
-                *a.last_mut().unwrap() ^= 2;
-                let want = if in_use[w] { area.len() - 1 } else { w };
-                assert_eq!(layout.broken_guard(&a), Some(want), "{alias:?}, word {w}");
-            }
-        }
-    }
-
-    /// Inputs land at their natural element sizes and outputs read back the same way.
-    #[test]
-    fn inputs_and_outputs_round_trip() {
-        let f = Function::new(
-            "mixed",
-            vec![
-                param("arg1", Ty::U8, Some(3)),
-                param("arg2", Ty::U64, None),
-                param("arg3", Ty::U32, Some(3)),
-            ],
-            vec![param("out1", Ty::U8, Some(3))],
-        );
-        let layout = Layout::new(&f, Aliasing::Same { ret: 0, param: 0 }).unwrap();
-        let mut area = Vec::new();
-        layout.reset(&mut area);
-        layout.poison_outputs(&mut area);
-        let mut out = vec![Vec::new()];
-        layout.read_outputs(&area, &mut out);
-        assert_eq!(out, vec![vec![0xa5; 3]]);
-        let inputs = vec![
-            vec![1, 2, 0xff],
-            vec![u64::MAX as u128],
-            vec![7, 8, 0xffff_ffff],
-        ];
-        let args = layout.write_inputs(&f, &inputs, &mut area);
-        assert_eq!(args[0], args[1], "out1 is arg1");
-        assert_eq!(args[2], u64::MAX);
-        assert_eq!(args[4..], [0, 0]);
-        layout.read_outputs(&area, &mut out);
-        assert_eq!(out, vec![vec![1, 2, 0xff]]);
-        // SAFETY: args[3] points at arg3's three u32s inside `area`.
-        let arg3 = unsafe { std::slice::from_raw_parts(args[3] as *const u32, 3) };
-        assert_eq!(arg3, [7, 8, 0xffff_ffff]);
-        assert_eq!(layout.broken_guard(&area), None);
     }
 }

@@ -9,6 +9,9 @@
 //!   ([`Trampoline`]) that runs a generated function with the System V ABI and reports
 //!   the ways it broke the convention instead of crashing later.
 //!
+//! * [`layout`]: where a function's arguments live in memory for an in-process call
+//!   (buffers, guard words, which output shares which input's buffer).
+//!
 //! * [`diff`]: differential testing of machine code against the reference interpreter.
 //!
 //! * [`baseline`]: C source compiled by gcc/clang into a shared object and loaded, the
@@ -17,7 +20,7 @@
 //! * [`counter`]: the clock batches are timed with (core cycles through `rdpmc` where the
 //!   kernel allows it, `lfence; rdtsc; lfence` otherwise), its overhead, CPU pinning.
 //!
-//! * [`bench`](mod@bench): interleaved batch measurement of several verified
+//! * [`timing`]: interleaved batch measurement of several verified
 //!   implementations of one function, with every round's outputs handed to a caller's
 //!   check.
 //!
@@ -27,11 +30,12 @@
 compile_error!("cryptopt-measure runs x86-64 machine code in-process: it needs an x86-64 Unix");
 
 pub mod baseline;
-pub mod bench;
 pub mod counter;
 pub mod diff;
 pub mod error;
 pub mod exec;
+pub mod layout;
+pub mod timing;
 
 pub use error::{Error, Result};
 pub use exec::{AbiProblem, AbiViolation, CalleeSaved, ExecMem, Trampoline};

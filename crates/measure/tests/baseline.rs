@@ -16,7 +16,7 @@ use std::path::Path;
 
 use cryptopt_ir::{c, fiat, inputs, interp, lower, verify, Function, Op, Operand, Param, Ty};
 use cryptopt_measure::baseline::{self, CompiledC};
-use cryptopt_measure::diff::{Aliasing, Runner};
+use cryptopt_measure::diff::{Pairing, Runner};
 use cryptopt_measure::Error;
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -184,7 +184,7 @@ fn check(runner: &mut Runner, so: &CompiledC, case: &Case, seed: u64) -> usize {
         }
         // SAFETY: `ptr` is `sig.name` compiled from `c::emit` (or the packed wrapper),
         // whose C signature is the System V signature the runner calls `sig` with.
-        let got = unsafe { runner.run_at(ptr, sig, &args, Aliasing::None) }
+        let got = unsafe { runner.run_at(ptr, sig, &args, Pairing::Distinct) }
             .unwrap_or_else(|e| panic!("{} ({}): {e}", sig.name, so.compiler_version()));
         if got != want {
             // The C of a small function helps; a large one would drown the message.

@@ -12,8 +12,8 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 
 use cryptopt_codegen::{Candidate, Generator, Hot};
 use cryptopt_ir::{interp, Function};
-use cryptopt_measure::bench::{self, Config, Measurement};
 use cryptopt_measure::counter::Counter;
+use cryptopt_measure::timing::{self, Config, Measurement};
 use cryptopt_measure::ExecMem;
 use cryptopt_x86::encode::Assembler;
 
@@ -192,7 +192,7 @@ impl Evaluator for Native<'_> {
         // SAFETY: the candidates were generated for this function and checked for ABI
         // conformance by the test suite; the baseline is the caller's promise (`new`).
         let m = unsafe {
-            bench::measure(
+            timing::measure(
                 reference,
                 &programs,
                 &self.cfg,

@@ -26,16 +26,6 @@ pub(crate) struct Abi {
     pub slots: Vec<Slot>,
 }
 
-/// Bytes per element of an array of `p` (u1 is a byte, as Fiat's C `fiat_uint1`).
-pub(crate) fn elem_bytes(p: &Param) -> i64 {
-    match p.ty.bits {
-        0..=8 => 1,
-        9..=16 => 2,
-        17..=32 => 4,
-        _ => 8,
-    }
-}
-
 impl Abi {
     pub fn new(f: &Function) -> Result<Abi> {
         let mut slots: Vec<Slot> = (0..f.returns.len())
@@ -75,14 +65,14 @@ impl Abi {
             Slot::Array { param } => &f.params[*param],
             Slot::Scalar { .. } => return None,
         };
-        Some((p, elem_bytes(p) * p.elems() as i64))
+        Some((p, p.elem_bytes() as i64 * p.elems() as i64))
     }
 
     /// `out1[2]`, `arg1[0]` or `arg1 + 33` for byte `off` of pointer slot `k`.
     pub fn describe(&self, f: &Function, k: usize, off: i64) -> String {
         match self.array(f, k) {
             Some((p, size)) => {
-                let eb = elem_bytes(p);
+                let eb = p.elem_bytes() as i64;
                 if (0..size).contains(&off) {
                     if p.len.is_some() {
                         if off % eb == 0 {

@@ -15,10 +15,11 @@
 
 use std::fmt;
 
+pub use cryptopt_ir::Aliasing;
 use cryptopt_ir::Function;
 use cryptopt_x86::{Program, Reg};
 
-use crate::abi::{elem_bytes, Abi, Slot};
+use crate::abi::{Abi, Slot};
 use crate::error::{Error, Result};
 use crate::graph::{Graph, NodeId, Sym};
 use crate::x86::{Base, Machine};
@@ -26,31 +27,6 @@ use crate::{ir, ir::IrResult};
 
 /// Length at which printed expressions are cut.
 pub const SHOW_LIMIT: usize = 300;
-
-/// Which output arrays may be the same memory as which input arrays (exactly the same
-/// address; Fiat's C API allows `out == arg`, never a partial overlap).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
-pub enum Aliasing {
-    /// Outputs and inputs are disjoint.
-    None,
-    /// `out1` may be `arg1` (the `mul(x, x, y)` idiom).
-    Out1Arg1,
-    /// Any output may be any input array: the only assumption safe for every C caller.
-    #[default]
-    All,
-}
-
-impl Aliasing {
-    /// May return `ret` be the same memory as parameter `param` (indices into the IR
-    /// function's returns and params)?
-    pub fn may_alias(self, ret: usize, param: usize) -> bool {
-        match self {
-            Aliasing::None => false,
-            Aliasing::Out1Arg1 => ret == 0 && param == 0,
-            Aliasing::All => true,
-        }
-    }
-}
 
 /// What the check assumes about its callers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -276,7 +252,7 @@ pub fn check(f: &Function, program: &Program, opts: CheckOptions) -> Result<Verd
             continue;
         };
         let r = &f.returns[ret];
-        let eb = elem_bytes(r);
+        let eb = r.elem_bytes() as i64;
         for i in 0..r.elems() {
             let name = abi.describe(f, k, i as i64 * eb);
             let want = irr.outputs[ret][i].ok_or_else(|| Error::Function {

@@ -27,7 +27,7 @@ use std::collections::HashMap;
 use cryptopt_ir::Function;
 use cryptopt_x86::{Inst, Mem, Mnemonic as M, Operand as X, Program, Reg, Size};
 
-use crate::abi::{elem_bytes, Abi, Slot};
+use crate::abi::{Abi, Slot};
 use crate::check::{Aliasing, Problem};
 use crate::error::{Error, Result};
 use crate::graph::{mask, Graph, Node, NodeId, Seg, Sym};
@@ -224,7 +224,7 @@ impl<'a> Machine<'a> {
                 Slot::Scalar { param } => {
                     // The C type's bytes hold the value; the ABI leaves the rest undefined.
                     let p = &f.params[param];
-                    let cbits = 8 * elem_bytes(p) as u32;
+                    let cbits = 8 * p.elem_bytes();
                     let x = crate::abi::input(g, f, param, 0);
                     if cbits >= 64 {
                         x
@@ -557,7 +557,7 @@ impl<'a> Machine<'a> {
                                 written_at: c.index,
                             }));
                         }
-                        let eb = elem_bytes(&self.f.params[param]);
+                        let eb = self.f.params[param].elem_bytes() as i64;
                         let node = crate::abi::input(self.g, self.f, param, (off / eb) as usize);
                         Ok(Byte {
                             node,
@@ -1912,7 +1912,7 @@ pub(crate) mod tests {
     #[test]
     fn cpu_agrees() {
         use cryptopt_ir::{Param, Ty};
-        use cryptopt_measure::diff::{Aliasing as Alias, Runner};
+        use cryptopt_measure::diff::{Pairing, Runner};
         use cryptopt_x86::{Mnemonic as M, Operand as X};
         use rand::{Rng, SeedableRng};
 
@@ -2143,7 +2143,7 @@ pub(crate) mod tests {
                         .collect();
                     let input = vec![vals.iter().map(|&v| v as u128).collect::<Vec<u128>>()];
                     let out = runner
-                        .run(&f, &input, Alias::None)
+                        .run(&f, &input, Pairing::Distinct)
                         .unwrap_or_else(|e| panic!("{snip}: {e}"));
                     let mut init = [0u64; 16];
                     for (k, r) in TESTED.iter().enumerate() {

@@ -14,7 +14,7 @@ use std::sync::Mutex;
 
 use cryptopt_codegen::{Candidate, Generator, Options};
 use cryptopt_ir::{inputs, interp, lower, Function};
-use cryptopt_measure::diff::{aliasings, Runner};
+use cryptopt_measure::diff::{pairings, Runner};
 use cryptopt_verify::{check, Verdict};
 use cryptopt_x86::{Inst, Mnemonic as M, Operand as X, Program, Reg};
 use rand::{Rng, SeedableRng};
@@ -205,7 +205,7 @@ fn mutate_function(f: &Function, seed: u64, tally: &Mutex<Tally>) {
             "{}: the unmutated program is not proved",
             f.name
         );
-        let alias = aliasings(f, |r, q| opts.may_alias(r, q));
+        let alias = pairings(f, opts.aliasing);
         for k in 0..FAULTS {
             let kind = KINDS[k % KINDS.len()];
             let Some((q, what)) = mutate(&p, kind, &mut rng) else {

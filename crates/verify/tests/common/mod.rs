@@ -4,9 +4,9 @@
 
 use std::path::PathBuf;
 
-use cryptopt_codegen::{MemoryConstraints, Options};
+use cryptopt_codegen::Options;
 use cryptopt_ir::{fiat, Function};
-use cryptopt_verify::{Aliasing, CheckOptions};
+use cryptopt_verify::CheckOptions;
 
 /// `$CRYPTOPT_FIAT_JSON`, or `None` (the caller prints SKIPPED).
 pub fn fiat_dir() -> Option<PathBuf> {
@@ -52,10 +52,6 @@ pub fn function(file: &str, name: &str) -> Option<Function> {
 /// The aliasing a program generated with `opts` must be correct under.
 pub fn check_options(opts: &Options) -> CheckOptions {
     CheckOptions {
-        aliasing: match opts.memory_constraints {
-            MemoryConstraints::None => Aliasing::None,
-            MemoryConstraints::Out1Arg1 => Aliasing::Out1Arg1,
-            MemoryConstraints::All => Aliasing::All,
-        },
+        aliasing: opts.aliasing,
     }
 }

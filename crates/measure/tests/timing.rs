@@ -5,8 +5,8 @@
 //! (200 dependent `imul`s against one `add`) has a margin of about 100x.
 
 use cryptopt_ir::{Function, Param, Ty};
-use cryptopt_measure::bench::{self, Config, Measurement, Mode};
 use cryptopt_measure::counter::{self, Counter};
+use cryptopt_measure::timing::{self, Config, Measurement, Mode};
 use cryptopt_measure::{Error, ExecMem};
 use iced_x86::code_asm::*;
 use iced_x86::IcedError;
@@ -198,13 +198,13 @@ fn measure(
     programs: &[ExecMem],
     cfg: &Config,
     counter: &Counter,
-    check: &mut bench::Check<'_>,
+    check: &mut timing::Check<'_>,
 ) -> cryptopt_measure::Result<Measurement> {
     let ptrs: Vec<*const u8> = programs.iter().map(ExecMem::ptr).collect();
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
     // SAFETY: every test program returns with `ret`, keeps the ABI, and only touches
     // its arguments' buffers within the bounds of the signature it is measured under.
-    unsafe { bench::measure(f, &ptrs, cfg, counter, &mut rng, check) }
+    unsafe { timing::measure(f, &ptrs, cfg, counter, &mut rng, check) }
 }
 
 fn check(case: &Case, counter: &Counter) -> Measurement {
@@ -231,7 +231,7 @@ fn check(case: &Case, counter: &Counter) -> Measurement {
     .unwrap_or_else(|e| panic!("{name}: {e}"));
     assert_eq!(rounds, cfg.batches, "{name}: rounds checked");
     assert!(
-        m.batch_size >= 1 && m.batch_size.is_power_of_two() && m.batch_size <= bench::MAX_BATCH,
+        m.batch_size >= 1 && m.batch_size.is_power_of_two() && m.batch_size <= timing::MAX_BATCH,
         "{name}: batch size {}",
         m.batch_size
     );
@@ -361,7 +361,7 @@ fn refusals() {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
     // SAFETY: the null pointer is refused before anything is called.
     let e = unsafe {
-        bench::measure(
+        timing::measure(
             &f,
             &[std::ptr::null()],
             &Config::default(),
@@ -416,13 +416,13 @@ fn write_outside_is_caught() {
 
 #[test]
 fn stats_of_samples() {
-    let s = bench::Stats::from_samples(&mut [5.0, 1.0, 3.0, 2.0, 4.0]);
+    let s = timing::Stats::from_samples(&mut [5.0, 1.0, 3.0, 2.0, 4.0]);
     assert_eq!((s.min, s.q1, s.median, s.q3), (1.0, 2.0, 3.0, 4.0));
-    let s = bench::Stats::from_samples(&mut [4.0, 1.0]);
+    let s = timing::Stats::from_samples(&mut [4.0, 1.0]);
     assert_eq!((s.min, s.q1, s.median, s.q3), (1.0, 1.75, 2.5, 3.25));
-    let s = bench::Stats::from_samples(&mut [7.0]);
+    let s = timing::Stats::from_samples(&mut [7.0]);
     assert_eq!((s.min, s.q1, s.median, s.q3), (7.0, 7.0, 7.0, 7.0));
-    assert!(bench::Stats::from_samples(&mut []).median.is_nan());
+    assert!(timing::Stats::from_samples(&mut []).median.is_nan());
 }
 
 #[test]

@@ -19,9 +19,9 @@
 //! Programs are plain System V functions with Fiat's C signature (outputs first as
 //! pointers, then input arrays as pointers or scalars by value; at most six arguments),
 //! called directly, not through the checking [`Trampoline`](crate::Trampoline): they
-//! must have been verified to keep the ABI (see [`crate::diff`]). Buffers are laid out as
-//! [`crate::diff`] lays them out (natural element sizes, guard words around them); the
-//! guards are checked after every batch.
+//! must have been verified to keep the ABI (see [`crate::diff`]). Buffers are laid out by
+//! [`crate::layout`] (natural element sizes, guard words around them); the guards are
+//! checked after every batch.
 //!
 //! In [`Mode::Throughput`] a batch calls the program `n` times on the same inputs; in
 //! [`Mode::Latency`] each call's `out1` is the next call's `arg1` (two buffers used in
@@ -42,8 +42,8 @@ use rand::seq::SliceRandom;
 use rand::Rng;
 
 use crate::counter::{self, tsc, Counter};
-use crate::diff::{Aliasing, Layout};
 use crate::error::{Error, Result};
+use crate::layout::{Layout, Pairing};
 
 /// Largest batch size calibration goes to.
 pub const MAX_BATCH: u64 = 1 << 20;
@@ -315,7 +315,7 @@ pub unsafe fn measure<R: Rng + ?Sized>(
         .map(|&p| unsafe { std::mem::transmute::<*const u8, FiatFn>(p) })
         .collect();
 
-    let layout = Layout::new(f, Aliasing::None)?;
+    let layout = Layout::new(f, Pairing::Distinct)?;
     let (mut timed, mut spare) = (Vec::new(), Vec::new());
     layout.reset(&mut timed);
     layout.reset(&mut spare);
