@@ -20,57 +20,22 @@ use std::time::Instant;
 
 use anyhow::{anyhow, bail, Context, Result};
 use plotters::prelude::*;
-use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use cryptopt_ir::{fiat, Function};
 use cryptopt_measure::baseline::CompiledC;
 use cryptopt_measure::counter;
-use cryptopt_measure::timing::{self, Config, Mode};
-use cryptopt_x86::{Mnemonic, Operand, Program, Reg};
+use cryptopt_measure::diff::Oracle;
+use cryptopt_measure::stats::{self, geomean, Compared};
+use cryptopt_measure::timing::{Config, Mode};
+use cryptopt_measure::ExecMem;
+use cryptopt_x86::Program;
 
-use super::{parse_count, write_atomically, CheckFailed, CodegenArgs};
-use crate::optimize::{check_baseline, optimize, Job};
-
-#[derive(clap::Args, Debug)]
-pub struct BenchArgs {
-    /// The 18 functions of the paper (mul and square of nine fields).
-    #[arg(long)]
-    paper: bool,
-    /// Functions by name (e.g. fiat_p256_mul), comma-separated.
-    #[arg(long, value_delimiter = ',')]
-    functions: Vec<String>,
-    /// Evaluations per function (the default makes `--paper` take about 30 minutes on a
-    /// 2-core machine: about 100 s of optimization per function, two at a time).
-    #[arg(long, default_value = "100k", value_parser = parse_count)]
-    evals: u64,
-    /// Baseline compilers (each with -O3 -march=native -mtune=native).
-    #[arg(long, value_delimiter = ',', default_value = "gcc,clang-19")]
-    compilers: Vec<String>,
-    #[arg(long, default_value = "cryptopt-bench")]
-    out: PathBuf,
-    /// Fiat JSON folder (default: $CRYPTOPT_FIAT_JSON).
-    #[arg(long)]
-    fiat_json: Option<PathBuf>,
-    /// Repetitions of each comparison (split in halves for the t-test).
-    #[arg(long, default_value_t = 20)]
-    repeats: usize,
-    /// Optimizations run at the same time (each on its own CPU).
-    #[arg(long, default_value_t = 2)]
-    jobs: usize,
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
-    /// Batches per measurement.
-    #[arg(long, default_value_t = 31)]
-    batches: usize,
-    /// Also measure an external implementation (NASM or GNU as, a function with the same
-    /// name and C signature), after proving it equivalent: `--compare old=old.asm`.
-    #[arg(long = "compare", value_name = "NAME=FILE.asm")]
-    compare: Vec<String>,
-    #[command(flatten)]
-    cg: CodegenArgs,
-}
+use crate::args::BenchArgs;
+use crate::checks::{check_baseline, CheckFailed};
+use crate::files::write_atomically;
+use crate::optimize::{optimize, Job};
 
 /// The paper's 18 functions: (file, function).
 pub const PAPER: [(&str, &str); 18] = [
@@ -102,12 +67,6 @@ pub const PAPER: [(&str, &str); 18] = [
 
 /// The winner of one optimization and the seconds it took, or why it failed.
 type Optimized = Result<(Program, f64), String>;
-
-/// One measured comparison: mean of the repeated medians per program.
-struct Compared {
-    means: Vec<f64>,
-    agreed: bool,
-}
 
 /// One row of the report.
 struct Line {
@@ -221,9 +180,7 @@ pub fn run(args: BenchArgs) -> Result<()> {
             Some(Err(e)) => bail!("{}: {e}", f.name),
             None => bail!("{}: not optimized", f.name),
         };
-        let mut code = Vec::new();
-        cryptopt_x86::encode::encode(&program.insts, &mut code)?;
-        let ours = cryptopt_measure::ExecMem::new(&code)?;
+        let ours = ExecMem::from_program(&program)?;
         let source = cryptopt_ir::c::emit(f);
         let mut compiled = Vec::new();
         for cc in &args.compilers {
@@ -252,9 +209,7 @@ pub fn run(args: BenchArgs) -> Result<()> {
                 ))
                 .into());
             }
-            let mut code = Vec::new();
-            cryptopt_x86::encode::encode(&p.insts, &mut code)?;
-            let mem = cryptopt_measure::ExecMem::new(&code)?;
+            let mem = ExecMem::from_program(p)?;
             check_baseline(f, mem.ptr(), &format!("--compare {name}"))?;
             columns.push(Some(programs.len()));
             programs.push(mem.ptr());
@@ -293,7 +248,7 @@ pub fn run(args: BenchArgs) -> Result<()> {
         lines.push(Line {
             function: f.name.clone(),
             instructions: program.insts.len(),
-            stack_bytes: stack_bytes(&program),
+            stack_bytes: program.stack_bytes(),
             throughput: through,
             latency,
             optimize_seconds: secs,
@@ -340,7 +295,9 @@ fn resolve(args: &BenchArgs) -> Result<(Vec<Function>, String)> {
         // No Fiat JSON: the built-in generator makes the same functions.
         let mut out = Vec::new();
         for (_, name) in names {
-            out.push(builtin(&name)?);
+            let f = cryptopt_ir::fields::builtin(&name)
+                .ok_or_else(|| anyhow!("`{name}` is not a function of the built-in generator"))??;
+            out.push(f);
         }
         return Ok((
             out,
@@ -373,28 +330,6 @@ fn resolve(args: &BenchArgs) -> Result<(Vec<Function>, String)> {
     Ok((out, format!("Fiat JSON in {}", dir.display())))
 }
 
-/// `fiat_p256_mul` / `fiat_25519_carry_square` ... from the built-in generator.
-fn builtin(name: &str) -> Result<Function> {
-    use cryptopt_ir::fields::{self, FieldOp};
-    for preset in fields::PRESETS {
-        let Some(spec) = fields::preset(preset) else {
-            continue;
-        };
-        for op in [
-            FieldOp::Mul,
-            FieldOp::Square,
-            FieldOp::Add,
-            FieldOp::Sub,
-            FieldOp::Opp,
-        ] {
-            if spec.function_name(op) == name {
-                return Ok(fields::generate(&spec, op)?);
-            }
-        }
-    }
-    bail!("`{name}` is not a function of the built-in generator")
-}
-
 fn latency_possible(f: &Function) -> bool {
     match (f.returns.first(), f.params.first()) {
         (Some(o), Some(a)) => o.len.is_some() && o.len == a.len && o.ty == a.ty,
@@ -402,7 +337,8 @@ fn latency_possible(f: &Function) -> bool {
     }
 }
 
-/// Repeated interleaved measurement with the halves t-test; means of the medians.
+/// Repeated interleaved measurement with the halves t-test ([`stats::compare`]), every
+/// round's outputs checked against the interpreter.
 fn compare(
     f: &Function,
     programs: &[*const u8],
@@ -416,117 +352,30 @@ fn compare(
         mode,
     };
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(args.seed ^ 0xbe4c);
-    let mut check =
-        |inputs: &[Vec<u128>], outs: &[Vec<Vec<u128>>]| -> cryptopt_measure::Result<()> {
-            if mode == Mode::Throughput {
-                let want = cryptopt_ir::interp::run(f, inputs)
-                    .map_err(|e| cryptopt_measure::Error::Mismatch(e.to_string()))?;
-                if let Some(p) = outs.iter().position(|o| *o != want) {
-                    return Err(cryptopt_measure::Error::Mismatch(format!(
-                        "program {p} differs on {inputs:x?}"
-                    )));
-                }
+    let names: Vec<&str> = (0..programs.len())
+        .map(|p| {
+            if p == 0 {
+                "cryptopt's program"
+            } else {
+                "a compared program"
             }
-            Ok(())
-        };
-    let mut last = None;
-    for _attempt in 0..5 {
-        let mut medians: Vec<Vec<f64>> = vec![Vec::with_capacity(args.repeats); programs.len()];
-        for _ in 0..args.repeats {
-            // SAFETY: every program was checked against the interpreter before.
-            let m = unsafe { timing::measure(f, programs, &cfg, counter, &mut rng, &mut check) }?;
-            for (p, s) in m.per_call.iter().enumerate() {
-                medians[p].push(s.median);
-            }
-        }
-        let agreed = medians.iter_mut().all(|m| halves_agree(m, &mut rng));
-        let means = medians
-            .iter()
-            .map(|m| m.iter().sum::<f64>() / m.len() as f64)
-            .collect();
-        if agreed {
-            return Ok(Compared { means, agreed });
-        }
-        last = Some(Compared { means, agreed });
-    }
-    Ok(last.expect("measured at least once"))
-}
-
-/// Splits `xs` randomly into two halves; true when Welch's t-test does not tell them
-/// apart at the 5% level (|t| below the two-sided critical value).
-fn halves_agree(xs: &mut [f64], rng: &mut Xoshiro256PlusPlus) -> bool {
-    xs.shuffle(rng);
-    let (a, b) = xs.split_at(xs.len() / 2);
-    let stats = |v: &[f64]| {
-        let n = v.len() as f64;
-        let mean = v.iter().sum::<f64>() / n;
-        let var = v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
-        (mean, var, n)
-    };
-    let ((ma, va, na), (mb, vb, nb)) = (stats(a), stats(b));
-    let se = (va / na + vb / nb).sqrt();
-    if se == 0.0 {
-        return ma == mb;
-    }
-    let t = (ma - mb).abs() / se;
-    // Welch–Satterthwaite degrees of freedom, and the 97.5% quantile of Student's t.
-    let df = (va / na + vb / nb).powi(2)
-        / ((va / na).powi(2) / (na - 1.0) + (vb / nb).powi(2) / (nb - 1.0));
-    t < t_critical(df)
-}
-
-/// Two-sided 5% critical value of Student's t with `df` degrees of freedom.
-fn t_critical(df: f64) -> f64 {
-    const TABLE: [(f64, f64); 12] = [
-        (1.0, 12.706),
-        (2.0, 4.303),
-        (3.0, 3.182),
-        (4.0, 2.776),
-        (5.0, 2.571),
-        (6.0, 2.447),
-        (8.0, 2.306),
-        (10.0, 2.228),
-        (15.0, 2.131),
-        (20.0, 2.086),
-        (30.0, 2.042),
-        (60.0, 2.000),
-    ];
-    TABLE
-        .iter()
-        .find(|(d, _)| df <= *d)
-        .map_or(1.96, |(_, t)| *t)
-}
-
-/// Bytes of stack the program uses: pushes, `sub rsp`, and red-zone slots.
-pub fn stack_bytes(p: &Program) -> u32 {
-    let mut bytes = 0u32;
-    let mut below = 0i32;
-    for i in &p.insts {
-        match (i.mn, i.operands()) {
-            (Mnemonic::Push, _) => bytes += 8,
-            (Mnemonic::Sub, [Operand::Reg(Reg::Rsp, _), Operand::Imm(n)]) => bytes += *n as u32,
-            _ => {}
-        }
-        for o in i.operands() {
-            if let Operand::Mem(m) = o {
-                if m.base == Some(Reg::Rsp) && m.disp < 0 {
-                    below = below.max(-m.disp);
-                }
-            }
-        }
-    }
-    bytes + below as u32
-}
-
-fn geomean(xs: impl Iterator<Item = f64>) -> f64 {
-    let (sum, n) = xs
-        .filter(|x| x.is_finite())
-        .fold((0.0, 0), |(s, n), x| (s + x.ln(), n + 1));
-    if n == 0 {
-        f64::NAN
-    } else {
-        (sum / n as f64).exp()
-    }
+        })
+        .collect();
+    let mut oracle = Oracle::new(f, &names);
+    let mut check = |inputs: &[Vec<u128>], outs: &[Vec<Vec<u128>>]| oracle.check(inputs, outs);
+    // SAFETY: every program was checked against the interpreter before.
+    let c = unsafe {
+        stats::compare(
+            f,
+            programs,
+            &cfg,
+            counter,
+            args.repeats,
+            &mut rng,
+            &mut check,
+        )
+    }?;
+    Ok(c)
 }
 
 fn write_reports(

@@ -23,14 +23,14 @@ use cryptopt_codegen::{Generator, Options};
 use cryptopt_ir::{lower, Function};
 use cryptopt_measure::baseline::CompiledC;
 use cryptopt_measure::counter::{self, Counter};
+use cryptopt_measure::diff::Oracle;
 use cryptopt_measure::timing::{self, Config, Mode};
 use cryptopt_search::native::Native;
 use cryptopt_search::{rls, Phase, State};
 
-use super::{
-    check_code, check_natively, load, prove, write_atomically, CheckFailed, MeasureArg,
-    OptimizeArgs,
-};
+use crate::args::{MeasureArg, OptimizeArgs};
+use crate::checks::{check_baseline, check_natively, prove, CheckFailed};
+use crate::files::{load, write_atomically};
 use crate::report::{self, Row};
 
 /// One optimization: everything `optimize` needs besides the command line.
@@ -349,21 +349,6 @@ struct SavedState {
     search: State,
 }
 
-/// The C baseline must compute what the interpreter computes before it is measured.
-pub fn check_baseline(f: &Function, ptr: *const u8, what: &str) -> Result<()> {
-    // SAFETY: `ptr` is compiled (or assembled) code with f's signature.
-    unsafe {
-        check_code(
-            f,
-            ptr,
-            &[cryptopt_measure::diff::Pairing::Distinct],
-            100,
-            99,
-            what,
-        )
-    }
-}
-
 /// Winner against baseline with three times the batches; returns median ticks per call.
 fn final_measurement(
     f: &Function,
@@ -374,25 +359,14 @@ fn final_measurement(
     seed: u64,
 ) -> Result<(f64, f64)> {
     use rand::SeedableRng;
-    let mut code = Vec::new();
-    cryptopt_x86::encode::encode(&program.insts, &mut code)?;
-    let mem = cryptopt_measure::ExecMem::new(&code)?;
+    let mem = cryptopt_measure::ExecMem::from_program(program)?;
     let cfg = Config {
         batches: cfg.batches * 3,
         ..*cfg
     };
     let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed ^ 0xf1a1);
-    let mut check =
-        |inputs: &[Vec<u128>], outs: &[Vec<Vec<u128>>]| -> cryptopt_measure::Result<()> {
-            let want = cryptopt_ir::interp::run(f, inputs)
-                .map_err(|e| cryptopt_measure::Error::Mismatch(e.to_string()))?;
-            if outs.iter().any(|o| *o != want) {
-                return Err(cryptopt_measure::Error::Mismatch(format!(
-                    "final measurement: outputs differ on {inputs:x?}"
-                )));
-            }
-            Ok(())
-        };
+    let mut oracle = Oracle::new(f, &["the winner", "the C baseline"]);
+    let mut check = |inputs: &[Vec<u128>], outs: &[Vec<Vec<u128>>]| oracle.check(inputs, outs);
     // SAFETY: both functions were checked natively against the interpreter.
     let m = unsafe {
         timing::measure(

@@ -547,3 +547,21 @@ fn lowered_functions_are_refused_by_the_json_writer() {
         "{e}"
     );
 }
+
+/// `fields::builtin` finds every preset's functions by their Fiat names, and nothing else.
+#[test]
+fn builtin_by_name() {
+    let check = |name: &str, found: bool| {
+        let got = fields::builtin(name).map(|r| r.expect("generates").name);
+        assert_eq!(got.as_deref(), found.then_some(name), "{name}");
+    };
+    check("fiat_p256_mul", true);
+    check("fiat_p256_square", true);
+    check("fiat_25519_carry_mul", true);
+    check("fiat_p521_carry_square", true);
+    check("fiat_secp256k1_montgomery_mul", true);
+    check("fiat_poly1305_sub", true);
+    check("fiat_25519_mul", false);
+    check("fiat_p256_carry_mul", false);
+    check("nothing", false);
+}

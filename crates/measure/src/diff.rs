@@ -123,3 +123,48 @@ impl Runner {
         Ok(())
     }
 }
+
+/// The check every timed measurement hands to [`crate::timing::measure`]: each
+/// program's outputs must be the interpreter's on the round's inputs. The one home of
+/// that rule for the search, `optimize`'s final measurement and `bench`.
+///
+/// `names` names the programs in the order they are measured (for messages); after an
+/// error, [`Oracle::culprit`] says which program differed.
+pub struct Oracle<'a> {
+    reference: &'a Function,
+    names: &'a [&'a str],
+    scratch: Vec<u128>,
+    culprit: Option<(usize, String)>,
+}
+
+impl<'a> Oracle<'a> {
+    pub fn new(reference: &'a Function, names: &'a [&'a str]) -> Oracle<'a> {
+        Oracle {
+            reference,
+            names,
+            scratch: Vec::new(),
+            culprit: None,
+        }
+    }
+
+    /// Compares every program's outputs `outs` with the interpreter on `inputs`.
+    pub fn check(&mut self, inputs: &[Vec<u128>], outs: &[Vec<Vec<u128>>]) -> Result<()> {
+        let want = interp::run_with(self.reference, inputs, &mut self.scratch)
+            .map_err(|e| Error::Mismatch(e.to_string()))?;
+        for (p, got) in outs.iter().enumerate() {
+            if *got != want {
+                let what = self.names.get(p).copied().unwrap_or("a program");
+                let msg =
+                    format!("{what} computed {got:x?} instead of {want:x?} on inputs {inputs:x?}");
+                self.culprit = Some((p, msg.clone()));
+                return Err(Error::Mismatch(msg));
+            }
+        }
+        Ok(())
+    }
+
+    /// The program that differed last (index into `names`) and the message.
+    pub fn culprit(&self) -> Option<&(usize, String)> {
+        self.culprit.as_ref()
+    }
+}

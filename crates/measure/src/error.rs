@@ -27,6 +27,9 @@ pub enum Error {
     #[error("{len} bytes of code do not fit an executable mapping of {capacity} bytes")]
     CodeTooLarge { len: usize, capacity: usize },
     /// iced-x86 could not assemble the call trampoline (a bug in this crate).
+    #[error(transparent)]
+    Encode(#[from] cryptopt_x86::Error),
+
     #[error("assembling the call trampoline failed: {0}")]
     Assemble(iced_x86::IcedError),
     /// Generated code broke the System V calling convention.

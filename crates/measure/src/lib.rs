@@ -20,6 +20,8 @@
 //! * [`counter`]: the clock batches are timed with (core cycles through `rdpmc` where the
 //!   kernel allows it, `lfence; rdtsc; lfence` otherwise), its overhead, CPU pinning.
 //!
+//! * [`stats`]: repeated comparisons trusted by a halves t-test, geometric means.
+//!
 //! * [`timing`]: interleaved batch measurement of several verified
 //!   implementations of one function, with every round's outputs handed to a caller's
 //!   check.
@@ -35,6 +37,7 @@ pub mod diff;
 pub mod error;
 pub mod exec;
 pub mod layout;
+pub mod stats;
 pub mod timing;
 
 pub use error::{Error, Result};

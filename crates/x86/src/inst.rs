@@ -431,3 +431,51 @@ pub struct Program {
     pub name: String,
     pub insts: Vec<Inst>,
 }
+
+impl Program {
+    /// Bytes of stack the program uses: its pushes, its `sub rsp, n`, and the deepest
+    /// slot below rsp (the red zone). Read off the instructions, not from any code
+    /// generator's bookkeeping, so it applies to anyone's program.
+    pub fn stack_bytes(&self) -> u32 {
+        let mut bytes = 0u32;
+        let mut below = 0i32;
+        for i in &self.insts {
+            match (i.mn, i.operands()) {
+                (Mnemonic::Push, _) => bytes += 8,
+                (Mnemonic::Sub, [Operand::Reg(Reg::Rsp, _), Operand::Imm(n)]) => bytes += *n as u32,
+                _ => {}
+            }
+            for o in i.operands() {
+                if let Operand::Mem(m) = o {
+                    if m.base == Some(Reg::Rsp) && m.disp < 0 {
+                        below = below.max(-m.disp);
+                    }
+                }
+            }
+        }
+        bytes + below as u32
+    }
+}
+
+#[cfg(test)]
+mod stack_tests {
+    #[test]
+    fn stack_bytes() {
+        let check = |text: &str, want: u32| {
+            let p = &crate::parse::parse(text).expect("parses")[0];
+            assert_eq!(p.stack_bytes(), want, "{text}");
+        };
+        let f = |body: &str| format!("SECTION .text\nGLOBAL f\nf:\n{body}\n    ret\n");
+        check(&f("    mov rax, rdi"), 0);
+        check(
+            &f("    push rbx\n    push r12\n    pop r12\n    pop rbx"),
+            16,
+        );
+        check(&f("    sub rsp, 0x20\n    add rsp, 0x20"), 32);
+        check(&f("    mov qword [rsp - 0x18], rdi"), 24);
+        check(
+            &f("    push rbx\n    mov qword [rsp - 0x8], rdi\n    pop rbx"),
+            16,
+        );
+    }
+}

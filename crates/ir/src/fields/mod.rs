@@ -215,3 +215,18 @@ pub fn generate(spec: &FieldSpec, op: FieldOp) -> Result<Function, FieldError> {
         Repr::Solinas { .. } => solinas::generate(spec, op),
     }
 }
+
+/// The built-in function of that Fiat name (`fiat_p256_mul`, `fiat_25519_carry_square`,
+/// ...): the preset and operation whose [`FieldSpec::function_name`] it is, generated.
+/// `None` when no preset has a function of that name.
+pub fn builtin(name: &str) -> Option<Result<Function, FieldError>> {
+    for p in PRESETS {
+        let Some(spec) = preset(p) else { continue };
+        for op in FieldOp::ALL {
+            if spec.function_name(op) == name {
+                return Some(generate(&spec, op));
+            }
+        }
+    }
+    None
+}

@@ -174,6 +174,14 @@ impl ExecMem {
         })
     }
 
+    /// Encodes `program` and maps its machine code into fresh executable pages: the one
+    /// way a program becomes callable code outside the search's reusable slots.
+    pub fn from_program(program: &cryptopt_x86::Program) -> Result<ExecMem> {
+        let mut code = Vec::new();
+        cryptopt_x86::encode::encode(&program.insts, &mut code)?;
+        ExecMem::new(&code)
+    }
+
     /// An empty executable mapping (all `int3`) with room for `bytes` bytes of code
     /// (rounded up to pages, at least one page), for [`ExecMem::load`] to reuse.
     pub fn with_capacity(bytes: usize) -> Result<ExecMem> {

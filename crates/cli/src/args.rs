@@ -1,0 +1,352 @@
+//! The command line: every command's arguments (clap derive) and their conversion to
+//! the library crates' option types. Parsing only: nothing here reads a file or runs
+//! anything.
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+use clap::{Parser, Subcommand};
+use cryptopt_codegen::{FramePointer, Options};
+use cryptopt_ir::{Aliasing, Function};
+
+/// An optimizing compiler for straight-line cryptographic arithmetic.
+#[derive(Parser, Debug)]
+#[command(name = "cryptopt", version, about)]
+pub(crate) struct Cli {
+    #[command(subcommand)]
+    pub cmd: Cmd,
+}
+
+/// The commands. Each variant's doc is its help text; the argument structs below
+/// carry no doc of their own so that clap keeps it.
+#[derive(Subcommand, Debug)]
+pub(crate) enum Cmd {
+    /// List the functions in a Fiat JSON file with their argument and return shapes.
+    List(ListArgs),
+    /// Run a function on concrete inputs with the reference interpreter.
+    Interp(InterpArgs),
+    /// Generate one random candidate implementation as x86-64 assembly, after checking it
+    /// natively against the reference interpreter.
+    Codegen(CodegenArgs),
+    /// Prove an x86-64 program (NASM or GNU as) equivalent to a function: exit 0 and
+    /// `equivalent`, or exit 1 with a report.
+    Check(CheckArgs),
+    /// Print a function of the built-in field generator as Fiat JSON.
+    Gen(GenArgs),
+    /// Print the C that the baseline compiler is given (Fiat's C shape, same signature).
+    EmitC(EmitCArgs),
+    /// Optimize a function: random local search over candidates, each timed on this CPU
+    /// against the C baseline, the winner checked and written to DIR/<function>/.
+    Optimize(OptimizeArgs),
+    /// Optimize several functions and compare each with C compilers, side by side.
+    Bench(BenchArgs),
+    /// Print a function's IR in readable text form.
+    Ir(IrArgs),
+}
+
+// `cryptopt list`
+#[derive(clap::Args, Debug)]
+pub(crate) struct ListArgs {
+    /// A Fiat JSON file (an array of functions or one function).
+    pub input: PathBuf,
+}
+
+// `cryptopt interp`
+#[derive(clap::Args, Debug)]
+pub(crate) struct InterpArgs {
+    pub input: PathBuf,
+    /// The function's name; may be left out when the file has only one.
+    #[arg(long, short)]
+    pub function: Option<String>,
+    /// The arguments as JSON: one array of hex or decimal strings per argument,
+    /// e.g. '[["0x1","0x2"],["0x3","0x4"]]' (a scalar may be a bare string).
+    #[arg(long)]
+    pub args: String,
+    /// Run the lowered function instead of the original (they must agree).
+    #[arg(long)]
+    pub lowered: bool,
+}
+
+// `cryptopt codegen`
+#[derive(clap::Args, Debug)]
+pub(crate) struct CodegenArgs {
+    pub input: PathBuf,
+    #[arg(long, short)]
+    pub function: Option<String>,
+    /// Seed of the random candidate (order and decisions).
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Assembly syntax of the output.
+    #[arg(long, value_enum, default_value = "nasm")]
+    pub syntax: Syntax,
+    /// Output file (written atomically); standard output when left out.
+    #[arg(short = 'o', long)]
+    pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub cg: InterfaceArgs,
+}
+
+// `cryptopt check`
+#[derive(clap::Args, Debug)]
+pub(crate) struct CheckArgs {
+    pub input: PathBuf,
+    #[arg(long, short)]
+    pub function: Option<String>,
+    /// The assembly file.
+    pub program: PathBuf,
+    /// Which outputs may be the same memory as which inputs in callers.
+    #[arg(long, value_enum, default_value = "none")]
+    pub aliasing: MemoryConstraintsArg,
+}
+
+// `cryptopt gen`
+#[derive(clap::Args, Debug)]
+pub(crate) struct GenArgs {
+    #[command(flatten)]
+    pub field: FieldArgs,
+}
+
+// `cryptopt emit-c`
+#[derive(clap::Args, Debug)]
+pub(crate) struct EmitCArgs {
+    pub input: PathBuf,
+    #[arg(long, short)]
+    pub function: Option<String>,
+}
+
+// `cryptopt ir`
+#[derive(clap::Args, Debug)]
+pub(crate) struct IrArgs {
+    pub input: PathBuf,
+    #[arg(long, short)]
+    pub function: Option<String>,
+    /// Print the function after lowering to the 64-bit machine-level dialect.
+    #[arg(long)]
+    pub lowered: bool,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+pub(crate) enum Syntax {
+    Nasm,
+    Gas,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+pub(crate) enum FramePointerArg {
+    Omit,
+    Save,
+    Keep,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+pub(crate) enum MemoryConstraintsArg {
+    None,
+    Out1Arg1,
+    All,
+}
+
+/// Options that change the emitted code's interface.
+#[derive(clap::Args, Debug)]
+pub(crate) struct InterfaceArgs {
+    /// omit: rbp is a general register; save: a conventional frame; keep: rbp untouched.
+    #[arg(long, value_enum, default_value = "omit")]
+    pub frame_pointer: FramePointerArg,
+    /// Do not use the 128 bytes below rsp for spills.
+    #[arg(long)]
+    pub no_red_zone: bool,
+    /// Which outputs may alias which inputs in C callers (all: the safe default).
+    #[arg(long, value_enum, default_value = "all")]
+    pub memory_constraints: MemoryConstraintsArg,
+}
+
+impl InterfaceArgs {
+    pub(crate) fn options(&self) -> Options {
+        Options {
+            frame_pointer: match self.frame_pointer {
+                FramePointerArg::Omit => FramePointer::Omit,
+                FramePointerArg::Save => FramePointer::Save,
+                FramePointerArg::Keep => FramePointer::Keep,
+            },
+            red_zone: !self.no_red_zone,
+            aliasing: self.memory_constraints.policy(),
+        }
+    }
+}
+
+/// The built-in field generator: `--field p256 --op mul`.
+#[derive(clap::Args, Debug, Clone)]
+pub(crate) struct FieldArgs {
+    /// A preset (curve25519, p224, p256, p384, p434, p448, p521, poly1305, secp256k1,
+    /// bls12-381-p) or a prime: '2^255 - 19', decimal or 0x hex.
+    #[arg(long)]
+    pub field: Option<String>,
+    /// mul, square, add, sub or opp.
+    #[arg(long, default_value = "mul")]
+    pub op: String,
+    /// Unsaturated (Solinas) limb count instead of Fiat's choice.
+    #[arg(long)]
+    pub limbs: Option<u32>,
+    /// Representation: auto (presets keep theirs; 2^k - c primes unsaturated), montgomery, solinas.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub repr: ReprArg,
+    /// Accept a modulus that is not prime.
+    #[arg(long)]
+    pub allow_composite: bool,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+pub(crate) enum ReprArg {
+    Auto,
+    Montgomery,
+    Solinas,
+}
+
+impl FieldArgs {
+    /// The generated function, if --field was given.
+    pub(crate) fn function(&self) -> Result<Option<Function>> {
+        use cryptopt_ir::fields;
+        let Some(field) = &self.field else {
+            return Ok(None);
+        };
+        let opts = fields::FieldOptions {
+            repr: match self.repr {
+                ReprArg::Auto => fields::ReprChoice::Auto,
+                ReprArg::Montgomery => fields::ReprChoice::Montgomery,
+                ReprArg::Solinas => fields::ReprChoice::Solinas,
+            },
+            limbs: self.limbs,
+            allow_composite: self.allow_composite,
+        };
+        let spec = fields::resolve(field, &opts)?;
+        let op: fields::FieldOp = self.op.parse()?;
+        Ok(Some(fields::generate(&spec, op)?))
+    }
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+pub(crate) enum MeasureArg {
+    Throughput,
+    Latency,
+}
+
+#[derive(clap::Args, Debug)]
+pub(crate) struct OptimizeArgs {
+    /// A Fiat JSON file; leave it out with --field.
+    #[arg(required_unless_present = "field")]
+    pub input: Option<PathBuf>,
+    #[arg(long, short)]
+    pub function: Option<String>,
+    #[command(flatten)]
+    pub field: FieldArgs,
+    /// Evaluations (mutants measured): a number, or with a k/M suffix (10k).
+    #[arg(long, default_value = "10k", value_parser = parse_count)]
+    pub evals: u64,
+    /// Independent runs before the best one continues (bet-and-run).
+    #[arg(long, default_value_t = 10)]
+    pub bets: u32,
+    /// Share of the evaluations spent on the bets.
+    #[arg(long, default_value_t = 0.2)]
+    pub bet_ratio: f64,
+    /// One run, no bets.
+    #[arg(long)]
+    pub single: bool,
+    /// Seed of the search (a run is reproducible from it, up to measurement noise).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Target length of one measured batch, in counter ticks.
+    #[arg(long, default_value_t = 10_000)]
+    pub cyclegoal: u64,
+    /// Batches per program in one interleaved measurement.
+    #[arg(long, default_value_t = 31)]
+    pub batches: usize,
+    /// C compiler of the baseline (compiled with -O3 -march=native -mtune=native).
+    #[arg(long, default_value = "gcc")]
+    pub cc: String,
+    /// throughput: repeated independent calls; latency: each call's output feeds the next.
+    #[arg(long, value_enum, default_value = "throughput")]
+    pub measure: MeasureArg,
+    /// CPU to pin the measuring thread to.
+    #[arg(long, default_value_t = 0)]
+    pub cpu: usize,
+    /// Output folder; results go to DIR/<function>/.
+    #[arg(long, default_value = "cryptopt-out")]
+    pub out: PathBuf,
+    /// Continue a saved run (its state.json).
+    #[arg(long)]
+    pub resume: Option<PathBuf>,
+    /// Do not prove the final program with the equivalence checker (it is still run
+    /// against the interpreter).
+    #[arg(long)]
+    pub no_verify: bool,
+    /// Also prove every N-th improvement during the search (0: never).
+    #[arg(long, default_value_t = 0)]
+    pub verify_every: u64,
+    #[command(flatten)]
+    pub cg: InterfaceArgs,
+}
+
+/// `10000`, `10k`, `2M`.
+pub(crate) fn parse_count(s: &str) -> std::result::Result<u64, String> {
+    let (digits, mult) = match s.strip_suffix(['k', 'K']) {
+        Some(d) => (d, 1_000),
+        None => match s.strip_suffix('M') {
+            Some(d) => (d, 1_000_000),
+            None => (s, 1),
+        },
+    };
+    digits
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(mult))
+        .ok_or_else(|| format!("`{s}` is not a count (e.g. 10000, 10k, 1M)"))
+}
+
+impl MemoryConstraintsArg {
+    /// The aliasing policy this option names.
+    pub(crate) fn policy(self) -> Aliasing {
+        match self {
+            MemoryConstraintsArg::None => Aliasing::None,
+            MemoryConstraintsArg::Out1Arg1 => Aliasing::Out1Arg1,
+            MemoryConstraintsArg::All => Aliasing::All,
+        }
+    }
+}
+
+#[derive(clap::Args, Debug)]
+pub(crate) struct BenchArgs {
+    /// The 18 functions of the paper (mul and square of nine fields).
+    #[arg(long)]
+    pub paper: bool,
+    /// Functions by name (e.g. fiat_p256_mul), comma-separated.
+    #[arg(long, value_delimiter = ',')]
+    pub functions: Vec<String>,
+    /// Evaluations per function (the default makes `--paper` take about 30 minutes on a
+    /// 2-core machine: about 100 s of optimization per function, two at a time).
+    #[arg(long, default_value = "100k", value_parser = parse_count)]
+    pub evals: u64,
+    /// Baseline compilers (each with -O3 -march=native -mtune=native).
+    #[arg(long, value_delimiter = ',', default_value = "gcc,clang-19")]
+    pub compilers: Vec<String>,
+    #[arg(long, default_value = "cryptopt-bench")]
+    pub out: PathBuf,
+    /// Fiat JSON folder (default: $CRYPTOPT_FIAT_JSON).
+    #[arg(long)]
+    pub fiat_json: Option<PathBuf>,
+    /// Repetitions of each comparison (split in halves for the t-test).
+    #[arg(long, default_value_t = 20)]
+    pub repeats: usize,
+    /// Optimizations run at the same time (each on its own CPU).
+    #[arg(long, default_value_t = 2)]
+    pub jobs: usize,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Batches per measurement.
+    #[arg(long, default_value_t = 31)]
+    pub batches: usize,
+    /// Also measure an external implementation (NASM or GNU as, a function with the same
+    /// name and C signature), after proving it equivalent: `--compare old=old.asm`.
+    #[arg(long = "compare", value_name = "NAME=FILE.asm")]
+    pub compare: Vec<String>,
+    #[command(flatten)]
+    pub cg: InterfaceArgs,
+}

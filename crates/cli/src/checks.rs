@@ -1,0 +1,110 @@
+//! The checks every emitted program passes before it is written or measured: natively
+//! against the interpreter (every aliasing the options allow) and, where asked, the
+//! equivalence checker. A failed check is a [`CheckFailed`] (exit code 1). This module
+//! is the one place the binary decides what "checked" means; it never writes files.
+
+use anyhow::Result;
+use cryptopt_codegen::Options;
+use cryptopt_ir::Function;
+use cryptopt_measure::diff::{pairings, Pairing, Runner};
+use cryptopt_measure::ExecMem;
+use rand::SeedableRng;
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+/// A check of the produced code failed: exit code 1.
+#[derive(Debug)]
+pub(crate) struct CheckFailed(pub(crate) String);
+
+impl std::fmt::Display for CheckFailed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for CheckFailed {}
+
+/// Proves `program` equivalent to `f` under the aliasing `opts` allows; a program that
+/// is not proved is a CheckFailed (exit 1) with the checker's report.
+pub(crate) fn prove(f: &Function, program: &cryptopt_x86::Program, opts: &Options) -> Result<()> {
+    let aliasing = opts.aliasing;
+    match cryptopt_verify::check(f, program, cryptopt_verify::CheckOptions { aliasing })? {
+        cryptopt_verify::Verdict::Equivalent => Ok(()),
+        cryptopt_verify::Verdict::NotEquivalent(report) => {
+            // One line: the first problem, shortened (`cryptopt check` prints them all).
+            let first = report
+                .problems
+                .first()
+                .map(|p| p.to_string())
+                .unwrap_or_default();
+            let first: String = first
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+                .chars()
+                .take(400)
+                .collect();
+            Err(CheckFailed(format!(
+                "the equivalence checker did not prove {} ({} problem(s)); first: {first}",
+                f.name,
+                report.problems.len()
+            ))
+            .into())
+        }
+    }
+}
+
+/// Runs `program` natively on random and edge-case inputs (and every aliasing the
+/// options allow) and compares with the interpreter on `f`; an error is a CheckFailed.
+pub(crate) fn check_natively(
+    f: &Function,
+    program: &cryptopt_x86::Program,
+    opts: &Options,
+    seed: u64,
+) -> Result<()> {
+    let mem = ExecMem::from_program(program)?;
+    let alias = pairings(f, opts.aliasing);
+    // SAFETY: the code was generated for f's signature and is loaded in `mem`.
+    unsafe { check_code(f, mem.ptr(), &alias, 200, seed, "generated code") }
+}
+
+/// Runs the machine code at `ptr` against the interpreter on `f`'s edge cases and
+/// `random` random inputs, under each aliasing in `alias`; a difference is a CheckFailed
+/// that names `what`.
+///
+/// # Safety
+/// `ptr` must be executable code with `f`'s System V signature (it is called through
+/// the ABI-checking trampoline).
+pub(crate) unsafe fn check_code(
+    f: &Function,
+    ptr: *const u8,
+    alias: &[Pairing],
+    random: usize,
+    seed: u64,
+    what: &str,
+) -> Result<()> {
+    let mut runner = Runner::new()?;
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ 0x5eed);
+    let mut cases = cryptopt_ir::inputs::edge_cases(f);
+    cases.extend((0..random).map(|_| cryptopt_ir::inputs::random(f, &mut rng)));
+    for x in &cases {
+        let want = cryptopt_ir::interp::run(f, x)?;
+        for &a in alias {
+            // SAFETY: the caller's promise.
+            let got = unsafe { runner.run_at(ptr, f, x, a) }?;
+            if got != want {
+                return Err(CheckFailed(format!(
+                    "{what} differs from the interpreter (aliasing {a:?}) on {x:x?}: {got:x?} instead of {want:x?}"
+                ))
+                .into());
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A C baseline (or any program taken as given) must compute what the interpreter
+/// computes before it is measured.
+pub(crate) fn check_baseline(f: &Function, ptr: *const u8, what: &str) -> Result<()> {
+    // SAFETY: `ptr` is compiled (or assembled) code with f's signature.
+    unsafe { check_code(f, ptr, &[Pairing::Distinct], 100, 99, what) }
+}

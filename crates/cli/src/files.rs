@@ -1,0 +1,59 @@
+//! Files: reading inputs (with the path in every error), loading a function from Fiat
+//! JSON, and writing outputs atomically. Nothing is ever left half-written.
+
+use std::path::Path;
+
+use anyhow::{anyhow, bail, Context, Result};
+use cryptopt_ir::{fiat, lower, Function};
+
+/// Writes `bytes` to `path` through a temporary file in the same folder and a rename, so
+/// that no half-written file is ever left behind.
+pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .ok_or_else(|| anyhow!("{} is not a file name", path.display()))?;
+    let tmp = dir.join(format!(
+        ".{}.tmp{}",
+        name.to_string_lossy(),
+        std::process::id()
+    ));
+    let result = std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, path));
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result.with_context(|| format!("cannot write {}", path.display()))
+}
+
+pub(crate) fn read(path: &Path) -> Result<String> {
+    std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))
+}
+
+/// Reads the named function (or the only one) from a Fiat JSON file, lowered if asked.
+pub(crate) fn load(path: &Path, name: Option<&str>, lowered: bool) -> Result<Function> {
+    let text = read(path)?;
+    let ctx = || path.display().to_string();
+    let f = match name {
+        Some(n) => fiat::parse_function(&text, n).with_context(ctx)?,
+        None => {
+            let names = fiat::function_names(&text).with_context(ctx)?;
+            match &names[..] {
+                [one] => fiat::parse_function(&text, one).with_context(ctx)?,
+                _ => bail!(
+                    "{} has {} functions; choose one with --function (e.g. {})",
+                    path.display(),
+                    names.len(),
+                    names.first().map_or("none", |s| s.as_str())
+                ),
+            }
+        }
+    };
+    if lowered {
+        Ok(lower::lower(&f).with_context(ctx)?)
+    } else {
+        Ok(f)
+    }
+}
