@@ -204,7 +204,7 @@ pub(crate) enum ReprArg {
 impl FieldArgs {
     /// The generated function, if --field was given.
     pub(crate) fn function(&self) -> Result<Option<Function>> {
-        use cryptopt_ir::fields;
+        use cryptopt_gen::fields;
         let Some(field) = &self.field else {
             return Ok(None);
         };

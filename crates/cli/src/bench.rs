@@ -23,7 +23,8 @@ use plotters::prelude::*;
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use cryptopt_ir::{fiat, Function};
+use cryptopt_frontend::fiat;
+use cryptopt_ir::Function;
 use cryptopt_measure::baseline::CompiledC;
 use cryptopt_measure::counter;
 use cryptopt_measure::diff::Oracle;
@@ -181,7 +182,7 @@ pub fn run(args: BenchArgs) -> Result<()> {
             None => bail!("{}: not optimized", f.name),
         };
         let ours = ExecMem::from_program(&program)?;
-        let source = cryptopt_ir::c::emit(f);
+        let source = cryptopt_measure::c::emit(f);
         let mut compiled = Vec::new();
         for cc in &args.compilers {
             let c = CompiledC::build(&source, &f.name, cc, &[])?;
@@ -295,7 +296,7 @@ fn resolve(args: &BenchArgs) -> Result<(Vec<Function>, String)> {
         // No Fiat JSON: the built-in generator makes the same functions.
         let mut out = Vec::new();
         for (_, name) in names {
-            let f = cryptopt_ir::fields::builtin(&name)
+            let f = cryptopt_gen::fields::builtin(&name)
                 .ok_or_else(|| anyhow!("`{name}` is not a function of the built-in generator"))??;
             out.push(f);
         }

@@ -6,7 +6,8 @@ use std::io::Write;
 
 use anyhow::{anyhow, bail, Context, Result};
 use cryptopt_codegen::{Candidate, Generator};
-use cryptopt_ir::{fiat, interp, lower, text, Function};
+use cryptopt_frontend::fiat;
+use cryptopt_ir::{interp, lower, text, Function};
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -52,7 +53,7 @@ pub(crate) fn ir(a: IrArgs, out: &mut dyn Write) -> Result<()> {
 
 pub(crate) fn emit_c(a: EmitCArgs, out: &mut dyn Write) -> Result<()> {
     let f = load(&a.input, a.function.as_deref(), false)?;
-    write!(out, "{}", cryptopt_ir::c::emit(&f))?;
+    write!(out, "{}", cryptopt_measure::c::emit(&f))?;
     Ok(())
 }
 
@@ -61,7 +62,7 @@ pub(crate) fn gen(a: GenArgs, out: &mut dyn Write) -> Result<()> {
         bail!("gen needs --field (a preset or a prime)");
     }
     let f = a.field.function()?.expect("--field given");
-    let json = cryptopt_ir::fields::to_fiat_json(&f)?;
+    let json = cryptopt_gen::to_fiat_json(&f)?;
     writeln!(
         out,
         "{}",

@@ -4,7 +4,8 @@
 use std::path::Path;
 
 use anyhow::{anyhow, bail, Context, Result};
-use cryptopt_ir::{fiat, lower, Function};
+use cryptopt_frontend::fiat;
+use cryptopt_ir::{lower, Function};
 
 /// Writes `bytes` to `path` through a temporary file in the same folder and a rename, so
 /// that no half-written file is ever left behind.

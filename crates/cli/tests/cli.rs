@@ -29,26 +29,12 @@ fn cryptopt(args: &[&str]) -> (i32, String, String) {
     )
 }
 
-/// Compares `got` with the golden file `name`, or rewrites it under CRYPTOPT_BLESS=1.
+/// Compares `got` with the golden file `name` (bless with CRYPTOPT_BLESS=1).
 fn golden(name: &str, got: &str) {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/golden")
-        .join(name);
-    if std::env::var_os("CRYPTOPT_BLESS").is_some() {
-        std::fs::write(&path, got).unwrap();
-        return;
-    }
-    let want = std::fs::read_to_string(&path).unwrap_or_else(|_| {
-        panic!(
-            "missing golden file {} (run with CRYPTOPT_BLESS=1)",
-            path.display()
-        )
-    });
-    assert_eq!(
+    cryptopt_testkit::golden(
+        concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden"),
+        name,
         got,
-        want,
-        "output differs from golden file {} (CRYPTOPT_BLESS=1 rewrites it)",
-        path.display()
     );
 }
 

@@ -19,7 +19,7 @@ fn main() {
         ("p434_64.json", "fiat_p434_mul"),
     ] {
         let text = std::fs::read_to_string(std::path::Path::new(&dir).join(file)).unwrap();
-        let f = cryptopt_ir::fiat::parse_function(&text, name).unwrap();
+        let f = cryptopt_frontend::fiat::parse_function(&text, name).unwrap();
         let g = cryptopt_ir::lower::lower(&f).unwrap();
         let mut gen = Generator::new(&g, Options::default()).unwrap();
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);

@@ -8,7 +8,8 @@ use std::path::Path;
 use std::process::Command;
 
 use cryptopt_codegen::{Candidate, Generator, Options};
-use cryptopt_ir::{fiat, inputs, lower, Function};
+use cryptopt_frontend::fiat;
+use cryptopt_ir::{inputs, lower, Function};
 use cryptopt_measure::diff::{Pairing, Runner};
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;

@@ -6,7 +6,8 @@
 //! buffer), must agree with the reference interpreter. Zero mismatches, zero crashes.
 
 use cryptopt_codegen::{Candidate, Generator, Options};
-use cryptopt_ir::{fiat, inputs, interp, lower, Function};
+use cryptopt_frontend::fiat;
+use cryptopt_ir::{inputs, interp, lower, Function};
 use cryptopt_measure::diff::{pairings, Runner};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;

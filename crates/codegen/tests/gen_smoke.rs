@@ -1,7 +1,8 @@
 //! Generation succeeds (no internal error) and encodes, for many random candidates.
 
 use cryptopt_codegen::{Candidate, Generator, Options};
-use cryptopt_ir::{fiat, lower};
+use cryptopt_frontend::fiat;
+use cryptopt_ir::lower;
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 

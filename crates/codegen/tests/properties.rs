@@ -8,7 +8,8 @@
 use std::collections::HashSet;
 
 use cryptopt_codegen::{Candidate, FramePointer, Generator, Options, Slot, SLOTS};
-use cryptopt_ir::{fiat, lower, Function};
+use cryptopt_frontend::fiat;
+use cryptopt_ir::{lower, Function};
 use cryptopt_x86::{Mnemonic, Operand, Reg};
 use proptest::prelude::*;
 use rand::SeedableRng;

@@ -237,7 +237,7 @@ mod tests {
                 &[],
             );
         }
-        crate::verify::verify(&f, crate::verify::Dialect::Fiat).unwrap();
+        crate::validate::validate(&f, crate::validate::Dialect::Fiat).unwrap();
         let inputs: Vec<Vec<u128>> = ins.iter().map(|&x| vec![x]).collect();
         run(&f, &inputs)
             .unwrap()

@@ -1,36 +1,32 @@
-//! The straight-line IR of cryptopt.
+//! The straight-line IR of cryptopt: the data model, its meaning, and its lowering.
 //!
 //! ```text
-//!   Fiat JSON ──fiat──▶ Function (Fiat dialect) ──lower──▶ Function (lowered dialect)
-//!                           │                                   │
-//!                           └────────── interp (the oracle) ────┘
+//!   front ends (crate cryptopt-frontend) ──┐
+//!   generators (crate cryptopt-gen) ───────┴─▶ Function (Fiat dialect) ──lower──▶ Function (lowered)
+//!                                                  │                                  │
+//!                                                  └────────── interp (the oracle) ───┘
 //! ```
 //!
 //! * [`func`]: the data model (types, values, instructions, functions);
 //! * [`abi`]: the C interface contract: element sizes and the aliasing policy;
-//! * [`fiat`]: the Fiat-JSON front end;
-//! * [`verify`]: the structural verifier, run after the front end and every pass;
+//! * [`validate`]: the structural validator, run after every front end, generator and pass;
 //! * [`interp`]: the reference interpreter;
 //! * [`lower`]: lowering to the 64-bit machine-level dialect code generation consumes;
 //! * [`text`]: the readable text form (`cryptopt ir`), used by golden tests;
-//! * [`inputs`]: random and edge-case inputs within a function's declared bounds;
-//! * [`c`]: C source in the shape of Fiat's own C output, the compiler baseline;
-//! * [`fields`]: the built-in field-arithmetic generator (Montgomery and unsaturated
-//!   Solinas mul/square/add/sub/opp for presets and any prime), with Fiat JSON output.
+//! * [`inputs`]: random and edge-case inputs within a function's declared bounds.
 //!
-//! This crate has no knowledge of x86 and must never gain any.
+//! This crate has no knowledge of x86 and must never gain any. It reads no file format
+//! and generates no function: readers live in `cryptopt-frontend`, generators (fields,
+//! curve formulas) in `cryptopt-gen`, the C baseline emitter in `cryptopt-measure`.
 
 pub mod abi;
-pub mod c;
 pub mod error;
-pub mod fiat;
-pub mod fields;
 pub mod func;
 pub mod inputs;
 pub mod interp;
 pub mod lower;
 pub mod text;
-pub mod verify;
+pub mod validate;
 
 pub use abi::Aliasing;
 pub use error::{Error, Result};

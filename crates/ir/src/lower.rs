@@ -21,7 +21,7 @@
 //!   subexpressions are merged, dead operations are removed.
 //!
 //! Every pass keeps the function equal under [`crate::interp`] (property-tested over all
-//! of ../shared/fiat-json) and is followed by the verifier in debug builds. Lowering
+//! of ../shared/fiat-json) and is followed by the validator in debug builds. Lowering
 //! must never change what a function computes, only how it is written.
 
 use std::collections::HashMap;
@@ -29,18 +29,18 @@ use std::collections::HashMap;
 use crate::error::{Error, Result};
 use crate::func::{Function, InstData, Op, Operand, Param, Ty, Value};
 use crate::interp;
-use crate::verify::{self, Dialect};
+use crate::validate::{self, Dialect};
 
 /// The whole lowering pipeline.
 pub fn lower(f: &Function) -> Result<Function> {
     let mut g = legalize(f)?;
-    verify::debug_verify(&g, Dialect::Lowered)?;
+    validate::debug_validate(&g, Dialect::Lowered)?;
     for _ in 0..8 {
         let before = g.insts.len();
         let before_shape: Vec<Op> = g.insts.iter().map(|i| i.op).collect();
         for pass in PASSES {
             g = (pass.run)(&g);
-            verify::debug_verify(&g, Dialect::Lowered)?;
+            validate::debug_validate(&g, Dialect::Lowered)?;
         }
         if g.insts.len() == before && g.insts.iter().map(|i| i.op).eq(before_shape) {
             break;

@@ -3,7 +3,7 @@
 //! is run on random inputs within the JSON's bounds and on the edge cases, by the
 //! interpreter and by the crate's compiled Rust, and the outputs must be equal.
 
-mod common;
+use cryptopt_testkit as common;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -19,7 +19,7 @@
 //! poly1305 weights [0, 44, 88] and Dettman width 51 break all four of their functions).
 //! `add` alone would not notice a wrong weight, as it works limb by limb.
 
-mod common;
+use cryptopt_testkit as common;
 
 use std::path::Path;
 

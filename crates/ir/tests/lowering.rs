@@ -3,16 +3,16 @@
 //! (interpreter on random inputs within bounds and edge cases), and verifies as the
 //! lowered dialect.
 
-mod common;
+use cryptopt_testkit as common;
 
-use cryptopt_ir::{inputs, interp, lower, verify, Function};
+use cryptopt_ir::{inputs, interp, lower, validate, Function};
 use proptest::prelude::*;
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 /// Compares `got` with `want` on `n` random inputs (seeded) plus the edge cases.
 fn check(want: &Function, got: &Function, stage: &str, n: usize, seed: u64) -> usize {
-    verify::verify(got, verify::Dialect::Lowered)
+    validate::validate(got, validate::Dialect::Lowered)
         .unwrap_or_else(|e| panic!("{} after {stage}: {e}", want.name));
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     let mut cases = inputs::edge_cases(want);
@@ -248,7 +248,7 @@ fn random_program(steps: &[Step], outs: usize) -> Function {
             &[],
         );
     }
-    verify::verify(&f, verify::Dialect::Fiat).unwrap();
+    validate::validate(&f, validate::Dialect::Fiat).unwrap();
     f
 }
 
@@ -263,7 +263,7 @@ proptest! {
     ) {
         let f = random_program(&steps, outs);
         let g = lower::lower(&f).unwrap();
-        verify::verify(&g, verify::Dialect::Lowered).unwrap();
+        validate::validate(&g, validate::Dialect::Lowered).unwrap();
         let mut stages = vec![("legalize", lower::legalize(&f).unwrap())];
         for pass in lower::PASSES {
             let next = (pass.run)(&stages.last().unwrap().1);

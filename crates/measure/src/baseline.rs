@@ -1,4 +1,4 @@
-//! The C-compiler baseline: C source (from [`cryptopt_ir::c`]) compiled by gcc or clang
+//! The C-compiler baseline: C source (from [`crate::c`]) compiled by gcc or clang
 //! into a shared object, loaded into this process, so that the optimizer's code can be
 //! measured against what a C compiler makes of the same function.
 //!

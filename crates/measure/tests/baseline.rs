@@ -1,5 +1,5 @@
 //! The C baseline against the interpreter. Every function of every file in
-//! ../shared/fiat-json, emitted as C by `cryptopt_ir::c` — in the Fiat dialect and, to
+//! ../shared/fiat-json, emitted as C by `cryptopt_measure::c` — in the Fiat dialect and, to
 //! exercise the lowered operations too, after lowering — is compiled with gcc and
 //! clang-19 (one shared object per file, dialect and compiler), called natively on 200
 //! random inputs within bounds plus the edge cases, and must agree with the reference
@@ -14,8 +14,10 @@
 
 use std::path::Path;
 
-use cryptopt_ir::{c, fiat, inputs, interp, lower, verify, Function, Op, Operand, Param, Ty};
+use cryptopt_frontend::fiat;
+use cryptopt_ir::{inputs, interp, lower, validate, Function, Op, Operand, Param, Ty};
 use cryptopt_measure::baseline::{self, CompiledC};
+use cryptopt_measure::c;
 use cryptopt_measure::diff::{Pairing, Runner};
 use cryptopt_measure::Error;
 use rand::SeedableRng;
@@ -403,8 +405,8 @@ impl Builder {
 
     fn finish(self) -> Function {
         let f = self.f;
-        let fiat = verify::verify(&f, verify::Dialect::Fiat);
-        let lowered = verify::verify(&f, verify::Dialect::Lowered);
+        let fiat = validate::validate(&f, validate::Dialect::Fiat);
+        let lowered = validate::validate(&f, validate::Dialect::Lowered);
         if let (Err(e), Err(_)) = (&fiat, &lowered) {
             panic!("corner case {} does not verify: {e}", f.name);
         }

@@ -5,7 +5,8 @@
 use std::sync::atomic::AtomicBool;
 
 use cryptopt_codegen::{Candidate, Deps, Generator, Hot, Options};
-use cryptopt_ir::{fiat, lower, Function};
+use cryptopt_frontend::fiat;
+use cryptopt_ir::{lower, Function};
 use cryptopt_search::{mutate, run, Comparison, Evaluator, Params, Phase, State};
 use proptest::prelude::*;
 use rand::SeedableRng;

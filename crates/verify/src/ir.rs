@@ -274,7 +274,8 @@ impl Exec<'_> {
 mod tests {
     use super::*;
     use crate::graph::Sym;
-    use cryptopt_ir::{fiat, inputs, interp, lower};
+    use cryptopt_frontend::fiat;
+    use cryptopt_ir::{inputs, interp, lower};
     use rand::SeedableRng;
 
     /// The symbolic execution, evaluated on concrete inputs, agrees with the reference

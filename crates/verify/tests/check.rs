@@ -1,7 +1,8 @@
 //! Hand-written programs through `check_asm`, as a table: what is equivalent, what is
 //! not (and what the report says), what is an input error (and what it names).
 
-use cryptopt_ir::{fiat, Function};
+use cryptopt_frontend::fiat;
+use cryptopt_ir::Function;
 use cryptopt_verify::{check, check_asm, Aliasing, CheckOptions, Problem, Verdict};
 
 /// A Fiat JSON function with u64 arrays/scalars and the given body statements.

@@ -5,7 +5,8 @@
 use std::path::PathBuf;
 
 use cryptopt_codegen::Options;
-use cryptopt_ir::{fiat, Function};
+use cryptopt_frontend::fiat;
+use cryptopt_ir::Function;
 use cryptopt_verify::CheckOptions;
 
 /// `$CRYPTOPT_FIAT_JSON`, or `None` (the caller prints SKIPPED).

@@ -1,4 +1,4 @@
-//! The IR verifier: structural well-formedness, checked after the front end and after
+//! The IR validator: structural well-formedness, checked after the front end and after
 //! every lowering pass (in tests and debug builds; see [`crate::lower`]).
 //!
 //! It reports *all* problems, not the first: use before definition, wrong arity or
@@ -21,7 +21,7 @@ pub enum Dialect {
     Lowered,
 }
 
-/// One problem found by the verifier.
+/// One problem found by the validator.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Problem {
     pub inst: Option<Inst>,
@@ -37,23 +37,23 @@ impl fmt::Display for Problem {
     }
 }
 
-/// Verifies `f`; `Err(Error::Verify)` lists every problem found.
-pub fn verify(f: &Function, dialect: Dialect) -> Result<()> {
+/// Validates `f`; `Err(Error::Invalid)` lists every problem found.
+pub fn validate(f: &Function, dialect: Dialect) -> Result<()> {
     let problems = problems(f, dialect);
     if problems.is_empty() {
         Ok(())
     } else {
-        Err(Error::Verify {
+        Err(Error::Invalid {
             function: f.name.clone(),
             problems,
         })
     }
 }
 
-/// Like [`verify`] but only in debug builds (and so in tests); free in release builds.
-pub fn debug_verify(f: &Function, dialect: Dialect) -> Result<()> {
+/// Like [`validate`] but only in debug builds (and so in tests); free in release builds.
+pub fn debug_validate(f: &Function, dialect: Dialect) -> Result<()> {
     if cfg!(debug_assertions) {
-        verify(f, dialect)
+        validate(f, dialect)
     } else {
         Ok(())
     }
@@ -261,7 +261,7 @@ mod tests {
         }
     }
 
-    /// A broken function: the verifier reports every problem, not only the first.
+    /// A broken function: the validator reports every problem, not only the first.
     #[test]
     fn reports_all_problems() {
         let mut f = Function::new(
@@ -302,7 +302,7 @@ mod tests {
         let s = f.push1(Op::Cast, vec![w.into()], Ty::int(64));
         let o = f.push1(Op::Cast, vec![s.into()], Ty::U64);
         f.push(Op::Store { ret: 0, index: 0 }, vec![o.into()], &[]);
-        assert!(verify(&f, Dialect::Fiat).is_ok());
+        assert!(validate(&f, Dialect::Fiat).is_ok());
         let msgs: Vec<String> = problems(&f, Dialect::Lowered)
             .iter()
             .map(|p| p.to_string())

@@ -1,20 +1,20 @@
-//! Fiat JSON out: the inverse of [`crate::fiat`] on the functions it produces and on
-//! the generator's canonical functions (see [`super::build`]).
+//! Fiat JSON out: the inverse of [`cryptopt_frontend::fiat`] (crate cryptopt-frontend) on the functions it produces and on
+//! the generator's canonical functions (see [`crate::fields`]'s builder).
 //!
 //! A named value becomes a statement binding its name; an unnamed value with one use
 //! (what the front end makes of a nested expression or of `out1[0] = expr`) is written
 //! nested inside its user; loads are implicit (`arg1[3]` at each read). Reading the text
-//! back with [`crate::fiat::parse_functions`] gives an identical [`Function`] for every
+//! back with `cryptopt_frontend::fiat::parse_functions` gives an identical [`Function`] for every
 //! function the front end itself produced (tested over all of ../shared/fiat-json) and
-//! for everything [`super::generate`] returns. For other functions the output is still a
+//! for everything [`crate::fields::generate`] returns. For other functions the output is still a
 //! valid Fiat function computing the same thing, with `static_cast`s added where a store
 //! reads a named value.
 
 use serde_json::{json, Value as Json};
 
-use crate::func::{Function, Inst, Op, Operand, Param, Value};
+use cryptopt_ir::func::{Function, Inst, Op, Operand, Param, Value};
 
-use super::FieldError;
+use crate::fields::FieldError;
 
 /// `f` as one Fiat JSON function object (`operation`, `arguments`, `returns`, `body`).
 /// Fails on lowered-dialect operations (`sar`, `sext`, `shrd`), which Fiat's JSON cannot
@@ -195,7 +195,7 @@ impl Writer<'_> {
 mod tests {
     use super::*;
     use crate::fields::build::{Builder, Opnd};
-    use crate::func::Ty;
+    use cryptopt_ir::func::Ty;
 
     fn arr(name: &str, n: u32) -> Param {
         Param {
@@ -247,7 +247,7 @@ mod tests {
         );
         assert_eq!(j["body"][1]["name"], json!(["out1[0]"]));
         assert_eq!(j["body"][1]["operation"], "*");
-        let back = crate::fiat::parse_functions(&j.to_string()).unwrap();
+        let back = cryptopt_frontend::fiat::parse_functions(&j.to_string()).unwrap();
         assert_eq!(back, [f]);
     }
 }

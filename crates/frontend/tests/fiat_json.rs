@@ -1,6 +1,6 @@
 //! Every function in every file of ../shared/fiat-json parses completely and verifies.
 
-mod common;
+use cryptopt_testkit as common;
 
 #[test]
 fn every_function_parses() {
@@ -10,9 +10,10 @@ fn every_function_parses() {
     let files = common::all_files(&dir);
     let total: usize = files.iter().map(|(_, fs)| fs.len()).sum();
     for (file, funcs) in &files {
-        let names =
-            cryptopt_ir::fiat::function_names(&std::fs::read_to_string(dir.join(file)).unwrap())
-                .unwrap();
+        let names = cryptopt_frontend::fiat::function_names(
+            &std::fs::read_to_string(dir.join(file)).unwrap(),
+        )
+        .unwrap();
         assert_eq!(names.len(), funcs.len(), "{file}");
         assert!(
             funcs.iter().any(|f| f.name.ends_with("_mul")),

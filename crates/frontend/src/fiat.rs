@@ -7,9 +7,9 @@
 //! `"_"` for an unused one); leaves are variables, `argN`/`argN[i]` reads and literals.
 //!
 //! The tree is flattened into the backward-pointing instruction list of
-//! [`crate::Function`]: one instruction per node, loads at the first read of an argument
+//! [`cryptopt_ir::Function`]: one instruction per node, loads at the first read of an argument
 //! element, stores for `outN[i]` results. Nothing is simplified here: the front end is
-//! faithful to the text, and [`crate::lower`] does the rest.
+//! faithful to the text, and [`cryptopt_ir::lower`] does the rest.
 //!
 //! Every error names the function and the JSON path of the offending construct. This
 //! module must never panic on any input.
@@ -18,9 +18,10 @@ use std::collections::HashMap;
 
 use serde_json::Value as Json;
 
+use cryptopt_ir::func::{Function, Op, Operand, Param, Ty, Value, ValueData};
+use cryptopt_ir::validate;
+
 use crate::error::{Error, Result};
-use crate::func::{Function, Op, Operand, Param, Ty, Value, ValueData};
-use crate::verify;
 
 /// Names of the functions in a Fiat JSON text, without converting their bodies.
 pub fn function_names(text: &str) -> Result<Vec<String>> {
@@ -103,7 +104,7 @@ pub fn parse_function_json(f: &Json, i: usize) -> Result<Function> {
     for (k, stmt) in body.iter().enumerate() {
         p.statement(stmt, &format!("body[{k}]"))?;
     }
-    verify::verify(&p.func, verify::Dialect::Fiat)?;
+    validate::validate(&p.func, validate::Dialect::Fiat)?;
     Ok(p.func)
 }
 

@@ -14,7 +14,7 @@
 //!
 //! # Semantics
 //!
-//! The C must compute exactly what [`crate::interp`] computes, for *every* input that
+//! The C must compute exactly what [`cryptopt_ir::interp`] computes, for *every* input that
 //! fits the argument types (not only those within Fiat's bounds):
 //!
 //! * a value of type `uN`/`iN` lives in the smallest C type that holds it (`u51` in a
@@ -44,7 +44,7 @@
 use std::collections::HashSet;
 use std::fmt::Write;
 
-use crate::func::{Function, InstData, Op, Operand, Param, Ty};
+use cryptopt_ir::func::{Function, InstData, Op, Operand, Param, Ty};
 
 /// Includes and typedefs, guarded, shared by every emitted function.
 pub const PRELUDE: &str = "\

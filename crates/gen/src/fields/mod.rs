@@ -74,8 +74,7 @@
 //! generated code is straight-line and constant-time by construction (`cmovznz` for the
 //! conditional subtraction).
 
-mod build;
-mod json;
+pub(crate) mod build;
 mod montgomery;
 mod prime;
 mod solinas;
@@ -86,9 +85,8 @@ use std::str::FromStr;
 
 use thiserror::Error;
 
-use crate::func::Function;
+use cryptopt_ir::func::Function;
 
-pub use json::to_fiat_json;
 pub use prime::{is_probable_prime, parse_prime, MAX_EXPR_BITS};
 pub use spec::{
     preset, resolve, FieldOptions, FieldSpec, Repr, ReprChoice, MAX_BITS, MIN_BITS, PRESETS,

@@ -12,7 +12,7 @@
 
 use num_bigint::BigUint;
 
-use crate::func::{Function, Op, Param, Ty};
+use cryptopt_ir::func::{Function, Op, Param, Ty};
 
 use super::build::{Builder, Opnd};
 use super::{FieldError, FieldOp, FieldSpec};

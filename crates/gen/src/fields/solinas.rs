@@ -26,7 +26,7 @@ use num_traits::{One, ToPrimitive};
 
 use std::collections::BTreeMap;
 
-use crate::func::{Function, Op, Param, Ty};
+use cryptopt_ir::func::{Function, Op, Param, Ty};
 
 use super::build::{Builder, Opnd};
 use super::{FieldError, FieldOp};

@@ -1,6 +1,6 @@
 //! The builder the generators write through. It produces functions in the *canonical
-//! form* that [`crate::fiat::parse_functions`] produces from the JSON that
-//! [`super::to_fiat_json`] writes, so that the JSON round trip gives back an identical
+//! form* that `cryptopt_frontend::fiat::parse_functions` produces from the JSON that
+//! [`crate::to_fiat_json`] writes, so that the JSON round trip gives back an identical
 //! [`Function`] (value names included):
 //!
 //! * an argument element is loaded right before the first instruction that reads it, in
@@ -14,8 +14,8 @@
 
 use std::collections::HashMap;
 
-use crate::func::{Function, Op, Operand, Param, Ty, Value};
-use crate::verify::{self, Dialect};
+use cryptopt_ir::func::{Function, Op, Operand, Param, Ty, Value};
+use cryptopt_ir::validate::{self, Dialect};
 
 use super::FieldError;
 
@@ -93,7 +93,7 @@ impl Builder {
     /// The canonical, verified function.
     pub fn finish(self) -> Result<Function, FieldError> {
         let f = canonicalize(&self.f);
-        verify::verify(&f, Dialect::Fiat).map_err(|e| FieldError::Internal {
+        validate::validate(&f, Dialect::Fiat).map_err(|e| FieldError::Internal {
             function: f.name.clone(),
             message: e.to_string(),
         })?;

@@ -1,4 +1,4 @@
-//! The C emitter (`cryptopt_ir::c`): a golden file for the running example (and the first
+//! The C emitter (`cryptopt_measure::c`): a golden file for the running example (and the first
 //! lines of fiat_p256_mul), and the shape of the C for every function of
 //! ../shared/fiat-json: no branches, every output element assigned exactly once, the
 //! prototype is the definition's first line. Whether the C computes what the interpreter
@@ -7,32 +7,20 @@
 //! Set `CRYPTOPT_BLESS=1` to rewrite the golden files after an intended change, then
 //! review the diff.
 
-mod common;
+use cryptopt_testkit as common;
 
 use std::path::Path;
 
-use cryptopt_ir::{c, fiat, Function};
+use cryptopt_frontend::fiat;
+use cryptopt_ir::Function;
+use cryptopt_measure::c;
 
-/// Compares `got` with the golden file `name`, or rewrites it under CRYPTOPT_BLESS=1.
+/// Compares `got` with the golden file `name` (bless with CRYPTOPT_BLESS=1).
 fn golden(name: &str, got: &str) {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/golden")
-        .join(name);
-    if std::env::var_os("CRYPTOPT_BLESS").is_some() {
-        std::fs::write(&path, got).unwrap();
-        return;
-    }
-    let want = std::fs::read_to_string(&path).unwrap_or_else(|_| {
-        panic!(
-            "missing golden file {} (run with CRYPTOPT_BLESS=1)",
-            path.display()
-        )
-    });
-    assert_eq!(
+    cryptopt_testkit::golden(
+        concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden"),
+        name,
         got,
-        want,
-        "output differs from golden file {} (CRYPTOPT_BLESS=1 rewrites it)",
-        path.display()
     );
 }
 

@@ -1,0 +1,26 @@
+//! The generators of cryptopt: straight-line IR made from a specification rather than
+//! read from another tool, verified like everything a front end reads.
+//!
+//! ```text
+//!   "p256", "2^255 - 19" ──fields──▶ Function (Fiat dialect) ──to_fiat_json──▶ Fiat JSON
+//!   (next: curve formulas, composed from the field operations)
+//! ```
+//!
+//! * [`fields`]: field arithmetic (Montgomery and unsaturated Solinas mul, square, add,
+//!   sub, opp) for the presets and any prime; [`fields::builtin`] finds a preset's
+//!   function by its Fiat name.
+//! * [`fiat_json`]: any Fiat-dialect function written as Fiat JSON (`cryptopt gen`), the
+//!   inverse of the Fiat front end on what it reads and on what the generators make.
+//!
+//! Adding a generator is adding a module here (see ARCHITECTURE.md, "Adding a
+//! generator"). Every generated function passes `cryptopt_ir::validate` before it is
+//! returned; a generator never returns a function it has not verified.
+//!
+//! [`FieldError`](fields::FieldError) is this crate's one error type: every message is
+//! one line a user can act on.
+
+pub mod fiat_json;
+pub mod fields;
+
+pub use fiat_json::to_fiat_json;
+pub use fields::FieldError;
