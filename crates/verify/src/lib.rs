@@ -32,10 +32,9 @@ mod check;
 pub mod error;
 pub mod graph;
 mod ir;
+mod verdict;
 mod x86;
 
-pub use check::{
-    check, check_asm, select_program, Aliasing, CheckOptions, Divergence, Problem, Report, Verdict,
-    SHOW_LIMIT,
-};
+pub use check::{check, check_asm, select_program};
 pub use error::{Error, Result};
+pub use verdict::{Aliasing, CheckOptions, Divergence, Problem, Report, Verdict, SHOW_LIMIT};

@@ -28,9 +28,9 @@ use cryptopt_ir::Function;
 use cryptopt_x86::{Inst, Mem, Mnemonic as M, Operand as X, Program, Reg, Size};
 
 use crate::abi::{Abi, Slot};
-use crate::check::{Aliasing, Problem};
 use crate::error::{Error, Result};
 use crate::graph::{mask, Graph, Node, NodeId, Seg, Sym};
+use crate::verdict::{Aliasing, Problem};
 
 pub(crate) const FLAG_NAMES: [&str; 4] = ["CF", "OF", "ZF", "SF"];
 const CF: usize = 0;
