@@ -1,9 +1,10 @@
 //! The check: both sides into one graph, then the verdict.
 //!
 //! ```text
-//!   Function ──ir::run──▶ output nodes ─┐
-//!                                       ├─ same NodeId per output element?  + ABI rules
-//!   Program ──x86::Machine──▶ memory ───┘   (callee-saved, rsp, writes, aliasing)
+//!   Function ──ir::execute──────────▶ output nodes ─┐
+//!                                                   ├─ same NodeId per output element?
+//!   Program ──x86::Machine::execute──▶ memory ──────┘  + ABI rules (callee-saved, rsp,
+//!                                                        writes, aliasing)
 //! ```
 //!
 //! When an output differs, the program is run again with a trace of every value it
@@ -16,7 +17,7 @@
 use cryptopt_ir::Function;
 use cryptopt_x86::{Program, Reg};
 
-use crate::abi::{Abi, Slot};
+use crate::abi::{Abi, ArgSlot};
 use crate::error::{Error, Result};
 use crate::graph::{Graph, NodeId, Sym};
 use crate::verdict::{CheckOptions, Divergence, Problem, Report, Verdict, SHOW_LIMIT};
@@ -65,8 +66,8 @@ pub fn check_asm(f: &Function, asm: &str, opts: CheckOptions) -> Result<Verdict>
 pub fn check(f: &Function, program: &Program, opts: CheckOptions) -> Result<Verdict> {
     let abi = Abi::new(f)?;
     let mut g = Graph::new();
-    let irr = ir::run(&mut g, f)?;
-    let fin = Machine::new(&mut g, f, &abi, opts.aliasing).run(program)?;
+    let irr = ir::execute(&mut g, f)?;
+    let fin = Machine::new(&mut g, f, &abi, opts.aliasing).execute(program)?;
     let report = |problems: Vec<Problem>| {
         Verdict::NotEquivalent(Report {
             function: f.name.clone(),
@@ -79,8 +80,8 @@ pub fn check(f: &Function, program: &Program, opts: CheckOptions) -> Result<Verd
     }
     let mut problems = Vec::new();
     let mut differing: Vec<(String, NodeId, NodeId)> = Vec::new();
-    for (k, slot) in abi.slots.iter().enumerate() {
-        let Slot::Output { ret } = *slot else {
+    for (k, arg) in abi.args.iter().enumerate() {
+        let ArgSlot::Output { ret } = *arg else {
             continue;
         };
         let r = &f.returns[ret];
@@ -160,7 +161,7 @@ fn divergence(
     let ir_mark = g.reachable(roots);
     let mut m = Machine::new(g, f, abi, opts.aliasing);
     m.trace = Some(Vec::new());
-    let trace = m.run(program)?.trace;
+    let trace = m.execute(program)?.trace;
     let cone = g.reachable([found]);
     for (index, n) in trace {
         let in_ir = ir_mark.get(n.index()).copied().unwrap_or(false);

@@ -27,7 +27,7 @@ use std::collections::HashMap;
 use cryptopt_ir::Function;
 use cryptopt_x86::{Inst, Mem, Mnemonic as M, Operand as X, Program, Reg, Size};
 
-use crate::abi::{Abi, Slot};
+use crate::abi::{Abi, ArgSlot};
 use crate::error::{Error, Result};
 use crate::graph::{mask, Graph, Node, NodeId, Seg, Sym};
 use crate::verdict::{Aliasing, Problem};
@@ -40,7 +40,7 @@ const SF: usize = 3;
 
 /// A flag's value: a node, a recipe for one (built only when read), or undefined.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Flag {
+enum FlagState {
     /// Undefined since instruction `by` (`None`: since the function's entry).
     Undef {
         by: Option<usize>,
@@ -177,7 +177,7 @@ pub(crate) struct Machine<'a> {
     abi: &'a Abi,
     aliasing: Aliasing,
     regs: [NodeId; 16],
-    flags: [Flag; 4],
+    flags: [FlagState; 4],
     mem: HashMap<(Base, i64), Byte>,
     clobbered: HashMap<(u8, i64), Clobber>,
     /// rsp relative to the entry rsp.
@@ -208,20 +208,20 @@ impl<'a> Machine<'a> {
             regs[r.index()] = g.sym(Sym::Init(r), u64::MAX as u128, format!("{r}0"));
         }
         regs[Reg::Rsp.index()] = g.sym(Sym::Rsp0, u64::MAX as u128, "rsp0");
-        for (k, slot) in abi.slots.iter().enumerate() {
+        for (k, arg) in abi.args.iter().enumerate() {
             let r = Reg::ARGS[k];
-            regs[r.index()] = match *slot {
-                Slot::Output { ret } => g.sym(
+            regs[r.index()] = match *arg {
+                ArgSlot::Output { ret } => g.sym(
                     Sym::Pointer(k as u8),
                     u64::MAX as u128,
                     format!("&{}", f.returns[ret].name),
                 ),
-                Slot::Array { param } => g.sym(
+                ArgSlot::Array { param } => g.sym(
                     Sym::Pointer(k as u8),
                     u64::MAX as u128,
                     format!("&{}", f.params[param].name),
                 ),
-                Slot::Scalar { param } => {
+                ArgSlot::Scalar { param } => {
                     // The C type's bytes hold the value; the ABI leaves the rest undefined.
                     let p = &f.params[param];
                     let cbits = 8 * p.elem_bytes();
@@ -261,7 +261,7 @@ impl<'a> Machine<'a> {
             abi,
             aliasing,
             regs,
-            flags: [Flag::Undef { by: None }; 4],
+            flags: [FlagState::Undef { by: None }; 4],
             mem: HashMap::new(),
             clobbered: HashMap::new(),
             rsp_off: 0,
@@ -273,7 +273,7 @@ impl<'a> Machine<'a> {
 
     /// Runs `p` to its `ret`. Errors are input problems; a wrong program ends with a
     /// problem in [`Final::problem`].
-    pub fn run(mut self, p: &Program) -> Result<Final> {
+    pub fn execute(mut self, p: &Program) -> Result<Final> {
         let mut problem = Some(Problem::NoRet);
         for (i, inst) in p.insts.iter().enumerate() {
             self.index = i;
@@ -293,7 +293,8 @@ impl<'a> Machine<'a> {
             }
             if self.trace.is_some() {
                 for fl in [CF, OF] {
-                    if self.flags[fl] != before[fl] && !matches!(self.flags[fl], Flag::Undef { .. })
+                    if self.flags[fl] != before[fl]
+                        && !matches!(self.flags[fl], FlagState::Undef { .. })
                     {
                         if let Ok(n) = self.flag(fl) {
                             self.record(n);
@@ -338,7 +339,7 @@ impl<'a> Machine<'a> {
     fn flag(&mut self, i: usize) -> Step<NodeId> {
         let g = &mut *self.g;
         let n = match self.flags[i] {
-            Flag::Undef { by } => {
+            FlagState::Undef { by } => {
                 let why = match by {
                     None => "flags are undefined at function entry".to_string(),
                     Some(k) => format!("instruction {k} left it undefined"),
@@ -350,19 +351,19 @@ impl<'a> Machine<'a> {
                     why,
                 }));
             }
-            Flag::Node(n) => return Ok(n),
-            Flag::Carry { w, a, b, c } => g.carry(w as u32, &[a, b, c], 0),
-            Flag::Borrow { a, b, c } => g.borrow(a, &[b, c], 0),
-            Flag::Zero(r) => g.eqz(r),
-            Flag::Sign { r, w } => g.slice(r, w as u32 - 1, 1),
-            Flag::OvfAdd { a, b, r, w } => {
+            FlagState::Node(n) => return Ok(n),
+            FlagState::Carry { w, a, b, c } => g.carry(w as u32, &[a, b, c], 0),
+            FlagState::Borrow { a, b, c } => g.borrow(a, &[b, c], 0),
+            FlagState::Zero(r) => g.eqz(r),
+            FlagState::Sign { r, w } => g.slice(r, w as u32 - 1, 1),
+            FlagState::OvfAdd { a, b, r, w } => {
                 let w = w as u32;
                 let x = g.xor(w, &[a, r]);
                 let y = g.xor(w, &[b, r]);
                 let z = g.and(w, &[x, y]);
                 g.slice(z, w - 1, 1)
             }
-            Flag::OvfSub { a, b, r, w } => {
+            FlagState::OvfSub { a, b, r, w } => {
                 let w = w as u32;
                 let x = g.xor(w, &[a, b]);
                 let y = g.xor(w, &[a, r]);
@@ -370,20 +371,20 @@ impl<'a> Machine<'a> {
                 g.slice(z, w - 1, 1)
             }
         };
-        self.flags[i] = Flag::Node(n);
+        self.flags[i] = FlagState::Node(n);
         Ok(n)
     }
 
     fn undef(&mut self, i: usize) {
-        self.flags[i] = Flag::Undef {
+        self.flags[i] = FlagState::Undef {
             by: Some(self.index),
         };
     }
 
     /// ZF and SF from a result of width `w`.
     fn zf_sf(&mut self, r: NodeId, w: u32) {
-        self.flags[ZF] = Flag::Zero(r);
-        self.flags[SF] = Flag::Sign { r, w: w as u8 };
+        self.flags[ZF] = FlagState::Zero(r);
+        self.flags[SF] = FlagState::Sign { r, w: w as u8 };
     }
 
     fn not1(&mut self, x: NodeId) -> NodeId {
@@ -544,10 +545,10 @@ impl<'a> Machine<'a> {
         }
         match b {
             Base::Arg(k) => {
-                let slot = self.abi.slots.get(k as usize).copied();
+                let arg = self.abi.args.get(k as usize).copied();
                 let size = self.abi.array(self.f, k as usize).map(|(_, s)| s);
-                match (slot, size) {
-                    (Some(Slot::Array { param }), Some(size)) if (0..size).contains(&off) => {
+                match (arg, size) {
+                    (Some(ArgSlot::Array { param }), Some(size)) if (0..size).contains(&off) => {
                         if let Some(c) = self.clobbered.get(&(k, off)).copied() {
                             return Err(Fail::boxed(Problem::AliasedRead {
                                 index: self.index,
@@ -564,7 +565,7 @@ impl<'a> Machine<'a> {
                             idx: (off % eb) as u8,
                         })
                     }
-                    (Some(Slot::Output { .. }), Some(size)) if (0..size).contains(&off) => {
+                    (Some(ArgSlot::Output { .. }), Some(size)) if (0..size).contains(&off) => {
                         Err(Fail::Error(Error::UndefinedRead {
                             index: self.index,
                             inst: self.inst.to_string(),
@@ -626,13 +627,13 @@ impl<'a> Machine<'a> {
                 }
             }
             Base::Arg(k) => {
-                let slot = self.abi.slots.get(k as usize).copied();
+                let arg = self.abi.args.get(k as usize).copied();
                 let size = self.abi.array(self.f, k as usize).map(|(_, s)| s);
-                match (slot, size) {
-                    (Some(Slot::Output { ret }), Some(size)) if off >= 0 && off + n <= size => {
+                match (arg, size) {
+                    (Some(ArgSlot::Output { ret }), Some(size)) if off >= 0 && off + n <= size => {
                         self.clobber_aliased(ret, k, off, n);
                     }
-                    (Some(Slot::Output { .. }), _) => {
+                    (Some(ArgSlot::Output { .. }), _) => {
                         return Err(outside(self.describe(b, off), self));
                     }
                     _ => {
@@ -659,8 +660,8 @@ impl<'a> Machine<'a> {
     /// With aliasing, writing output `ret` makes the same bytes of every input array it
     /// may alias unreadable.
     fn clobber_aliased(&mut self, ret: usize, out: u8, off: i64, n: i64) {
-        for (k, slot) in self.abi.slots.iter().enumerate() {
-            if let Slot::Array { param } = *slot {
+        for (k, arg) in self.abi.args.iter().enumerate() {
+            if let ArgSlot::Array { param } = *arg {
                 if self.aliasing.may_alias(ret, param) {
                     for i in off..off + n {
                         self.clobbered.entry((k as u8, i)).or_insert(Clobber {
@@ -734,13 +735,13 @@ impl<'a> Machine<'a> {
                 let m = mask(w);
                 if matches!(mn, M::Add | M::Adc) {
                     let r = self.g.sum(w, &[a, b, c]);
-                    self.flags[CF] = Flag::Carry {
+                    self.flags[CF] = FlagState::Carry {
                         w: w as u8,
                         a,
                         b,
                         c,
                     };
-                    self.flags[OF] = Flag::OvfAdd {
+                    self.flags[OF] = FlagState::OvfAdd {
                         a,
                         b,
                         r,
@@ -750,8 +751,8 @@ impl<'a> Machine<'a> {
                     self.write(d, r)?;
                 } else {
                     let r = self.g.add(w, &[(a, 1), (b, m), (c, m)], 0);
-                    self.flags[CF] = Flag::Borrow { a, b, c };
-                    self.flags[OF] = Flag::OvfSub {
+                    self.flags[CF] = FlagState::Borrow { a, b, c };
+                    self.flags[OF] = FlagState::OvfSub {
                         a,
                         b,
                         r,
@@ -770,7 +771,7 @@ impl<'a> Machine<'a> {
                 let b = self.read(s, sz)?;
                 let c = self.flag(fl)?;
                 let r = self.g.sum(w, &[a, b, c]);
-                self.flags[fl] = Flag::Carry {
+                self.flags[fl] = FlagState::Carry {
                     w: w as u8,
                     a,
                     b,
@@ -785,7 +786,7 @@ impl<'a> Machine<'a> {
                 let one = self.g.konst(1);
                 let r = if mn == M::Inc {
                     let r = self.g.sum(w, &[a, one]);
-                    self.flags[OF] = Flag::OvfAdd {
+                    self.flags[OF] = FlagState::OvfAdd {
                         a,
                         b: one,
                         r,
@@ -794,7 +795,7 @@ impl<'a> Machine<'a> {
                     r
                 } else {
                     let r = self.g.add(w, &[(a, 1)], mask(w));
-                    self.flags[OF] = Flag::OvfSub {
+                    self.flags[OF] = FlagState::OvfSub {
                         a,
                         b: one,
                         r,
@@ -811,12 +812,12 @@ impl<'a> Machine<'a> {
                 let a = self.read(d, sz)?;
                 let zero = self.g.konst(0);
                 let r = self.g.add(w, &[(a, mask(w))], 0);
-                self.flags[CF] = Flag::Borrow {
+                self.flags[CF] = FlagState::Borrow {
                     a: zero,
                     b: a,
                     c: zero,
                 };
-                self.flags[OF] = Flag::OvfSub {
+                self.flags[OF] = FlagState::OvfSub {
                     a: zero,
                     b: a,
                     r,
@@ -842,8 +843,8 @@ impl<'a> Machine<'a> {
                     _ => self.g.xor(w, &[a, b]),
                 };
                 let zero = self.g.konst(0);
-                self.flags[CF] = Flag::Node(zero);
-                self.flags[OF] = Flag::Node(zero);
+                self.flags[CF] = FlagState::Node(zero);
+                self.flags[OF] = FlagState::Node(zero);
                 self.zf_sf(r, w);
                 if mn != M::Test {
                     self.write(d, r)?;
@@ -866,7 +867,7 @@ impl<'a> Machine<'a> {
                 };
                 let v = self.read(base, sz)?;
                 let b = self.g.slice(v, i, 1);
-                self.flags[CF] = Flag::Node(b);
+                self.flags[CF] = FlagState::Node(b);
                 // Intel: ZF unaffected; AMD: undefined. OF and SF undefined on both.
                 self.undef(OF);
                 self.undef(SF);
@@ -882,8 +883,8 @@ impl<'a> Machine<'a> {
                 let hi = self.g.slice(p, w, w);
                 self.write_wide(sz, lo, hi)?;
                 let o = self.g.nonzero(hi);
-                self.flags[CF] = Flag::Node(o);
-                self.flags[OF] = Flag::Node(o);
+                self.flags[CF] = FlagState::Node(o);
+                self.flags[OF] = FlagState::Node(o);
                 self.undef(ZF);
                 self.undef(SF);
             }
@@ -894,8 +895,8 @@ impl<'a> Machine<'a> {
                 let b = self.read(s, sz)?;
                 let (lo, hi, o) = self.signed_product(a, b, w);
                 self.write_wide(sz, lo, hi)?;
-                self.flags[CF] = Flag::Node(o);
-                self.flags[OF] = Flag::Node(o);
+                self.flags[CF] = FlagState::Node(o);
+                self.flags[OF] = FlagState::Node(o);
                 self.undef(ZF);
                 self.undef(SF);
             }
@@ -907,8 +908,8 @@ impl<'a> Machine<'a> {
                     (self.read(d, sz)?, self.read(s, sz)?)
                 };
                 let (lo, _, o) = self.signed_product(a, b, w);
-                self.flags[CF] = Flag::Node(o);
-                self.flags[OF] = Flag::Node(o);
+                self.flags[CF] = FlagState::Node(o);
+                self.flags[OF] = FlagState::Node(o);
                 self.undef(ZF);
                 self.undef(SF);
                 self.write(d, lo)?;
@@ -938,9 +939,9 @@ impl<'a> Machine<'a> {
                 // operand size (possible for 8- and 16-bit operands only).
                 let cf = if c < w {
                     let bit = if mn == M::Shl { w - c } else { c - 1 };
-                    Flag::Node(self.g.slice(a, bit, 1))
+                    FlagState::Node(self.g.slice(a, bit, 1))
                 } else {
-                    Flag::Undef {
+                    FlagState::Undef {
                         by: Some(self.index),
                     }
                 };
@@ -955,13 +956,13 @@ impl<'a> Machine<'a> {
                         M::Shl => {
                             let top = self.g.slice(r, w - 1, 1);
                             let cfn = self.flag(CF)?;
-                            Flag::Node(self.g.xor(1, &[top, cfn]))
+                            FlagState::Node(self.g.xor(1, &[top, cfn]))
                         }
-                        M::Shr => Flag::Node(self.g.slice(a, w - 1, 1)),
-                        _ => Flag::Node(self.g.konst(0)),
+                        M::Shr => FlagState::Node(self.g.slice(a, w - 1, 1)),
+                        _ => FlagState::Node(self.g.konst(0)),
                     }
                 } else {
-                    Flag::Undef {
+                    FlagState::Undef {
                         by: Some(self.index),
                     }
                 };
@@ -1020,12 +1021,12 @@ impl<'a> Machine<'a> {
                     );
                     (r, self.g.slice(a, c - 1, 1))
                 };
-                self.flags[CF] = Flag::Node(cf);
+                self.flags[CF] = FlagState::Node(cf);
                 self.flags[OF] = if c == 1 {
                     let x = self.g.xor(w, &[a, r]);
-                    Flag::Node(self.g.slice(x, w - 1, 1))
+                    FlagState::Node(self.g.slice(x, w - 1, 1))
                 } else {
-                    Flag::Undef {
+                    FlagState::Undef {
                         by: Some(self.index),
                     }
                 };
@@ -1075,8 +1076,8 @@ impl<'a> Machine<'a> {
                 } else {
                     (a, 1)
                 };
-                self.flags[CF] = Flag::Node(self.g.konst(cf));
-                self.flags[OF] = Flag::Node(self.g.konst(0));
+                self.flags[CF] = FlagState::Node(self.g.konst(cf));
+                self.flags[OF] = FlagState::Node(self.g.konst(0));
                 self.zf_sf(r, w);
                 self.write(d, r)?;
             }
@@ -1097,8 +1098,8 @@ impl<'a> Machine<'a> {
                 let c = self.cond(mn)?;
                 self.write(d, c)?;
             }
-            (M::Clc, []) => self.flags[CF] = Flag::Node(self.g.konst(0)),
-            (M::Stc, []) => self.flags[CF] = Flag::Node(self.g.konst(1)),
+            (M::Clc, []) => self.flags[CF] = FlagState::Node(self.g.konst(0)),
+            (M::Stc, []) => self.flags[CF] = FlagState::Node(self.g.konst(1)),
             (M::Push, &[s]) => {
                 if matches!(s, X::Reg(_, sz) if sz != Size::B64)
                     || matches!(s, X::Mem(m) if m.size != Size::B64)
@@ -1225,7 +1226,7 @@ pub(crate) mod tests {
             let mut m = Machine::new(&mut g, &f, &abi, Aliasing::None);
             for (i, v) in flags.iter().enumerate() {
                 if let Some(v) = v {
-                    m.flags[i] = Flag::Node(m.g.konst(*v));
+                    m.flags[i] = FlagState::Node(m.g.konst(*v));
                 }
             }
             for (i, inst) in insts.iter().enumerate() {
