@@ -276,60 +276,7 @@ impl Graph {
                 return (a, b);
             }
             let (na, nb) = (&self.nodes[a.index()], &self.nodes[b.index()]);
-            let same_shape = match (na, nb) {
-                (
-                    Node::Add { w, k, terms },
-                    Node::Add {
-                        w: w2,
-                        k: k2,
-                        terms: t2,
-                    },
-                ) => {
-                    w == w2
-                        && k == k2
-                        && terms.len() == t2.len()
-                        && terms.iter().zip(t2.iter()).all(|(x, y)| x.1 == y.1)
-                }
-                (Node::Prod(..), Node::Prod(..)) => true,
-                (Node::MulMod { w, args }, Node::MulMod { w: w2, args: a2 }) => {
-                    w == w2 && args.len() == a2.len()
-                }
-                (
-                    Node::Carry { shift, k, args },
-                    Node::Carry {
-                        shift: s2,
-                        k: k2,
-                        args: a2,
-                    },
-                ) => shift == s2 && k == k2 && args.len() == a2.len(),
-                (
-                    Node::Borrow { k, subs, .. },
-                    Node::Borrow {
-                        k: k2, subs: s2, ..
-                    },
-                ) => k == k2 && subs.len() == s2.len(),
-                (Node::And(x), Node::And(y))
-                | (Node::Or(x), Node::Or(y))
-                | (Node::Xor(x), Node::Xor(y)) => x.len() == y.len(),
-                (Node::Concat { k, segs }, Node::Concat { k: k2, segs: s2 }) => {
-                    k == k2
-                        && segs.len() == s2.len()
-                        && segs
-                            .iter()
-                            .zip(s2.iter())
-                            .all(|(x, y)| (x.from, x.len, x.at) == (y.from, y.len, y.at))
-                }
-                (Node::Ite { .. }, Node::Ite { .. }) | (Node::Eqz(_), Node::Eqz(_)) => true,
-                (Node::Sar { w, n, .. }, Node::Sar { w: w2, n: n2, .. }) => w == w2 && n == n2,
-                (
-                    Node::Sext { from, w, .. },
-                    Node::Sext {
-                        from: f2, w: w2, ..
-                    },
-                ) => from == f2 && w == w2,
-                _ => false,
-            };
-            if !same_shape {
+            if !same_shape(na, nb) {
                 return (a, b);
             }
             let (xa, xb) = (self.args(a), self.args(b));
@@ -340,5 +287,63 @@ impl Graph {
                 _ => return (a, b),
             }
         }
+    }
+}
+
+/// Whether `a` and `b` are nodes of the same kind with the same widths, constants,
+/// coefficients and slice positions (so that they differ at most in their arguments).
+fn same_shape(a: &Node, b: &Node) -> bool {
+    match (a, b) {
+        (
+            Node::Add { w, k, terms },
+            Node::Add {
+                w: w2,
+                k: k2,
+                terms: t2,
+            },
+        ) => {
+            w == w2
+                && k == k2
+                && terms.len() == t2.len()
+                && terms.iter().zip(t2.iter()).all(|(x, y)| x.1 == y.1)
+        }
+        (Node::Prod(..), Node::Prod(..)) => true,
+        (Node::MulMod { w, args }, Node::MulMod { w: w2, args: a2 }) => {
+            w == w2 && args.len() == a2.len()
+        }
+        (
+            Node::Carry { shift, k, args },
+            Node::Carry {
+                shift: s2,
+                k: k2,
+                args: a2,
+            },
+        ) => shift == s2 && k == k2 && args.len() == a2.len(),
+        (
+            Node::Borrow { k, subs, .. },
+            Node::Borrow {
+                k: k2, subs: s2, ..
+            },
+        ) => k == k2 && subs.len() == s2.len(),
+        (Node::And(x), Node::And(y))
+        | (Node::Or(x), Node::Or(y))
+        | (Node::Xor(x), Node::Xor(y)) => x.len() == y.len(),
+        (Node::Concat { k, segs }, Node::Concat { k: k2, segs: s2 }) => {
+            k == k2
+                && segs.len() == s2.len()
+                && segs
+                    .iter()
+                    .zip(s2.iter())
+                    .all(|(x, y)| (x.from, x.len, x.at) == (y.from, y.len, y.at))
+        }
+        (Node::Ite { .. }, Node::Ite { .. }) | (Node::Eqz(_), Node::Eqz(_)) => true,
+        (Node::Sar { w, n, .. }, Node::Sar { w: w2, n: n2, .. }) => w == w2 && n == n2,
+        (
+            Node::Sext { from, w, .. },
+            Node::Sext {
+                from: f2, w: w2, ..
+            },
+        ) => from == f2 && w == w2,
+        _ => false,
     }
 }

@@ -14,6 +14,42 @@ impl Graph {
     pub fn add(&mut self, w: u32, terms: &[(NodeId, u128)], k: u128) -> NodeId {
         let w = w.clamp(1, 128);
         let m = mask(w);
+        let (acc, kk) = self.add_terms(w, terms, k);
+        let merged = self.collect_terms(acc, m);
+        if merged.is_empty() {
+            return self.konst(kk);
+        }
+        if merged.len() == 1 && kk == 0 {
+            let (t, c) = merged[0];
+            if let Some(n) = self.add_one_term(w, t, c) {
+                return n;
+            }
+        }
+        if w > 64 {
+            if let Some(n) = self.wide_add(w, &merged, kk) {
+                return n;
+            }
+        }
+        let info = self.add_range(&merged, kk, m);
+        self.intern(
+            Node::Add {
+                w: w as u8,
+                k: kk,
+                terms: merged.into_boxed_slice(),
+            },
+            info,
+        )
+    }
+
+    /// The terms of `(k + Σ c·t) mod 2^w` (`w` clamped), flattened (rules `add-flatten`,
+    /// `add-shl-term`, `mul-const`) but not yet sorted or collected, and the constant.
+    fn add_terms(
+        &mut self,
+        w: u32,
+        terms: &[(NodeId, u128)],
+        k: u128,
+    ) -> (Vec<(NodeId, u128)>, u128) {
+        let m = mask(w);
         let mut acc: Vec<(NodeId, u128)> = Vec::with_capacity(terms.len() + 2);
         let mut kk = k & m;
         // (term, coefficient, whether a term wider than w may still be rewritten by
@@ -87,6 +123,12 @@ impl Graph {
                 }
             }
         }
+        (acc, kk)
+    }
+
+    /// Terms sorted by node, equal nodes merged (rule `add-collect`), zero coefficients
+    /// (modulo `m + 1`) dropped.
+    fn collect_terms(&mut self, mut acc: Vec<(NodeId, u128)>, m: u128) -> Vec<(NodeId, u128)> {
         acc.sort_unstable_by_key(|&(t, _)| t);
         let mut merged: Vec<(NodeId, u128)> = Vec::with_capacity(acc.len());
         for (t, c) in acc {
@@ -99,57 +141,30 @@ impl Graph {
             }
         }
         merged.retain(|&(_, c)| c != 0);
-        if merged.is_empty() {
-            return self.konst(kk);
+        merged
+    }
+
+    /// A sum modulo 2^w of the one term `c·t` and no constant, when a rule makes it
+    /// something else than an `Add` node: a slice (`add-single`), a shift
+    /// (`add-shl-term`), or an exact product (`mul-const`).
+    fn add_one_term(&mut self, w: u32, t: NodeId, c: u128) -> Option<NodeId> {
+        let m = mask(w);
+        if c == 1 {
+            self.fire(Rule::AddSingle);
+            return Some(self.slice(t, 0, w));
         }
-        if merged.len() == 1 && kk == 0 {
-            let (t, c) = merged[0];
-            if c == 1 {
-                self.fire(Rule::AddSingle);
-                return self.slice(t, 0, w);
-            }
-            // (Wider sums keep their limb structure: see wide-add-split.)
-            if c.is_power_of_two() && (w <= 64 || self.nz(t) <= M64) {
-                self.fire(Rule::AddShlTerm);
-                return self.shl(t, c.trailing_zeros(), w);
-            }
-            if self.ub(t).min(m).checked_mul(c).is_some_and(|p| p <= m) && self.nz(t) <= m.min(M64)
-            {
-                // c·t never wraps: it is the exact product (what `mulx` gives).
-                self.fire(Rule::MulConst);
-                let kc = self.konst(c);
-                return self.prod(t, kc);
-            }
+        // (Wider sums keep their limb structure: see wide-add-split.)
+        if c.is_power_of_two() && (w <= 64 || self.nz(t) <= M64) {
+            self.fire(Rule::AddShlTerm);
+            return Some(self.shl(t, c.trailing_zeros(), w));
         }
-        if w > 64 {
-            if let Some(n) = self.wide_add(w, &merged, kk) {
-                return n;
-            }
+        if self.ub(t).min(m).checked_mul(c).is_some_and(|p| p <= m) && self.nz(t) <= m.min(M64) {
+            // c·t never wraps: it is the exact product (what `mulx` gives).
+            self.fire(Rule::MulConst);
+            let kc = self.konst(c);
+            return Some(self.prod(t, kc));
         }
-        let mut bound = Some(kk);
-        for &(t, c) in &merged {
-            bound = bound.and_then(|b| {
-                self.ub(t)
-                    .min(m)
-                    .checked_mul(c)
-                    .and_then(|p| b.checked_add(p))
-            });
-        }
-        let ub = match bound {
-            Some(b) if b <= m => b,
-            _ => m,
-        };
-        self.intern(
-            Node::Add {
-                w: w as u8,
-                k: kk,
-                terms: merged.into_boxed_slice(),
-            },
-            Info {
-                nz: mask(sig(ub)),
-                ub,
-            },
-        )
+        None
     }
 
     /// `Σ args mod 2^w` (all coefficients 1).
@@ -347,16 +362,7 @@ impl Graph {
             }
             1 => xs[0],
             2 if w > 64 && (self.nz(xs[0]) > M64 || self.nz(xs[1]) > M64) => {
-                self.fire(Rule::WideMulSplit);
-                let (a, b) = (xs[0], xs[1]);
-                let (al, ah) = (self.slice(a, 0, 64), self.slice(a, 64, 64));
-                let (bl, bh) = (self.slice(b, 0, 64), self.slice(b, 64, 64));
-                let low = self.prod(al, bl);
-                let x = self.mul(w - 64, &[al, bh]);
-                let y = self.mul(w - 64, &[ah, bl]);
-                let cross = self.sum(w - 64, &[x, y]);
-                let cross = self.shl(cross, 64, w);
-                self.sum(w, &[low, cross])
+                self.wide_mul(w, xs[0], xs[1])
             }
             2 => {
                 let p = self.prod(xs[0], xs[1]);

@@ -7,7 +7,7 @@
 //! concatenation is an OR of disjoint parts, and its range relies on that.
 
 use super::arena::{Graph, Node, NodeId, Seg};
-use super::range::{mask, sh_l, sh_r, sig, Info};
+use super::range::{mask, sh_l, sh_r, sig};
 use super::rules::Rule;
 
 impl Graph {
@@ -91,6 +91,33 @@ impl Graph {
         for &s in segs {
             self.expand(s, &mut out, &mut kk);
         }
+        let merged = self.merge_slices(out);
+        if merged.is_empty() {
+            return self.konst(kk);
+        }
+        if merged.len() == 1 && kk == 0 {
+            let s = merged[0];
+            if s.from == 0 && s.at == 0 && s.len as u32 >= sig(self.nz(s.node)) {
+                self.fire(Rule::SliceWhole);
+                return s.node;
+            }
+            if let Some(n) = self.shl_arith(s) {
+                return n;
+            }
+        }
+        let info = self.concat_range(&merged, kk);
+        self.intern(
+            Node::Concat {
+                k: kk,
+                segs: merged.into_boxed_slice(),
+            },
+            info,
+        )
+    }
+
+    /// Slices sorted by position, adjacent slices of one node merged (rule
+    /// `slice-merge`).
+    fn merge_slices(&mut self, mut out: Vec<Seg>) -> Vec<Seg> {
         out.sort_unstable_by_key(|s| (s.at, s.node, s.from, s.len));
         let mut merged: Vec<Seg> = Vec::with_capacity(out.len());
         for s in out {
@@ -106,39 +133,7 @@ impl Graph {
             }
             merged.push(s);
         }
-        if merged.is_empty() {
-            return self.konst(kk);
-        }
-        if merged.len() == 1 && kk == 0 {
-            let s = merged[0];
-            if s.from == 0 && s.at == 0 && s.len as u32 >= sig(self.nz(s.node)) {
-                self.fire(Rule::SliceWhole);
-                return s.node;
-            }
-            if let Some(n) = self.shl_arith(s) {
-                return n;
-            }
-        }
-        let mut nz = kk;
-        let mut ub = kk;
-        for s in &merged {
-            let inf = self.info[s.node.index()];
-            let (from, len, at) = (s.from as u32, s.len as u32, s.at as u32);
-            // The invariant that makes the concatenation an OR of its parts: the bits a
-            // segment may set are disjoint from the bits the others may set. (Ranges
-            // may overlap where one side is known zero, e.g. after `bitwise-disjoint`.)
-            let bits = sh_l(sh_r(inf.nz, from) & mask(len), at);
-            debug_assert_eq!(nz & bits, 0, "overlapping nonzero bits in a concatenation");
-            nz |= bits;
-            ub = ub.saturating_add(sh_l(sh_r(inf.ub, from).min(mask(len)), at));
-        }
-        self.intern(
-            Node::Concat {
-                k: kk,
-                segs: merged.into_boxed_slice(),
-            },
-            Info { nz, ub },
-        )
+        merged
     }
 
     /// Appends the normal form of one slice to `out` (atoms trimmed, concatenations and
@@ -161,34 +156,15 @@ impl Graph {
             Node::Concat { k, segs } => {
                 *kk |= sh_l(sh_r(*k, from) & mask(len), at);
                 let n = segs.len();
-                let mut expanded = false;
-                for i in 0..n {
-                    let is = match &self.nodes[id.index()] {
-                        Node::Concat { segs, .. } => segs[i],
-                        _ => unreachable!("still a concatenation"),
-                    };
-                    let (ia, il) = (is.at as u32, is.len as u32);
-                    let lo = ia.max(from);
-                    let hi = (ia + il).min(from + len);
-                    if lo < hi {
-                        // Through expand again: a narrower slice of a part may be
-                        // rewritten (slice-add-low, mul-const, ...).
-                        self.expand(
-                            Seg {
-                                node: is.node,
-                                from: (is.from as u32 + (lo - ia)) as u8,
-                                len: (hi - lo) as u8,
-                                at: (at + (lo - from)) as u8,
-                            },
-                            out,
-                            kk,
-                        );
-                        expanded = true;
-                    }
-                }
-                if expanded && (from != 0 || at != 0 || len < 128) {
-                    self.fire(Rule::SliceExpand);
-                }
+                self.expand_parts(
+                    Seg {
+                        len: len as u8,
+                        ..s
+                    },
+                    n,
+                    out,
+                    kk,
+                );
             }
             Node::Add { w, k, terms } if from == 0 && len < *w as u32 && len < sig(self.nz(id)) => {
                 let (k, terms) = (*k, terms.to_vec());
@@ -212,35 +188,16 @@ impl Graph {
             &Node::Prod(x, c)
                 if from < 64 && sig(self.nz(id)) > 64 && self.as_const(c).is_some() =>
             {
-                // c·x wider than a word: bits below 64 are those of the wrapping product
-                // c·x mod 2^64 (what imul or mulx's low half gives), bits above are the
-                // product's own (mulx's high half).
-                let c = self.as_const(c).unwrap_or(0);
-                self.fire(Rule::MulConst);
-                let lo = self.add(64, &[(x, c)], 0);
-                let low_len = len.min(64 - from);
-                self.expand(
+                self.expand_wide_prod(
                     Seg {
-                        node: lo,
-                        from: from as u8,
-                        len: low_len as u8,
-                        at: at as u8,
+                        len: len as u8,
+                        ..s
                     },
+                    x,
+                    c,
                     out,
                     kk,
                 );
-                if len > low_len {
-                    self.expand(
-                        Seg {
-                            node: id,
-                            from: 64,
-                            len: (len - low_len) as u8,
-                            at: (at + low_len) as u8,
-                        },
-                        out,
-                        kk,
-                    );
-                }
             }
             &Node::Sar { w, n, x } if from + len <= w as u32 - n as u32 => {
                 self.fire(Rule::SliceSignedLow);
@@ -284,6 +241,86 @@ impl Graph {
                     at: at as u8,
                 });
             }
+        }
+    }
+
+    /// [`Graph::expand`] of slice `s` (its length within 128 bits) of the concatenation
+    /// `s.node` with `n` parts: the parts it overlaps, each expanded again (rule
+    /// `slice-expand`).
+    fn expand_parts(&mut self, s: Seg, n: usize, out: &mut Vec<Seg>, kk: &mut u128) {
+        let (from, len, at) = (s.from as u32, s.len as u32, s.at as u32);
+        let id = s.node;
+        let mut expanded = false;
+        for i in 0..n {
+            let is = match &self.nodes[id.index()] {
+                Node::Concat { segs, .. } => segs[i],
+                _ => unreachable!("still a concatenation"),
+            };
+            let (ia, il) = (is.at as u32, is.len as u32);
+            let lo = ia.max(from);
+            let hi = (ia + il).min(from + len);
+            if lo < hi {
+                // Through expand again: a narrower slice of a part may be
+                // rewritten (slice-add-low, mul-const, ...).
+                self.expand(
+                    Seg {
+                        node: is.node,
+                        from: (is.from as u32 + (lo - ia)) as u8,
+                        len: (hi - lo) as u8,
+                        at: (at + (lo - from)) as u8,
+                    },
+                    out,
+                    kk,
+                );
+                expanded = true;
+            }
+        }
+        if expanded && (from != 0 || at != 0 || len < 128) {
+            self.fire(Rule::SliceExpand);
+        }
+    }
+
+    /// [`Graph::expand`] of slice `s` (below bit 64, its length within 128 bits) of the
+    /// product `s.node` = `x·c`, `c` a constant, that is wider than a word (rule
+    /// `mul-const`).
+    fn expand_wide_prod(
+        &mut self,
+        s: Seg,
+        x: NodeId,
+        c: NodeId,
+        out: &mut Vec<Seg>,
+        kk: &mut u128,
+    ) {
+        let (from, len, at) = (s.from as u32, s.len as u32, s.at as u32);
+        let id = s.node;
+        // c·x wider than a word: bits below 64 are those of the wrapping product
+        // c·x mod 2^64 (what imul or mulx's low half gives), bits above are the
+        // product's own (mulx's high half).
+        let c = self.as_const(c).unwrap_or(0);
+        self.fire(Rule::MulConst);
+        let lo = self.add(64, &[(x, c)], 0);
+        let low_len = len.min(64 - from);
+        self.expand(
+            Seg {
+                node: lo,
+                from: from as u8,
+                len: low_len as u8,
+                at: at as u8,
+            },
+            out,
+            kk,
+        );
+        if len > low_len {
+            self.expand(
+                Seg {
+                    node: id,
+                    from: 64,
+                    len: (len - low_len) as u8,
+                    at: (at + low_len) as u8,
+                },
+                out,
+                kk,
+            );
         }
     }
 }

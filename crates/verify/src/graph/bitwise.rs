@@ -101,25 +101,7 @@ impl Graph {
                 _ => xs.push(a),
             }
         }
-        xs.sort_unstable();
-        if is_xor {
-            let mut kept: Vec<NodeId> = Vec::with_capacity(xs.len());
-            for x in xs {
-                if kept.last() == Some(&x) {
-                    kept.pop();
-                    self.fire(Rule::BitwiseAc);
-                } else {
-                    kept.push(x);
-                }
-            }
-            xs = kept;
-        } else {
-            let before = xs.len();
-            xs.dedup();
-            if xs.len() < before {
-                self.fire(Rule::BitwiseAc);
-            }
-        }
+        let mut xs = self.sort_or_xor_args(xs, is_xor);
         if xs.is_empty() {
             return self.konst(kk);
         }
@@ -166,6 +148,31 @@ impl Graph {
             Node::Or(xs.into_boxed_slice())
         };
         self.intern(node, Info { nz: seen, ub })
+    }
+
+    /// The arguments of `|` or `^` sorted, duplicates removed (`|`) or cancelled in pairs
+    /// (`^`: `x ^ x = 0`) (rule `bitwise-ac`).
+    fn sort_or_xor_args(&mut self, mut xs: Vec<NodeId>, is_xor: bool) -> Vec<NodeId> {
+        xs.sort_unstable();
+        if is_xor {
+            let mut kept: Vec<NodeId> = Vec::with_capacity(xs.len());
+            for x in xs {
+                if kept.last() == Some(&x) {
+                    kept.pop();
+                    self.fire(Rule::BitwiseAc);
+                } else {
+                    kept.push(x);
+                }
+            }
+            xs = kept;
+        } else {
+            let before = xs.len();
+            xs.dedup();
+            if xs.len() < before {
+                self.fire(Rule::BitwiseAc);
+            }
+        }
+        xs
     }
 
     // -----------------------------------------------------------------------------------

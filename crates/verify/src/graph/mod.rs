@@ -66,7 +66,7 @@
 //! * `range`: the range analysis ([`Info`]: an upper bound and the possibly-nonzero
 //!   bits of every node) and the integer helpers it is computed with;
 //! * `rules`: the named [`Rule`]s, and the rewrites that are one rule as a whole
-//!   (`shl-arith`, `wide-add-split`);
+//!   (`shl-arith`, `wide-add-split`, `wide-mul-split`);
 //! * the smart constructors, by kind: `bits` (slices, shifts by constants, masks,
 //!   concatenations), `arith` (sums, carries, borrows, products), `bitwise` (`&`, `|`,
 //!   `^`, `!`, conditions, `if`, arithmetic shifts and sign extension);

@@ -8,7 +8,7 @@
 //! leaves' declared bounds can exceed: a range that is too tight makes the checker
 //! unsound. A range that is too loose only makes it incomplete.
 
-use super::arena::{Graph, NodeId};
+use super::arena::{Graph, NodeId, Seg};
 
 /// What the range analysis knows about a node: `value ≤ ub` and `value & !nz == 0`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -63,11 +63,54 @@ pub(super) fn sext_value(v: u128, bits: u32) -> u128 {
 }
 
 impl Graph {
+    /// The bits node `id` may have nonzero.
     pub(super) fn nz(&self, id: NodeId) -> u128 {
         self.info[id.index()].nz
     }
 
+    /// An upper bound of node `id`.
     pub(super) fn ub(&self, id: NodeId) -> u128 {
         self.info[id.index()].ub
+    }
+
+    /// The range of `(k + Σ c·t) mod (m + 1)`: the exact bound when the sum cannot wrap,
+    /// else `m`.
+    pub(super) fn add_range(&self, terms: &[(NodeId, u128)], k: u128, m: u128) -> Info {
+        let mut bound = Some(k);
+        for &(t, c) in terms {
+            bound = bound.and_then(|b| {
+                self.ub(t)
+                    .min(m)
+                    .checked_mul(c)
+                    .and_then(|p| b.checked_add(p))
+            });
+        }
+        let ub = match bound {
+            Some(b) if b <= m => b,
+            _ => m,
+        };
+        Info {
+            nz: mask(sig(ub)),
+            ub,
+        }
+    }
+
+    /// The range of the concatenation `k | Σ slices`; its parts must not share a bit
+    /// they may set (checked in debug builds).
+    pub(super) fn concat_range(&self, segs: &[Seg], k: u128) -> Info {
+        let mut nz = k;
+        let mut ub = k;
+        for s in segs {
+            let inf = self.info[s.node.index()];
+            let (from, len, at) = (s.from as u32, s.len as u32, s.at as u32);
+            // The invariant that makes the concatenation an OR of its parts: the bits a
+            // segment may set are disjoint from the bits the others may set. (Ranges
+            // may overlap where one side is known zero, e.g. after `bitwise-disjoint`.)
+            let bits = sh_l(sh_r(inf.nz, from) & mask(len), at);
+            debug_assert_eq!(nz & bits, 0, "overlapping nonzero bits in a concatenation");
+            nz |= bits;
+            ub = ub.saturating_add(sh_l(sh_r(inf.ub, from).min(mask(len)), at));
+        }
+        Info { nz, ub }
     }
 }

@@ -1,6 +1,6 @@
 //! The named rewrite rules of the expression graph's normal form: the [`Rule`] enum
 //! (name, documentation, and how often each fired), and the rewrites that are one rule as
-//! a whole (`shl-arith`, `wide-add-split`). The other rules are applied where they
+//! a whole (`shl-arith`, `wide-add-split`, `wide-mul-split`). The other rules are applied where they
 //! belong, inside the smart constructors, each with a `fire` of its name.
 //!
 //! Every rule must be sound for all values within the leaves' bounds, documented on its
@@ -222,5 +222,19 @@ impl Graph {
             ],
             0,
         ))
+    }
+
+    /// The rule `wide-mul-split`: `a·b mod 2^w`, `w > 64`, with an operand wider than 64
+    /// bits, from the 64-bit limbs of `a` and `b`.
+    pub(super) fn wide_mul(&mut self, w: u32, a: NodeId, b: NodeId) -> NodeId {
+        self.fire(Rule::WideMulSplit);
+        let (al, ah) = (self.slice(a, 0, 64), self.slice(a, 64, 64));
+        let (bl, bh) = (self.slice(b, 0, 64), self.slice(b, 64, 64));
+        let low = self.prod(al, bl);
+        let x = self.mul(w - 64, &[al, bh]);
+        let y = self.mul(w - 64, &[ah, bl]);
+        let cross = self.sum(w - 64, &[x, y]);
+        let cross = self.shl(cross, 64, w);
+        self.sum(w, &[low, cross])
     }
 }
