@@ -6,17 +6,17 @@
 //!   x86 Program ──x86─────┘        (graph: rules, ranges)               + ABI rules
 //! ```
 //!
-//! [`check`] executes the IR function (module `ir`: the interpreter's semantics on nodes)
-//! and the x86-64 program (module `x86`: the checker's own meaning of every instruction)
-//! from the same input symbols into one [`graph::Graph`], whose smart constructors put every
-//! expression into a normal form (AC flattening, sorted arguments, constant folding,
-//! range analysis, named rewrite rules for carries, flags, bit slices and shifts). The
-//! program is [`Verdict::Equivalent`] when every output element it writes is the very
-//! node the IR stores there, callee-saved registers and rsp are restored, it writes only
-//! its outputs and its own stack, and — under [`Aliasing`] — never reads an input after
-//! writing an output that may be the same memory. Otherwise the [`Report`] names the
-//! differing output, both normalized expressions, and the first instruction whose value
-//! the IR never computes.
+//! [`check`](fn@check) executes the IR function (module `ir`: the interpreter's
+//! semantics on nodes) and the x86-64 program (module `x86`: the checker's own meaning of
+//! every instruction) from the same input symbols into one [`graph::Graph`], whose smart
+//! constructors put every expression into a normal form (AC flattening, sorted
+//! arguments, constant folding, range analysis, named rewrite rules for carries, flags,
+//! bit slices and shifts). The program is [`Verdict::Equivalent`] when every output
+//! element it writes is the very node the IR stores there, callee-saved registers and rsp
+//! are restored, it writes only its outputs and its own stack, and — under [`Aliasing`] —
+//! never reads an input after writing an output that may be the same memory. Otherwise
+//! the [`Report`] names the differing output, both normalized expressions, and the first
+//! instruction whose value the IR never computes.
 //!
 //! What "equivalent" means: for all inputs within the function's declared bounds (the
 //! range analysis uses Fiat's `ubound`s, as Fiat's own proofs do). A program that is
@@ -25,8 +25,8 @@
 //!
 //! # Modules
 //!
-//! * `check`: [`check`], [`check_asm`], [`select_program`]: both sides into one graph,
-//!   the comparison of the outputs and the ABI rules, the report;
+//! * `check`: [`check`](fn@check), [`check_asm`], [`select_program`]: both sides into
+//!   one graph, the comparison of the outputs and the ABI rules, the report;
 //! * `verdict`: what a check concludes ([`Verdict`], [`Report`], [`Problem`],
 //!   [`Divergence`]) and the options it is made under ([`CheckOptions`], [`Aliasing`]);
 //! * `abi`: where the function's arguments are (System V registers, outputs first);

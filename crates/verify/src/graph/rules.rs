@@ -1,7 +1,7 @@
 //! The named rewrite rules of the expression graph's normal form: the [`Rule`] enum
 //! (name, documentation, and how often each fired), and the rewrites that are one rule as
-//! a whole (`shl-arith`, `wide-add-split`, `wide-mul-split`). The other rules are applied where they
-//! belong, inside the smart constructors, each with a `fire` of its name.
+//! a whole (`shl-arith`, `wide-add-split`, `wide-mul-split`). The other rules are applied
+//! where they belong, inside the smart constructors, each with a `fire` of its name.
 //!
 //! Every rule must be sound for all values within the leaves' bounds, documented on its
 //! variant, and tested (the graph's tests fail for a rule without a case); a rewrite that
