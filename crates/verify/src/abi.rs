@@ -11,9 +11,9 @@ use cryptopt_x86::Reg;
 use crate::error::{Error, Result};
 use crate::graph::{mask, Graph, NodeId, Sym};
 
-/// What argument register `k` carries.
+/// What argument register `k` carries (an argument's placement; not a stack slot).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Slot {
+pub(crate) enum ArgSlot {
     /// A pointer to return `ret` (scalars too: one element).
     Output { ret: usize },
     /// A pointer to the elements of array parameter `param`.
@@ -22,28 +22,29 @@ pub(crate) enum Slot {
     Scalar { param: usize },
 }
 
+/// The placement of every argument, in System V order (`args[k]` is in `Reg::ARGS[k]`).
 pub(crate) struct Abi {
-    pub slots: Vec<Slot>,
+    pub args: Vec<ArgSlot>,
 }
 
 impl Abi {
     pub fn new(f: &Function) -> Result<Abi> {
-        let mut slots: Vec<Slot> = (0..f.returns.len())
-            .map(|ret| Slot::Output { ret })
+        let mut args: Vec<ArgSlot> = (0..f.returns.len())
+            .map(|ret| ArgSlot::Output { ret })
             .collect();
         for (param, p) in f.params.iter().enumerate() {
-            slots.push(if p.len.is_some() {
-                Slot::Array { param }
+            args.push(if p.len.is_some() {
+                ArgSlot::Array { param }
             } else {
-                Slot::Scalar { param }
+                ArgSlot::Scalar { param }
             });
         }
-        if slots.len() > Reg::ARGS.len() {
+        if args.len() > Reg::ARGS.len() {
             return Err(Error::Function {
                 function: f.name.clone(),
                 message: format!(
                     "{} arguments; stack-passed arguments (more than 6) are not supported",
-                    slots.len()
+                    args.len()
                 ),
             });
         }
@@ -55,20 +56,20 @@ impl Abi {
                 });
             }
         }
-        Ok(Abi { slots })
+        Ok(Abi { args })
     }
 
-    /// The parameter or return behind pointer slot `k`, with its byte size.
+    /// The parameter or return behind pointer argument `k`, with its byte size.
     pub fn array<'f>(&self, f: &'f Function, k: usize) -> Option<(&'f Param, i64)> {
-        let p = match self.slots.get(k)? {
-            Slot::Output { ret } => &f.returns[*ret],
-            Slot::Array { param } => &f.params[*param],
-            Slot::Scalar { .. } => return None,
+        let p = match self.args.get(k)? {
+            ArgSlot::Output { ret } => &f.returns[*ret],
+            ArgSlot::Array { param } => &f.params[*param],
+            ArgSlot::Scalar { .. } => return None,
         };
         Some((p, p.elem_bytes() as i64 * p.elems() as i64))
     }
 
-    /// `out1[2]`, `arg1[0]` or `arg1 + 33` for byte `off` of pointer slot `k`.
+    /// `out1[2]`, `arg1[0]` or `arg1 + 33` for byte `off` of pointer argument `k`.
     pub fn describe(&self, f: &Function, k: usize, off: i64) -> String {
         match self.array(f, k) {
             Some((p, size)) => {

@@ -1,9 +1,10 @@
 //! The check: both sides into one graph, then the verdict.
 //!
 //! ```text
-//!   Function ──ir::run──▶ output nodes ─┐
-//!                                       ├─ same NodeId per output element?  + ABI rules
-//!   Program ──x86::Machine──▶ memory ───┘   (callee-saved, rsp, writes, aliasing)
+//!   Function ──ir::execute──────────▶ output nodes ─┐
+//!                                                   ├─ same NodeId per output element?
+//!   Program ──x86::Machine::execute──▶ memory ──────┘  + ABI rules (callee-saved, rsp,
+//!                                                        writes, aliasing)
 //! ```
 //!
 //! When an output differs, the program is run again with a trace of every value it
@@ -13,183 +14,15 @@
 //! This module must never call [`Verdict::Equivalent`] anything it has not compared node
 //! for node, output for output.
 
-use std::fmt;
-
-pub use cryptopt_ir::Aliasing;
 use cryptopt_ir::Function;
 use cryptopt_x86::{Program, Reg};
 
-use crate::abi::{Abi, Slot};
+use crate::abi::{Abi, ArgSlot};
 use crate::error::{Error, Result};
 use crate::graph::{Graph, NodeId, Sym};
+use crate::verdict::{CheckOptions, Divergence, Problem, Report, Verdict, SHOW_LIMIT};
 use crate::x86::{Base, Machine};
 use crate::{ir, ir::IrResult};
-
-/// Length at which printed expressions are cut.
-pub const SHOW_LIMIT: usize = 300;
-
-/// What the check assumes about its callers.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
-pub struct CheckOptions {
-    pub aliasing: Aliasing,
-}
-
-/// The outcome of a check of a well-formed input.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Verdict {
-    /// Every output element is the IR's, for all inputs within the declared bounds, and
-    /// the program keeps the ABI.
-    Equivalent,
-    NotEquivalent(Report),
-}
-
-impl Verdict {
-    pub fn is_equivalent(&self) -> bool {
-        matches!(self, Verdict::Equivalent)
-    }
-}
-
-/// Why a program is not equivalent.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Report {
-    /// The IR function's name.
-    pub function: String,
-    /// The program's name.
-    pub program: String,
-    /// The problems found (at least one), most important first.
-    pub problems: Vec<Problem>,
-}
-
-/// The first instruction that writes a value the IR never computes, in the cone of a
-/// differing output.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Divergence {
-    /// Position in the program (0-based).
-    pub index: usize,
-    pub inst: String,
-    /// The value it writes (cut to [`SHOW_LIMIT`] characters).
-    pub value: String,
-}
-
-/// One thing wrong with a program.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Problem {
-    /// An output element holds something else than the IR computes.
-    OutputDiffers {
-        output: String,
-        expected: String,
-        found: String,
-        /// The innermost differing pair of subexpressions (expected, found), when the two
-        /// expressions have the same shape around it.
-        innermost: Option<(String, String)>,
-        divergence: Option<Divergence>,
-    },
-    /// An output element is never written.
-    OutputNotWritten { output: String },
-    /// A callee-saved register does not hold its entry value at `ret`.
-    CalleeSaved { reg: Reg, found: String },
-    /// rsp is not the entry rsp at `ret`.
-    StackPointer { found: String },
-    /// A write outside the output arrays and the stack frame / red zone.
-    WriteOutside {
-        index: usize,
-        inst: String,
-        what: String,
-    },
-    /// A read outside the input arrays, written outputs and the stack frame.
-    ReadOutside {
-        index: usize,
-        inst: String,
-        what: String,
-    },
-    /// With aliasing: an input element read after an output that may be the same memory
-    /// was written there.
-    AliasedRead {
-        index: usize,
-        inst: String,
-        input: String,
-        output: String,
-        written_at: usize,
-    },
-    /// The program ends without `ret`.
-    NoRet,
-}
-
-impl fmt::Display for Problem {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Problem::OutputDiffers {
-                output,
-                expected,
-                found,
-                innermost,
-                divergence,
-            } => {
-                writeln!(f, "{output} differs")?;
-                writeln!(f, "    expected (IR):  {expected}")?;
-                write!(f, "    found (asm):    {found}")?;
-                if let Some((x, y)) = innermost {
-                    write!(
-                        f,
-                        "\n    innermost difference: {x}\n                     vs: {y}"
-                    )?;
-                }
-                match divergence {
-                    Some(d) => write!(
-                        f,
-                        "\n    first divergence: instruction {} `{}` writes {}",
-                        d.index, d.inst, d.value
-                    ),
-                    None => write!(
-                        f,
-                        "\n    every value it is built from is one the IR computes \
-                         (combined or stored differently)"
-                    ),
-                }
-            }
-            Problem::OutputNotWritten { output } => write!(f, "{output} is never written"),
-            Problem::CalleeSaved { reg, found } => write!(
-                f,
-                "callee-saved {reg} is not restored at ret (it holds {found})"
-            ),
-            Problem::StackPointer { found } => {
-                write!(f, "rsp is not restored at ret (it is {found})")
-            }
-            Problem::WriteOutside { index, inst, what } => {
-                write!(f, "instruction {index} `{inst}` writes {what}")
-            }
-            Problem::ReadOutside { index, inst, what } => {
-                write!(f, "instruction {index} `{inst}` reads {what}")
-            }
-            Problem::AliasedRead {
-                index,
-                inst,
-                input,
-                output,
-                written_at,
-            } => write!(
-                f,
-                "instruction {index} `{inst}` reads {input} after instruction {written_at} \
-                 wrote {output}, which may be the same memory"
-            ),
-            Problem::NoRet => write!(f, "the program ends without ret"),
-        }
-    }
-}
-
-impl fmt::Display for Report {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "`{}` is not equivalent to `{}`:",
-            self.program, self.function
-        )?;
-        for p in &self.problems {
-            write!(f, "\n  - {p}")?;
-        }
-        Ok(())
-    }
-}
 
 /// The program for function `name` among `programs`: the one with that name, or the
 /// only one.
@@ -233,8 +66,8 @@ pub fn check_asm(f: &Function, asm: &str, opts: CheckOptions) -> Result<Verdict>
 pub fn check(f: &Function, program: &Program, opts: CheckOptions) -> Result<Verdict> {
     let abi = Abi::new(f)?;
     let mut g = Graph::new();
-    let irr = ir::run(&mut g, f)?;
-    let fin = Machine::new(&mut g, f, &abi, opts.aliasing).run(program)?;
+    let irr = ir::execute(&mut g, f)?;
+    let fin = Machine::new(&mut g, f, &abi, opts.aliasing).execute(program)?;
     let report = |problems: Vec<Problem>| {
         Verdict::NotEquivalent(Report {
             function: f.name.clone(),
@@ -247,8 +80,8 @@ pub fn check(f: &Function, program: &Program, opts: CheckOptions) -> Result<Verd
     }
     let mut problems = Vec::new();
     let mut differing: Vec<(String, NodeId, NodeId)> = Vec::new();
-    for (k, slot) in abi.slots.iter().enumerate() {
-        let Slot::Output { ret } = *slot else {
+    for (k, arg) in abi.args.iter().enumerate() {
+        let ArgSlot::Output { ret } = *arg else {
             continue;
         };
         let r = &f.returns[ret];
@@ -328,7 +161,7 @@ fn divergence(
     let ir_mark = g.reachable(roots);
     let mut m = Machine::new(g, f, abi, opts.aliasing);
     m.trace = Some(Vec::new());
-    let trace = m.run(program)?.trace;
+    let trace = m.execute(program)?.trace;
     let cone = g.reachable([found]);
     for (index, n) in trace {
         let in_ir = ir_mark.get(n.index()).copied().unwrap_or(false);

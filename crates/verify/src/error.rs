@@ -3,6 +3,9 @@
 //! program left undefined, reading memory nobody wrote, a function signature it cannot
 //! map to System V). A program that is merely wrong is not an error: it gets a
 //! [`crate::Verdict::NotEquivalent`] with a report.
+//!
+//! An error means "not checked": this module must never be used to say anything about
+//! whether a program is equivalent (that is the [`crate::Verdict`]'s alone).
 
 use thiserror::Error;
 

@@ -30,7 +30,9 @@ struct Exec<'a> {
     vals: Vec<Option<NodeId>>,
 }
 
-pub(crate) fn run(g: &mut Graph, f: &Function) -> Result<IrResult> {
+/// Executes `f` symbolically into `g`: the node of every value and of every output
+/// element the function stores.
+pub(crate) fn execute(g: &mut Graph, f: &Function) -> Result<IrResult> {
     let mut outputs: Vec<Vec<Option<NodeId>>> =
         f.returns.iter().map(|r| vec![None; r.elems()]).collect();
     let mut ex = Exec {
@@ -123,7 +125,7 @@ impl Exec<'_> {
                 }
                 abi::input(self.g, f, param as usize, index as usize)
             }
-            Op::Store { .. } => unreachable!("stores are handled by run()"),
+            Op::Store { .. } => unreachable!("stores are handled by execute()"),
             Op::Cast => self.exact(d.args[0], w, k)?,
             Op::Add => {
                 let xs = self.exact_all(&d.args, w, k)?;
@@ -302,7 +304,7 @@ mod tests {
                 for (dialect, func) in [("fiat", Some(&f)), ("lowered", lowered.as_ref())] {
                     let Some(func) = func else { continue };
                     let mut g = Graph::new();
-                    let r = match run(&mut g, func) {
+                    let r = match execute(&mut g, func) {
                         Ok(r) => r,
                         Err(e) => {
                             refused.push(format!("{} ({dialect}): {e}", f.name));

@@ -1,0 +1,398 @@
+//! The smart constructors of arithmetic: modular sums as linear forms (flattened,
+//! equal terms collected, wide sums split into 64-bit limbs), exact carries and borrows,
+//! exact products, and products modulo 2^w.
+//!
+//! This module must never turn an exact value into a wrapped one (or back) unless the
+//! range analysis shows that no wrap can occur.
+
+use super::arena::{Graph, Node, NodeId};
+use super::range::{mask, sh_l, sh_r, sig, Info, M64};
+use super::rules::Rule;
+
+impl Graph {
+    /// `(k + Σ c·t) mod 2^w`.
+    pub fn add(&mut self, w: u32, terms: &[(NodeId, u128)], k: u128) -> NodeId {
+        let w = w.clamp(1, 128);
+        let m = mask(w);
+        let (acc, kk) = self.add_terms(w, terms, k);
+        let merged = self.collect_terms(acc, m);
+        if merged.is_empty() {
+            return self.konst(kk);
+        }
+        if merged.len() == 1 && kk == 0 {
+            let (t, c) = merged[0];
+            if let Some(n) = self.add_one_term(w, t, c) {
+                return n;
+            }
+        }
+        if w > 64 {
+            if let Some(n) = self.wide_add(w, &merged, kk) {
+                return n;
+            }
+        }
+        let info = self.add_range(&merged, kk, m);
+        self.intern(
+            Node::Add {
+                w: w as u8,
+                k: kk,
+                terms: merged.into_boxed_slice(),
+            },
+            info,
+        )
+    }
+
+    /// The terms of `(k + Σ c·t) mod 2^w` (`w` clamped), flattened (rules `add-flatten`,
+    /// `add-shl-term`, `mul-const`) but not yet sorted or collected, and the constant.
+    fn add_terms(
+        &mut self,
+        w: u32,
+        terms: &[(NodeId, u128)],
+        k: u128,
+    ) -> (Vec<(NodeId, u128)>, u128) {
+        let m = mask(w);
+        let mut acc: Vec<(NodeId, u128)> = Vec::with_capacity(terms.len() + 2);
+        let mut kk = k & m;
+        // (term, coefficient, whether a term wider than w may still be rewritten by
+        // slicing it to w bits).
+        let mut work: Vec<(NodeId, u128, bool)> =
+            terms.iter().rev().map(|&(t, c)| (t, c, true)).collect();
+        while let Some((t, c, raw)) = work.pop() {
+            let c = c & m;
+            if c == 0 {
+                continue;
+            }
+            match &self.nodes[t.index()] {
+                Node::Const(v) => kk = kk.wrapping_add(v.wrapping_mul(c)) & m,
+                Node::Add {
+                    w: w2,
+                    k: k2,
+                    terms: t2,
+                } if *w2 as u32 >= w || c.trailing_zeros() >= w - *w2 as u32 => {
+                    // (With c a multiple of 2^(w - w2), the narrower wrap is invisible.)
+                    kk = kk.wrapping_add(k2.wrapping_mul(c)) & m;
+                    for &(x, cx) in t2.iter().rev() {
+                        work.push((x, cx.wrapping_mul(c), true));
+                    }
+                    self.fire(Rule::AddFlatten);
+                }
+                Node::Concat { k: ck, segs } => {
+                    if self.info[t.index()].nz & !m != 0 {
+                        let tt = self.slice(t, 0, w);
+                        work.push((tt, c, true));
+                        continue;
+                    }
+                    if *ck == 0 && segs.len() == 1 {
+                        let s = segs[0];
+                        let (from, at, len) = (s.from as u32, s.at as u32, s.len as u32);
+                        let covers = len >= sig(sh_r(self.nz(s.node), from));
+                        if from == 0 && (at + len >= w || covers) {
+                            work.push((s.node, sh_l(c, at) & m, false));
+                            self.fire(Rule::AddShlTerm);
+                            continue;
+                        }
+                        if from > 0 && at > 0 && (at + len >= w || covers) {
+                            // (x[from..] << at): the term 2^at · x[from..].
+                            let y = self.slice(s.node, from, len);
+                            work.push((y, sh_l(c, at) & m, false));
+                            self.fire(Rule::AddShlTerm);
+                            continue;
+                        }
+                    }
+                    acc.push((t, c));
+                }
+                &Node::Prod(x, y) if self.as_const(y).is_some() => {
+                    // c·x exactly: as a term of a sum it is the coefficient c.
+                    let cy = self.as_const(y).unwrap_or(0);
+                    work.push((x, cy.wrapping_mul(c), true));
+                    self.fire(Rule::MulConst);
+                }
+                _ => {
+                    if raw && self.nz(t) & !m != 0 {
+                        // Only the low w bits count: take them as a slice, unless that is
+                        // just the plain truncation of t (then t itself is the term).
+                        let tt = self.slice(t, 0, w);
+                        let plain = matches!(&self.nodes[tt.index()],
+                            Node::Concat { k: 0, segs } if segs.len() == 1
+                                && segs[0].node == t && segs[0].from == 0 && segs[0].at == 0);
+                        if !plain {
+                            work.push((tt, c, true));
+                            continue;
+                        }
+                    }
+                    acc.push((t, c));
+                }
+            }
+        }
+        (acc, kk)
+    }
+
+    /// Terms sorted by node, equal nodes merged (rule `add-collect`), zero coefficients
+    /// (modulo `m + 1`) dropped.
+    fn collect_terms(&mut self, mut acc: Vec<(NodeId, u128)>, m: u128) -> Vec<(NodeId, u128)> {
+        acc.sort_unstable_by_key(|&(t, _)| t);
+        let mut merged: Vec<(NodeId, u128)> = Vec::with_capacity(acc.len());
+        for (t, c) in acc {
+            match merged.last_mut() {
+                Some(last) if last.0 == t => {
+                    last.1 = last.1.wrapping_add(c) & m;
+                    self.fire(Rule::AddCollect);
+                }
+                _ => merged.push((t, c)),
+            }
+        }
+        merged.retain(|&(_, c)| c != 0);
+        merged
+    }
+
+    /// A sum modulo 2^w of the one term `c·t` and no constant, when a rule makes it
+    /// something else than an `Add` node: a slice (`add-single`), a shift
+    /// (`add-shl-term`), or an exact product (`mul-const`).
+    fn add_one_term(&mut self, w: u32, t: NodeId, c: u128) -> Option<NodeId> {
+        let m = mask(w);
+        if c == 1 {
+            self.fire(Rule::AddSingle);
+            return Some(self.slice(t, 0, w));
+        }
+        // (Wider sums keep their limb structure: see wide-add-split.)
+        if c.is_power_of_two() && (w <= 64 || self.nz(t) <= M64) {
+            self.fire(Rule::AddShlTerm);
+            return Some(self.shl(t, c.trailing_zeros(), w));
+        }
+        if self.ub(t).min(m).checked_mul(c).is_some_and(|p| p <= m) && self.nz(t) <= m.min(M64) {
+            // c·t never wraps: it is the exact product (what `mulx` gives).
+            self.fire(Rule::MulConst);
+            let kc = self.konst(c);
+            return Some(self.prod(t, kc));
+        }
+        None
+    }
+
+    /// `Σ args mod 2^w` (all coefficients 1).
+    pub fn sum(&mut self, w: u32, args: &[NodeId]) -> NodeId {
+        let terms: Vec<(NodeId, u128)> = args.iter().map(|&a| (a, 1)).collect();
+        self.add(w, &terms, 0)
+    }
+
+    /// `⌊(k + Σ args) / 2^shift⌋`, exact.
+    pub fn carry(&mut self, shift: u32, args: &[NodeId], k: u128) -> NodeId {
+        let mut kk = k;
+        let mut xs: Vec<NodeId> = Vec::with_capacity(args.len());
+        for &a in args {
+            match self.as_const(a) {
+                Some(v) => match kk.checked_add(v) {
+                    Some(s) => kk = s,
+                    None => xs.push(a),
+                },
+                None => xs.push(a),
+            }
+        }
+        xs.sort_unstable();
+        if xs.is_empty() {
+            self.fire(Rule::ConstFold);
+            return self.konst(sh_r(kk, shift));
+        }
+        let bound = xs
+            .iter()
+            .try_fold(kk, |acc, &a| acc.checked_add(self.ub(a)));
+        if let Some(b) = bound {
+            if sh_r(b, shift) == 0 {
+                self.fire(Rule::CarryZero);
+                return self.konst(0);
+            }
+            if b <= M64 && shift < 64 {
+                self.fire(Rule::CarrySlice);
+                let terms: Vec<(NodeId, u128)> = xs.iter().map(|&x| (x, 1)).collect();
+                let s = self.add(64, &terms, kk);
+                return self.slice(s, shift, 64 - shift);
+            }
+        }
+        if shift == 64 && kk == 0 && xs.len() == 2 && xs[0] == xs[1] && self.nz(xs[0]) <= M64 {
+            self.fire(Rule::CarryDouble);
+            return self.slice(xs[0], 63, 1);
+        }
+        let ub = match bound {
+            Some(b) => sh_r(b, shift),
+            None => u128::MAX,
+        };
+        self.intern(
+            Node::Carry {
+                shift: shift as u8,
+                k: kk,
+                args: xs.into_boxed_slice(),
+            },
+            Info {
+                nz: mask(sig(ub)),
+                ub,
+            },
+        )
+    }
+
+    /// `1` if `a < k + Σ subs`, else `0`.
+    pub fn borrow(&mut self, a: NodeId, subs: &[NodeId], k: u128) -> NodeId {
+        let mut kk = k;
+        let mut xs: Vec<NodeId> = Vec::with_capacity(subs.len());
+        for &s in subs {
+            match self.as_const(s) {
+                Some(v) => match kk.checked_add(v) {
+                    Some(t) => kk = t,
+                    None => xs.push(s),
+                },
+                None => xs.push(s),
+            }
+        }
+        xs.sort_unstable();
+        let bound = xs
+            .iter()
+            .try_fold(kk, |acc, &s| acc.checked_add(self.ub(s)));
+        if let Some(b) = bound {
+            if b == 0 {
+                self.fire(Rule::CarryZero);
+                return self.konst(0);
+            }
+            if let Some(ca) = self.as_const(a) {
+                if b <= ca {
+                    self.fire(Rule::CarryZero);
+                    return self.konst(0);
+                }
+            }
+        }
+        if xs.is_empty() {
+            if let Some(ca) = self.as_const(a) {
+                self.fire(Rule::ConstFold);
+                return self.konst((ca < kk) as u128);
+            }
+            if kk > self.ub(a) {
+                self.fire(Rule::CarryZero);
+                return self.konst(1);
+            }
+        }
+        self.intern(
+            Node::Borrow {
+                a,
+                k: kk,
+                subs: xs.into_boxed_slice(),
+            },
+            Info { nz: 1, ub: 1 },
+        )
+    }
+
+    /// The exact product `a · b` (the operands' bits must add up to at most 128; wider
+    /// products are taken modulo 2^128).
+    pub fn prod(&mut self, a: NodeId, b: NodeId) -> NodeId {
+        let (a, b) = match (self.as_const(a), self.as_const(b)) {
+            (Some(_), None) => (b, a),
+            (None, Some(_)) => (a, b),
+            _ if a <= b => (a, b),
+            _ => (b, a),
+        };
+        if let (&Node::Prod(y, d), Some(c)) = (&self.nodes[a.index()], self.as_const(b)) {
+            if let Some(cd) = self.as_const(d).and_then(|d| d.checked_mul(c)) {
+                // (y·d)·c = y·(d·c)
+                self.fire(Rule::MulConst);
+                let k = self.konst(cd);
+                return self.prod(y, k);
+            }
+        }
+        match (self.as_const(a), self.as_const(b)) {
+            (Some(x), Some(y)) => {
+                self.fire(Rule::ConstFold);
+                return self.konst(x.wrapping_mul(y));
+            }
+            (None, Some(0)) => {
+                self.fire(Rule::ProdPow2);
+                return self.konst(0);
+            }
+            (None, Some(1)) => {
+                self.fire(Rule::ProdPow2);
+                return a;
+            }
+            (None, Some(c)) if c.is_power_of_two() => {
+                self.fire(Rule::ProdPow2);
+                return self.shl(a, c.trailing_zeros(), 128);
+            }
+            _ => {}
+        }
+        let (ia, ib) = (self.info[a.index()], self.info[b.index()]);
+        if sig(ia.nz) + sig(ib.nz) > 128 {
+            return self.intern(
+                Node::MulMod {
+                    w: 128,
+                    args: vec![a, b].into_boxed_slice(),
+                },
+                Info {
+                    nz: u128::MAX,
+                    ub: u128::MAX,
+                },
+            );
+        }
+        let ub = ia.ub.saturating_mul(ib.ub);
+        self.intern(
+            Node::Prod(a, b),
+            Info {
+                nz: mask(sig(ub)),
+                ub,
+            },
+        )
+    }
+
+    /// `Π args mod 2^w`.
+    pub fn mul(&mut self, w: u32, args: &[NodeId]) -> NodeId {
+        let w = w.clamp(1, 128);
+        let m = mask(w);
+        let mut c: u128 = 1;
+        let mut xs: Vec<NodeId> = Vec::with_capacity(args.len());
+        for &a in args {
+            let a = self.slice(a, 0, w);
+            match self.as_const(a) {
+                Some(v) => c = c.wrapping_mul(v) & m,
+                None => xs.push(a),
+            }
+        }
+        if c == 0 || xs.is_empty() {
+            return self.konst(if xs.is_empty() { c } else { 0 });
+        }
+        xs.sort_unstable();
+        let core = match xs.len() {
+            1 if c != 1 && w > 64 && self.nz(xs[0]) <= M64 && c <= M64 => {
+                // Wider than a word: the exact product (its limbs are what x86 computes).
+                self.fire(Rule::MulConst);
+                let kc = self.konst(c);
+                let p = self.prod(xs[0], kc);
+                return self.slice(p, 0, w);
+            }
+            1 => xs[0],
+            2 if w > 64 && (self.nz(xs[0]) > M64 || self.nz(xs[1]) > M64) => {
+                self.wide_mul(w, xs[0], xs[1])
+            }
+            2 => {
+                let p = self.prod(xs[0], xs[1]);
+                self.slice(p, 0, w)
+            }
+            _ => {
+                let bound = xs
+                    .iter()
+                    .try_fold(1u128, |acc, &x| acc.checked_mul(self.ub(x)));
+                let ub = match bound {
+                    Some(b) if b <= m => b,
+                    _ => m,
+                };
+                self.intern(
+                    Node::MulMod {
+                        w: w as u8,
+                        args: xs.into_boxed_slice(),
+                    },
+                    Info {
+                        nz: mask(sig(ub)),
+                        ub,
+                    },
+                )
+            }
+        };
+        if c == 1 {
+            core
+        } else {
+            self.fire(Rule::MulConst);
+            self.add(w, &[(core, c)], 0)
+        }
+    }
+}

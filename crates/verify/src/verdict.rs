@@ -1,0 +1,178 @@
+//! What a check concludes: the [`Verdict`], and for a program that is not equivalent the
+//! [`Report`] of its [`Problem`]s, with the texts the checker prints for them; and the
+//! [`CheckOptions`] (the [`Aliasing`] the caller allows) a check is made under.
+//!
+//! Both the check (`check`) and the x86 executor (`x86`) build these; this module
+//! imports from neither. It must never decide anything: it only holds and prints what
+//! the check found.
+
+use std::fmt;
+
+pub use cryptopt_ir::Aliasing;
+use cryptopt_x86::Reg;
+
+/// Length at which printed expressions are cut.
+pub const SHOW_LIMIT: usize = 300;
+
+/// What the check assumes about its callers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct CheckOptions {
+    pub aliasing: Aliasing,
+}
+
+/// The outcome of a check of a well-formed input.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// Every output element is the IR's, for all inputs within the declared bounds, and
+    /// the program keeps the ABI.
+    Equivalent,
+    NotEquivalent(Report),
+}
+
+impl Verdict {
+    pub fn is_equivalent(&self) -> bool {
+        matches!(self, Verdict::Equivalent)
+    }
+}
+
+/// Why a program is not equivalent.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Report {
+    /// The IR function's name.
+    pub function: String,
+    /// The program's name.
+    pub program: String,
+    /// The problems found (at least one), most important first.
+    pub problems: Vec<Problem>,
+}
+
+/// The first instruction that writes a value the IR never computes, in the cone of a
+/// differing output.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Divergence {
+    /// Position in the program (0-based).
+    pub index: usize,
+    pub inst: String,
+    /// The value it writes (cut to [`SHOW_LIMIT`] characters).
+    pub value: String,
+}
+
+/// One thing wrong with a program.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Problem {
+    /// An output element holds something else than the IR computes.
+    OutputDiffers {
+        output: String,
+        expected: String,
+        found: String,
+        /// The innermost differing pair of subexpressions (expected, found), when the two
+        /// expressions have the same shape around it.
+        innermost: Option<(String, String)>,
+        divergence: Option<Divergence>,
+    },
+    /// An output element is never written.
+    OutputNotWritten { output: String },
+    /// A callee-saved register does not hold its entry value at `ret`.
+    CalleeSaved { reg: Reg, found: String },
+    /// rsp is not the entry rsp at `ret`.
+    StackPointer { found: String },
+    /// A write outside the output arrays and the stack frame / red zone.
+    WriteOutside {
+        index: usize,
+        inst: String,
+        what: String,
+    },
+    /// A read outside the input arrays, written outputs and the stack frame.
+    ReadOutside {
+        index: usize,
+        inst: String,
+        what: String,
+    },
+    /// With aliasing: an input element read after an output that may be the same memory
+    /// was written there.
+    AliasedRead {
+        index: usize,
+        inst: String,
+        input: String,
+        output: String,
+        written_at: usize,
+    },
+    /// The program ends without `ret`.
+    NoRet,
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Problem::OutputDiffers {
+                output,
+                expected,
+                found,
+                innermost,
+                divergence,
+            } => {
+                writeln!(f, "{output} differs")?;
+                writeln!(f, "    expected (IR):  {expected}")?;
+                write!(f, "    found (asm):    {found}")?;
+                if let Some((x, y)) = innermost {
+                    write!(
+                        f,
+                        "\n    innermost difference: {x}\n                     vs: {y}"
+                    )?;
+                }
+                match divergence {
+                    Some(d) => write!(
+                        f,
+                        "\n    first divergence: instruction {} `{}` writes {}",
+                        d.index, d.inst, d.value
+                    ),
+                    None => write!(
+                        f,
+                        "\n    every value it is built from is one the IR computes \
+                         (combined or stored differently)"
+                    ),
+                }
+            }
+            Problem::OutputNotWritten { output } => write!(f, "{output} is never written"),
+            Problem::CalleeSaved { reg, found } => write!(
+                f,
+                "callee-saved {reg} is not restored at ret (it holds {found})"
+            ),
+            Problem::StackPointer { found } => {
+                write!(f, "rsp is not restored at ret (it is {found})")
+            }
+            Problem::WriteOutside { index, inst, what } => {
+                write!(f, "instruction {index} `{inst}` writes {what}")
+            }
+            Problem::ReadOutside { index, inst, what } => {
+                write!(f, "instruction {index} `{inst}` reads {what}")
+            }
+            Problem::AliasedRead {
+                index,
+                inst,
+                input,
+                output,
+                written_at,
+            } => write!(
+                f,
+                "instruction {index} `{inst}` reads {input} after instruction {written_at} \
+                 wrote {output}, which may be the same memory"
+            ),
+            Problem::NoRet => write!(f, "the program ends without ret"),
+        }
+    }
+}
+
+impl fmt::Display for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "`{}` is not equivalent to `{}`:",
+            self.program, self.function
+        )?;
+        for p in &self.problems {
+            write!(f, "\n  - {p}")?;
+        }
+        Ok(())
+    }
+}

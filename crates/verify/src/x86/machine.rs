@@ -1,0 +1,370 @@
+//! The machine of the x86 executor: its state (the sixteen registers as 64-bit nodes,
+//! the flags, memory), running a program from the function's entry to its `ret`, reading
+//! and writing operands (writes to 32-bit registers zero-extend, 8- and 16-bit writes
+//! keep the other bits), and handing each instruction to the file of its family.
+//!
+//! This module must never give an instruction a meaning itself (that is the families'
+//! job, and never [`cryptopt_x86::Mnemonic::flags`]'s), and never end a run early except
+//! with the error or problem that stopped it.
+
+use std::collections::HashMap;
+
+use cryptopt_ir::Function;
+use cryptopt_x86::{Inst, Mnemonic as M, Operand as X, Program, Reg, Size};
+
+use super::flags::{FlagState, CF, OF};
+use super::memory::{assemble, Base, Byte, Clobber};
+use crate::abi::{Abi, ArgSlot};
+use crate::error::{Error, Result};
+use crate::graph::{mask, Graph, NodeId, Seg, Sym};
+use crate::verdict::{Aliasing, Problem};
+
+/// Why a run stopped early.
+pub(super) enum Fail {
+    Error(Error),
+    Problem(Box<Problem>),
+}
+
+impl Fail {
+    pub(super) fn boxed(p: Problem) -> Fail {
+        Fail::Problem(Box::new(p))
+    }
+}
+
+impl From<Error> for Fail {
+    fn from(e: Error) -> Fail {
+        Fail::Error(e)
+    }
+}
+
+/// The outcome of executing (part of) one instruction.
+pub(super) type Step<T> = std::result::Result<T, Fail>;
+
+/// The state after `ret` (or after a problem).
+pub(crate) struct Final {
+    pub regs: [NodeId; 16],
+    /// The problem that stopped the run, if any.
+    pub problem: Option<Problem>,
+    /// With tracing: (instruction, node written), in order.
+    pub trace: Vec<(usize, NodeId)>,
+    mem: HashMap<(Base, i64), Byte>,
+}
+
+impl Final {
+    /// The node in `n` bytes at `off` of base `b`, if all were written (by one node or
+    /// several: the bytes are concatenated).
+    pub fn read(&self, g: &mut Graph, b: Base, off: i64, n: i64) -> Option<NodeId> {
+        let mut bytes = Vec::with_capacity(n as usize);
+        for i in 0..n {
+            bytes.push(*self.mem.get(&(b, off + i))?);
+        }
+        Some(assemble(g, &bytes))
+    }
+}
+
+/// The state of a run: the graph the values are built in, the function and argument
+/// placement the program is checked against, registers, flags, memory, and the
+/// instruction being executed.
+pub(crate) struct Machine<'a> {
+    pub(super) g: &'a mut Graph,
+    pub(super) f: &'a Function,
+    pub(super) abi: &'a Abi,
+    pub(super) aliasing: Aliasing,
+    pub(super) regs: [NodeId; 16],
+    pub(super) flags: [FlagState; 4],
+    pub(super) mem: HashMap<(Base, i64), Byte>,
+    /// Input bytes that may have been overwritten through an aliased output.
+    pub(super) clobbered: HashMap<(u8, i64), Clobber>,
+    /// rsp relative to the entry rsp.
+    pub(super) rsp_off: i64,
+    /// The position of the instruction being executed, and the instruction.
+    pub(super) index: usize,
+    pub(super) inst: Inst,
+    /// With tracing: (instruction, node written) for every register, memory and
+    /// carry-flag write, in order.
+    pub trace: Option<Vec<(usize, NodeId)>>,
+}
+
+pub(super) fn bits(s: Size) -> u32 {
+    s.bits()
+}
+
+pub(super) fn size_of(op: X) -> Option<Size> {
+    match op {
+        X::Reg(_, s) => Some(s),
+        X::Mem(m) => Some(m.size),
+        X::Imm(_) => None,
+    }
+}
+
+impl<'a> Machine<'a> {
+    pub fn new(g: &'a mut Graph, f: &'a Function, abi: &'a Abi, aliasing: Aliasing) -> Self {
+        let mut regs = [NodeId(0); 16];
+        for r in Reg::ALL {
+            regs[r.index()] = g.sym(Sym::Init(r), u64::MAX as u128, format!("{r}0"));
+        }
+        regs[Reg::Rsp.index()] = g.sym(Sym::Rsp0, u64::MAX as u128, "rsp0");
+        for (k, arg) in abi.args.iter().enumerate() {
+            let r = Reg::ARGS[k];
+            regs[r.index()] = match *arg {
+                ArgSlot::Output { ret } => g.sym(
+                    Sym::Pointer(k as u8),
+                    u64::MAX as u128,
+                    format!("&{}", f.returns[ret].name),
+                ),
+                ArgSlot::Array { param } => g.sym(
+                    Sym::Pointer(k as u8),
+                    u64::MAX as u128,
+                    format!("&{}", f.params[param].name),
+                ),
+                ArgSlot::Scalar { param } => {
+                    // The C type's bytes hold the value; the ABI leaves the rest undefined.
+                    let p = &f.params[param];
+                    let cbits = 8 * p.elem_bytes();
+                    let x = crate::abi::input(g, f, param, 0);
+                    if cbits >= 64 {
+                        x
+                    } else {
+                        let junk = g.sym(
+                            Sym::Junk(k as u8),
+                            u64::MAX as u128,
+                            format!("junk({})", p.name),
+                        );
+                        g.concat(
+                            &[
+                                Seg {
+                                    node: x,
+                                    from: 0,
+                                    len: cbits as u8,
+                                    at: 0,
+                                },
+                                Seg {
+                                    node: junk,
+                                    from: cbits as u8,
+                                    len: (64 - cbits) as u8,
+                                    at: cbits as u8,
+                                },
+                            ],
+                            0,
+                        )
+                    }
+                }
+            };
+        }
+        Machine {
+            g,
+            f,
+            abi,
+            aliasing,
+            regs,
+            flags: [FlagState::Undef { by: None }; 4],
+            mem: HashMap::new(),
+            clobbered: HashMap::new(),
+            rsp_off: 0,
+            index: 0,
+            inst: Inst::op0(M::Ret),
+            trace: None,
+        }
+    }
+
+    /// Runs `p` to its `ret`. Errors are input problems; a wrong program ends with a
+    /// problem in [`Final::problem`].
+    pub fn execute(mut self, p: &Program) -> Result<Final> {
+        let mut problem = Some(Problem::NoRet);
+        for (i, inst) in p.insts.iter().enumerate() {
+            self.index = i;
+            self.inst = *inst;
+            let before = self.flags;
+            match self.step() {
+                Ok(true) => {
+                    problem = None;
+                    break;
+                }
+                Ok(false) => {}
+                Err(Fail::Error(e)) => return Err(e),
+                Err(Fail::Problem(pr)) => {
+                    problem = Some(*pr);
+                    break;
+                }
+            }
+            if self.trace.is_some() {
+                for fl in [CF, OF] {
+                    if self.flags[fl] != before[fl]
+                        && !matches!(self.flags[fl], FlagState::Undef { .. })
+                    {
+                        if let Ok(n) = self.flag(fl) {
+                            self.record(n);
+                        }
+                    }
+                }
+            }
+        }
+        Ok(Final {
+            regs: self.regs,
+            problem,
+            trace: self.trace.unwrap_or_default(),
+            mem: self.mem,
+        })
+    }
+
+    pub(super) fn record(&mut self, n: NodeId) {
+        let i = self.index;
+        if let Some(t) = &mut self.trace {
+            t.push((i, n));
+        }
+    }
+
+    // ---------------------------------------------------------------------------------
+    // errors
+
+    pub(super) fn unsupported(&self, message: impl Into<String>) -> Fail {
+        Fail::Error(Error::Unsupported {
+            index: self.index,
+            inst: self.inst.to_string(),
+            message: message.into(),
+        })
+    }
+
+    pub(super) fn bad_form(&self) -> Fail {
+        self.unsupported("operand form not modelled")
+    }
+
+    /// The error for an instruction whose operands no semantics here covers.
+    pub(super) fn not_modelled(&self) -> Fail {
+        self.unsupported(format!(
+            "`{}` with these operands is not modelled",
+            self.inst.mn.name()
+        ))
+    }
+
+    // ---------------------------------------------------------------------------------
+    // registers and operands
+
+    pub(super) fn set_reg(&mut self, r: Reg, v: NodeId) -> Step<()> {
+        self.regs[r.index()] = v;
+        self.record(v);
+        if r == Reg::Rsp {
+            let off = match self.decompose(v) {
+                Some((Base::Stack, off)) => off,
+                _ => {
+                    return Err(self
+                        .unsupported("rsp is no longer the entry rsp plus a constant".to_string()))
+                }
+            };
+            if off > self.rsp_off {
+                // What is now below the red zone may be overwritten (signal handlers).
+                let limit = off - 128;
+                self.mem.retain(|&(b, o), _| b != Base::Stack || o >= limit);
+            }
+            self.rsp_off = off;
+        }
+        Ok(())
+    }
+
+    pub(super) fn read(&mut self, op: X, size: Size) -> Step<NodeId> {
+        match op {
+            X::Reg(r, s) => {
+                let v = self.regs[r.index()];
+                Ok(self.g.trunc(v, bits(s)))
+            }
+            X::Mem(m) => {
+                let (b, off) = self.locate(m)?;
+                self.load(b, off, m.size.bytes() as i64)
+            }
+            X::Imm(v) => Ok(self.g.konst(v as u64 as u128 & mask(bits(size)))),
+        }
+    }
+
+    pub(super) fn write(&mut self, op: X, v: NodeId) -> Step<()> {
+        match op {
+            X::Reg(r, s) => {
+                let w = bits(s);
+                let new = match s {
+                    Size::B64 | Size::B32 => self.g.trunc(v, w),
+                    Size::B16 | Size::B8 => {
+                        let old = self.regs[r.index()];
+                        self.g.concat(
+                            &[
+                                Seg {
+                                    node: v,
+                                    from: 0,
+                                    len: w as u8,
+                                    at: 0,
+                                },
+                                Seg {
+                                    node: old,
+                                    from: w as u8,
+                                    len: (64 - w) as u8,
+                                    at: w as u8,
+                                },
+                            ],
+                            0,
+                        )
+                    }
+                };
+                self.set_reg(r, new)
+            }
+            X::Mem(m) => {
+                let (b, off) = self.locate(m)?;
+                let v = self.g.trunc(v, bits(m.size));
+                self.record(v);
+                self.store(b, off, m.size.bytes() as i64, v)
+            }
+            X::Imm(_) => Err(self.bad_form()),
+        }
+    }
+
+    // ---------------------------------------------------------------------------------
+    // instructions
+
+    /// Executes one instruction; `Ok(true)` at `ret`.
+    pub(super) fn step(&mut self) -> Step<bool> {
+        let inst = self.inst;
+        let ops = inst.operands();
+        let mn = inst.mn;
+        match mn {
+            M::Ret if ops.is_empty() => return Ok(true),
+            M::Ret => return Err(self.not_modelled()),
+            M::Mov
+            | M::Movzx
+            | M::Lea
+            | M::Xchg
+            | M::Cmovc
+            | M::Cmovnc
+            | M::Cmovo
+            | M::Cmovno
+            | M::Cmovz
+            | M::Cmovnz
+            | M::Setc
+            | M::Seto
+            | M::Setz
+            | M::Setnz
+            | M::Push
+            | M::Pop => self.moves(mn, ops)?,
+            M::Add
+            | M::Adc
+            | M::Sub
+            | M::Sbb
+            | M::Cmp
+            | M::Adcx
+            | M::Adox
+            | M::Inc
+            | M::Dec
+            | M::Neg
+            | M::Clc
+            | M::Stc => self.arith(mn, ops)?,
+            M::Mul | M::Imul | M::Mulx => self.mul(mn, ops)?,
+            M::Not | M::And | M::Or | M::Xor | M::Test | M::Bt | M::Bzhi => self.logic(mn, ops)?,
+            M::Shl
+            | M::Shr
+            | M::Sar
+            | M::Shld
+            | M::Shrd
+            | M::Shlx
+            | M::Shrx
+            | M::Sarx
+            | M::Rorx => self.shift(mn, ops)?,
+        }
+        Ok(false)
+    }
+}

@@ -1,0 +1,256 @@
+//! The memory model of the x86 executor: an address is a base (a pointer argument or the
+//! entry rsp) plus a constant offset; memory is bytes keyed by (base, offset), each byte
+//! "byte `i` of node `x`", so a word written and read back is the same node and narrower
+//! or misaligned accesses become slices.
+//!
+//! The rules (System V): input arrays may be read within their bounds, output arrays
+//! written within their bounds and read back after being written, the stack between the
+//! red zone below the current rsp and the entry rsp read after being written; with
+//! aliasing, an input byte read after an output that may share its memory was written
+//! is a problem. Anything else ends the run with a [`Problem`] (a wrong program) or an
+//! [`Error`] (reading what was never written).
+//!
+//! This module must never guess an address it cannot prove to be a base plus a
+//! constant, nor let a program read or write memory outside these rules.
+
+use cryptopt_x86::Mem;
+
+use super::machine::{Fail, Machine, Step};
+use crate::abi::ArgSlot;
+use crate::error::Error;
+use crate::graph::{Graph, Node, NodeId, Seg, Sym};
+use crate::verdict::Problem;
+
+/// A memory base.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Base {
+    /// The memory argument register `k` points to.
+    Arg(u8),
+    /// The stack, offsets relative to the entry rsp.
+    Stack,
+}
+
+/// Byte `idx` of node `node`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Byte {
+    node: NodeId,
+    idx: u8,
+}
+
+/// An input byte that may have been overwritten through an aliased output.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Clobber {
+    out: u8,
+    off: i64,
+    index: usize,
+}
+
+/// The node made of `bytes` (byte 0 lowest).
+pub(super) fn assemble(g: &mut Graph, bytes: &[Byte]) -> NodeId {
+    let first = bytes[0].node;
+    let whole = bytes
+        .iter()
+        .enumerate()
+        .all(|(i, b)| b.node == first && b.idx as usize == i);
+    if whole && g.info(first).nz >> (8 * bytes.len()).min(127) == 0 {
+        return first;
+    }
+    let segs: Vec<Seg> = bytes
+        .iter()
+        .enumerate()
+        .map(|(i, b)| Seg {
+            node: b.node,
+            from: 8 * b.idx,
+            len: 8,
+            at: 8 * i as u8,
+        })
+        .collect();
+    g.concat(&segs, 0)
+}
+
+impl Machine<'_> {
+    /// The address of `m` as a node.
+    pub(super) fn address(&mut self, m: Mem) -> NodeId {
+        let mut terms = Vec::with_capacity(2);
+        if let Some(b) = m.base {
+            terms.push((self.regs[b.index()], 1));
+        }
+        if let Some(i) = m.index {
+            terms.push((self.regs[i.index()], m.scale as u128));
+        }
+        self.g.add(64, &terms, m.disp as i64 as u64 as u128)
+    }
+
+    /// `(base, offset)` of an address node, if it is a base plus a constant.
+    pub(super) fn decompose(&self, a: NodeId) -> Option<(Base, i64)> {
+        let base_of = |n: NodeId| match self.g.node(n) {
+            Node::Sym(Sym::Pointer(k)) => Some(Base::Arg(*k)),
+            Node::Sym(Sym::Rsp0) => Some(Base::Stack),
+            _ => None,
+        };
+        if let Some(b) = base_of(a) {
+            return Some((b, 0));
+        }
+        match self.g.node(a) {
+            Node::Add { w: 64, k, terms } if terms.len() == 1 && terms[0].1 == 1 => {
+                Some((base_of(terms[0].0)?, *k as u64 as i64))
+            }
+            _ => None,
+        }
+    }
+
+    pub(super) fn locate(&mut self, m: Mem) -> Step<(Base, i64)> {
+        let a = self.address(m);
+        match self.decompose(a) {
+            Some(x) => Ok(x),
+            None => Err(Fail::Error(Error::Address {
+                index: self.index,
+                inst: self.inst.to_string(),
+                address: self.g.show(a, 120),
+            })),
+        }
+    }
+
+    fn describe(&self, b: Base, off: i64) -> String {
+        match b {
+            Base::Arg(k) => self.abi.describe(self.f, k as usize, off),
+            Base::Stack => format!("the stack slot [rsp0 {off:+}]"),
+        }
+    }
+
+    fn byte(&mut self, b: Base, off: i64) -> Step<Byte> {
+        if let Some(&x) = self.mem.get(&(b, off)) {
+            return Ok(x);
+        }
+        match b {
+            Base::Arg(k) => {
+                let arg = self.abi.args.get(k as usize).copied();
+                let size = self.abi.array(self.f, k as usize).map(|(_, s)| s);
+                match (arg, size) {
+                    (Some(ArgSlot::Array { param }), Some(size)) if (0..size).contains(&off) => {
+                        if let Some(c) = self.clobbered.get(&(k, off)).copied() {
+                            return Err(Fail::boxed(Problem::AliasedRead {
+                                index: self.index,
+                                inst: self.inst.to_string(),
+                                input: self.describe(b, off),
+                                output: self.abi.describe(self.f, c.out as usize, c.off),
+                                written_at: c.index,
+                            }));
+                        }
+                        let eb = self.f.params[param].elem_bytes() as i64;
+                        let node = crate::abi::input(self.g, self.f, param, (off / eb) as usize);
+                        Ok(Byte {
+                            node,
+                            idx: (off % eb) as u8,
+                        })
+                    }
+                    (Some(ArgSlot::Output { .. }), Some(size)) if (0..size).contains(&off) => {
+                        Err(Fail::Error(Error::UndefinedRead {
+                            index: self.index,
+                            inst: self.inst.to_string(),
+                            what: self.describe(b, off),
+                        }))
+                    }
+                    _ => Err(Fail::boxed(Problem::ReadOutside {
+                        index: self.index,
+                        inst: self.inst.to_string(),
+                        what: self.describe(b, off),
+                    })),
+                }
+            }
+            Base::Stack if off >= 0 => Err(Fail::boxed(Problem::ReadOutside {
+                index: self.index,
+                inst: self.inst.to_string(),
+                what: format!("[rsp0 {off:+}] (the return address or the caller's frame)"),
+            })),
+            Base::Stack => Err(Fail::Error(Error::UndefinedRead {
+                index: self.index,
+                inst: self.inst.to_string(),
+                what: self.describe(b, off),
+            })),
+        }
+    }
+
+    pub(super) fn load(&mut self, b: Base, off: i64, n: i64) -> Step<NodeId> {
+        let mut bytes = Vec::with_capacity(n as usize);
+        for i in 0..n {
+            bytes.push(self.byte(b, off + i)?);
+        }
+        Ok(assemble(self.g, &bytes))
+    }
+
+    pub(super) fn store(&mut self, b: Base, off: i64, n: i64, v: NodeId) -> Step<()> {
+        let outside = |what: String, m: &Self| {
+            Fail::boxed(Problem::WriteOutside {
+                index: m.index,
+                inst: m.inst.to_string(),
+                what,
+            })
+        };
+        match b {
+            Base::Stack => {
+                if off + n > 0 {
+                    return Err(outside(
+                        format!("[rsp0 {off:+}] (the return address or the caller's frame)"),
+                        self,
+                    ));
+                }
+                if off < self.rsp_off - 128 {
+                    return Err(outside(
+                        format!(
+                            "[rsp0 {off:+}], below the red zone (rsp is rsp0 {:+})",
+                            self.rsp_off
+                        ),
+                        self,
+                    ));
+                }
+            }
+            Base::Arg(k) => {
+                let arg = self.abi.args.get(k as usize).copied();
+                let size = self.abi.array(self.f, k as usize).map(|(_, s)| s);
+                match (arg, size) {
+                    (Some(ArgSlot::Output { ret }), Some(size)) if off >= 0 && off + n <= size => {
+                        self.clobber_aliased(ret, k, off, n);
+                    }
+                    (Some(ArgSlot::Output { .. }), _) => {
+                        return Err(outside(self.describe(b, off), self));
+                    }
+                    _ => {
+                        return Err(outside(
+                            format!("{} (an input)", self.describe(b, off)),
+                            self,
+                        ))
+                    }
+                }
+            }
+        }
+        for i in 0..n {
+            self.mem.insert(
+                (b, off + i),
+                Byte {
+                    node: v,
+                    idx: i as u8,
+                },
+            );
+        }
+        Ok(())
+    }
+
+    /// With aliasing, writing output `ret` makes the same bytes of every input array it
+    /// may alias unreadable.
+    fn clobber_aliased(&mut self, ret: usize, out: u8, off: i64, n: i64) {
+        for (k, arg) in self.abi.args.iter().enumerate() {
+            if let ArgSlot::Array { param } = *arg {
+                if self.aliasing.may_alias(ret, param) {
+                    for i in off..off + n {
+                        self.clobbered.entry((k as u8, i)).or_insert(Clobber {
+                            out,
+                            off,
+                            index: self.index,
+                        });
+                    }
+                }
+            }
+        }
+    }
+}

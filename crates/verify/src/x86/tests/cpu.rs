@@ -1,0 +1,283 @@
+//! The executor's meaning of each instruction against the CPU the tests run on.
+//!
+//! This test must never skip a register or a flag the executor calls defined.
+
+use cryptopt_ir::Function;
+use cryptopt_x86::{Inst, Mem, Reg, Size};
+
+use super::{evaluate, parse, run_insts};
+use crate::x86::flags::{CF, FLAG_NAMES, OF, ZF};
+use Reg::*;
+
+/// The checker's meaning of each instruction against the CPU it runs on: every
+/// snippet runs natively (through the measure crate's ABI-checking runner) and
+/// symbolically, from the same random registers and each of four flag states; every
+/// register, and every flag the checker says is defined, must agree.
+#[test]
+fn cpu_agrees() {
+    use cryptopt_ir::{Param, Ty};
+    use cryptopt_measure::diff::{Pairing, Runner};
+    use cryptopt_x86::{Mnemonic as M, Operand as X};
+    use rand::{Rng, SeedableRng};
+
+    const TESTED: [Reg; 13] = [
+        Rax, Rbx, Rcx, Rdx, Rbp, R8, R9, R10, R11, R12, R13, R14, R15,
+    ];
+    let param = |name: &str, n: usize| Param {
+        name: name.into(),
+        ty: Ty::U64,
+        len: Some(n as u32),
+        lbound: vec![0; n],
+        ubound: vec![u64::MAX as u128; n],
+    };
+    let f = Function::new("snippet", vec![param("arg1", 13)], vec![param("out1", 16)]);
+    // (setup, CF, OF, ZF, SF)
+    let setups: [(&str, [u128; 4]); 4] = [
+        ("xor eax, eax", [0, 0, 1, 0]),
+        ("xor eax, eax; stc", [1, 0, 1, 0]),
+        ("mov rax, 0x7fffffffffffffff; add rax, 1", [0, 1, 0, 1]),
+        ("mov rax, 0x7fffffffffffffff; add rax, 1; stc", [1, 1, 0, 1]),
+    ];
+    let snippets = [
+        "add rax, rbx",
+        "add eax, ebx",
+        "add ax, bx",
+        "add al, bl",
+        "add rax, 0x7f",
+        "add rax, -3",
+        "adc rax, rbx",
+        "adc ecx, edx",
+        "adc r8w, r9w",
+        "adc r10b, r11b",
+        "adc rax, 0",
+        "sub rax, rbx",
+        "sub ebp, r12d",
+        "sub r13w, r14w",
+        "sub r15b, al",
+        "sbb rax, rbx",
+        "sbb edx, ecx",
+        "sbb bx, cx",
+        "sbb dl, r8b",
+        "cmp rax, rbx",
+        "cmp eax, 5",
+        "adcx rax, rbx",
+        "adcx r9d, r10d",
+        "adox rax, rbx",
+        "adox r11d, r12d",
+        "inc rax",
+        "inc ecx",
+        "inc dx",
+        "inc bl",
+        "dec rax",
+        "dec r8d",
+        "dec r9w",
+        "dec r10b",
+        "neg rax",
+        "neg ebx",
+        "neg cx",
+        "neg dl",
+        "not rax",
+        "not ebx",
+        "not cx",
+        "not dl",
+        "and rax, rbx",
+        "and eax, ebx",
+        "and ax, bx",
+        "and al, bl",
+        "and rax, 0xff",
+        "or rcx, rdx",
+        "or ecx, 0x10",
+        "xor r8, r9",
+        "xor r8d, r8d",
+        "xor al, 0x5a",
+        "test rax, rbx",
+        "test ecx, edx",
+        "test rax, rax",
+        "bt rax, 5",
+        "bt eax, 35",
+        "bt rax, 63",
+        "mov ecx, 70; bt rax, rcx",
+        "mul rbx",
+        "mul ecx",
+        "mul r8w",
+        "mul r9b",
+        "imul rbx",
+        "imul ecx",
+        "imul r9w",
+        "imul rax, rbx",
+        "imul eax, ebx",
+        "imul ax, bx",
+        "imul rax, rbx, 0x13",
+        "imul r8d, r9d, -7",
+        "mulx r8, r9, rcx",
+        "mulx r10d, r11d, ebx",
+        "mulx r8, r8, rcx",
+        "shl rax, 1",
+        "shl rax, 13",
+        "shl eax, 1",
+        "shl eax, 31",
+        "shl ax, 3",
+        "shl al, 1",
+        "shl al, 7",
+        "shr rbx, 1",
+        "shr rbx, 51",
+        "shr ebx, 7",
+        "shr bx, 1",
+        "shr bl, 3",
+        "sar rcx, 1",
+        "sar rcx, 63",
+        "sar ecx, 5",
+        "sar cx, 1",
+        "sar r8b, 2",
+        "mov ecx, 0; shl rax, cl",
+        "mov ecx, 0; shl eax, cl",
+        "mov ecx, 65; shl rax, cl",
+        "mov ecx, 9; shl al, cl",
+        "mov ecx, 17; shr bx, cl",
+        "shld rax, rbx, 1",
+        "shld rax, rbx, 13",
+        "shld eax, ebx, 5",
+        "shrd rax, rbx, 1",
+        "shrd rax, rbx, 51",
+        "shrd r8d, r9d, 31",
+        "mov ecx, 7; shlx rax, rbx, rcx",
+        "mov ecx, 70; shrx rax, rbx, rcx",
+        "mov ecx, 63; sarx rax, rbx, rcx",
+        "mov ecx, 33; shlx eax, ebx, ecx",
+        "rorx rax, rbx, 13",
+        "rorx eax, ebx, 31",
+        "mov ecx, 13; bzhi rax, rbx, rcx",
+        "mov ecx, 64; bzhi rax, rbx, rcx",
+        "mov ecx, 0x107; bzhi rax, rbx, rcx",
+        "mov ecx, 5; bzhi eax, ebx, ecx",
+        "mov ecx, 0; bzhi rax, rbx, rcx",
+        "cmovc rax, rbx",
+        "cmovnc eax, ebx",
+        "cmovo rcx, rdx",
+        "cmovno ecx, edx",
+        "cmovz r8, r9",
+        "cmovnz r8d, r9d",
+        "setc al",
+        "seto bl",
+        "setz r9b",
+        "setnz r10b",
+        "clc",
+        "stc",
+        "mov eax, ebx",
+        "mov ax, bx",
+        "mov al, bl",
+        "movzx eax, bl",
+        "movzx rax, bx",
+        "movzx ax, bl",
+        "lea rax, [rbx + rcx*8 + 0x10]",
+        "lea eax, [rbx + rcx]",
+        "xchg rax, rbx",
+        "mov rax, 0x123456789abcdef",
+        "push rax; pop rbx",
+        "add rax, rbx; adc rcx, rdx; setc r8b; movzx r8d, r8b",
+        "test rax, rax; adox rax, rbx; adcx rcx, rdx; seto r9b",
+        "sub rax, rbx; sbb rcx, rdx; sbb r8, r8",
+        "mov r8, rax; shl r8, 13; shr r8, 13",
+        "shr rax, 51; shl rbx, 13; or rax, rbx",
+    ];
+    let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(11);
+    let edge = [
+        0u64,
+        1,
+        2,
+        u64::MAX,
+        1 << 63,
+        (1 << 63) - 1,
+        0xffff_ffff,
+        0x8000_0000,
+        0x80,
+        0x7f,
+        0xff,
+    ];
+    let mut runner = Runner::new().expect("runner");
+    let mut code = Vec::new();
+    let mut runs = 0;
+    for snip in snippets {
+        let body = parse(snip);
+        for (setup, fl) in setups {
+            let sym = run_insts(&body, fl.map(Some)).unwrap_or_else(|e| panic!("{snip}: {e}"));
+            // prologue, flags, loads, the snippet, stores, epilogue
+            let mut insts: Vec<Inst> = Vec::new();
+            for r in Reg::CALLEE_SAVED {
+                insts.push(Inst::op1(M::Push, X::r64(r)));
+            }
+            insts.extend(parse(setup));
+            for (k, r) in TESTED.iter().enumerate() {
+                insts.push(Inst::op2(
+                    M::Mov,
+                    X::r64(*r),
+                    X::Mem(Mem::qword(Reg::Rsi, 8 * k as i32)),
+                ));
+            }
+            insts.extend(body.iter().copied());
+            for (k, r) in TESTED.iter().enumerate() {
+                insts.push(Inst::op2(
+                    M::Mov,
+                    X::Mem(Mem::qword(Reg::Rdi, 8 * k as i32)),
+                    X::r64(*r),
+                ));
+            }
+            for (i, mn) in [(CF, M::Setc), (OF, M::Seto), (ZF, M::Setz)] {
+                insts.push(Inst::op1(
+                    mn,
+                    X::Mem(Mem::at(Reg::Rdi, 8 * (13 + i as i32), Size::B8)),
+                ));
+            }
+            for r in Reg::CALLEE_SAVED.iter().rev() {
+                insts.push(Inst::op1(M::Pop, X::r64(*r)));
+            }
+            insts.push(Inst::op0(M::Ret));
+            code.clear();
+            cryptopt_x86::encode::encode(&insts, &mut code).expect("encodes");
+            runner.load(&code).expect("loads");
+            for trial in 0..24 {
+                let vals: Vec<u64> = (0..13)
+                    .map(|_| {
+                        if trial < 8 || rng.random_range(0..3) == 0 {
+                            edge[rng.random_range(0..edge.len())]
+                        } else {
+                            rng.random()
+                        }
+                    })
+                    .collect();
+                let input = vec![vals.iter().map(|&v| v as u128).collect::<Vec<u128>>()];
+                let out = runner
+                    .run(&f, &input, Pairing::Distinct)
+                    .unwrap_or_else(|e| panic!("{snip}: {e}"));
+                let mut init = [0u64; 16];
+                for (k, r) in TESTED.iter().enumerate() {
+                    init[r.index()] = vals[k];
+                }
+                init[Reg::Rsp.index()] = 0x7fff_f000;
+                let (regs, flags) = evaluate(&sym, &init);
+                for (k, r) in TESTED.iter().enumerate() {
+                    assert_eq!(
+                        regs[r.index()],
+                        out[0][k] as u64,
+                        "`{snip}` after `{setup}` on {vals:x?}: {r}"
+                    );
+                }
+                for i in [CF, OF, ZF] {
+                    if let Some(v) = flags[i] {
+                        assert_eq!(
+                            v,
+                            out[0][13 + i] as u64 & 0xff,
+                            "`{snip}` after `{setup}` on {vals:x?}: {}",
+                            FLAG_NAMES[i]
+                        );
+                    }
+                }
+                runs += 1;
+            }
+        }
+    }
+    eprintln!(
+        "cpu_agrees: {} snippets, {runs} native runs",
+        snippets.len()
+    );
+}
