@@ -79,7 +79,8 @@ struct Line {
     optimize_seconds: f64,
 }
 
-pub fn run(args: BenchArgs) -> Result<()> {
+/// `cryptopt bench`: optimize every function, compare, write the reports.
+pub fn command(args: BenchArgs) -> Result<()> {
     let started = Instant::now();
     if args.compilers.is_empty() {
         bail!("--compilers needs at least one compiler");

@@ -32,7 +32,7 @@ use checks::CheckFailed;
 
 fn main() -> ExitCode {
     let cli = Cli::parse(); // clap prints usage errors itself and exits with 2
-    match run(cli) {
+    match dispatch(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS, // `cryptopt ... | head`
         Err(e) => {
@@ -53,7 +53,7 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
         .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
 }
 
-fn run(cli: Cli) -> Result<()> {
+fn dispatch(cli: Cli) -> Result<()> {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     match cli.cmd {
@@ -63,8 +63,8 @@ fn run(cli: Cli) -> Result<()> {
         Cmd::Check(a) => commands::check(a, &mut out)?,
         Cmd::Gen(a) => commands::gen(a, &mut out)?,
         Cmd::EmitC(a) => commands::emit_c(a, &mut out)?,
-        Cmd::Optimize(a) => optimize::run(a)?,
-        Cmd::Bench(a) => bench::run(a)?,
+        Cmd::Optimize(a) => optimize::command(a)?,
+        Cmd::Bench(a) => bench::command(a)?,
         Cmd::Ir(a) => commands::ir(a, &mut out)?,
     }
     out.flush()?;

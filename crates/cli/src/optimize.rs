@@ -68,7 +68,8 @@ pub struct Outcome {
     pub stopped: bool,
 }
 
-pub fn run(args: OptimizeArgs) -> Result<()> {
+/// `cryptopt optimize`: one function, from the command line to the result line.
+pub fn command(args: OptimizeArgs) -> Result<()> {
     if args.field.field.is_some() && args.input.is_some() {
         bail!("give either an input file or --field, not both");
     }
