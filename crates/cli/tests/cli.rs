@@ -29,13 +29,11 @@ fn cryptopt(args: &[&str]) -> (i32, String, String) {
     )
 }
 
-/// Compares `got` with the golden file `name` (bless with CRYPTOPT_BLESS=1).
+/// Where the golden files are (rewrite them with CRYPTOPT_BLESS=1, then review the diff).
+const GOLDEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden");
+
 fn golden(name: &str, got: &str) {
-    cryptopt_testkit::golden(
-        concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden"),
-        name,
-        got,
-    );
+    cryptopt_testkit::golden(GOLDEN, name, got)
 }
 
 #[test]

@@ -14,7 +14,6 @@
 
 use std::path::Path;
 
-use cryptopt_frontend::fiat;
 use cryptopt_ir::{inputs, interp, lower, validate, Function, Op, Operand, Param, Ty};
 use cryptopt_measure::baseline::{self, CompiledC};
 use cryptopt_measure::c;
@@ -208,18 +207,8 @@ fn check(runner: &mut Runner, so: &CompiledC, case: &Case, seed: u64) -> usize {
 
 /// For every file: its functions in both dialects, each with its C source.
 fn fiat_units(dir: &Path) -> Vec<Unit> {
-    let mut paths: Vec<_> = std::fs::read_dir(dir)
-        .expect("read CRYPTOPT_FIAT_JSON")
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
-        .collect();
-    paths.sort();
-    assert!(!paths.is_empty(), "no .json files in {}", dir.display());
     let mut units = Vec::new();
-    for p in paths {
-        let name = p.file_name().unwrap().to_string_lossy().into_owned();
-        let funcs = fiat::parse_functions(&std::fs::read_to_string(&p).unwrap())
-            .unwrap_or_else(|e| panic!("{name}: {e}"));
+    for (name, funcs) in cryptopt_testkit::all_files(dir) {
         for dialect in [Dialect::Fiat, Dialect::Lowered] {
             let emitted: Vec<Function> = (funcs.iter())
                 .map(|f| match dialect {

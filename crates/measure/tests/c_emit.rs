@@ -15,13 +15,11 @@ use cryptopt_frontend::fiat;
 use cryptopt_ir::Function;
 use cryptopt_measure::c;
 
-/// Compares `got` with the golden file `name` (bless with CRYPTOPT_BLESS=1).
+/// Where the golden files are (rewrite them with CRYPTOPT_BLESS=1, then review the diff).
+const GOLDEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden");
+
 fn golden(name: &str, got: &str) {
-    cryptopt_testkit::golden(
-        concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden"),
-        name,
-        got,
-    );
+    cryptopt_testkit::golden(GOLDEN, name, got)
 }
 
 #[test]
