@@ -23,7 +23,7 @@
 //! Values narrower than 64 bits are kept zero-extended in 64-bit registers.
 //! This module must never emit a branch or a memory access whose address depends on data.
 
-use cryptopt_ir::{Function, InstData, Op, Operand as IrOperand, Ty, Value};
+use cryptopt_ir::{Function, Inst as IrInst, InstData, Op, Operand as IrOperand, Ty, Value};
 use cryptopt_x86::{Inst, Mem, Mnemonic as M, Operand as X, Program, Reg, Size};
 
 use crate::bounds::Bounds;
@@ -119,10 +119,27 @@ struct State {
     nslots: u32,
     used_callee_saved: u16,
     pinned: u16,
-    /// The instruction being generated and its decision bytes.
-    cur: u32,
-    cur_dec: [u8; SLOTS],
+    cur: Current,
+}
+
+/// The instruction being generated.
+#[derive(Clone, Copy)]
+struct Current {
+    inst: IrInst,
+    /// Its decision bytes.
+    dec: [u8; SLOTS],
+    /// Its position in the candidate's order.
     pos: u32,
+}
+
+impl Default for Current {
+    fn default() -> Self {
+        Current {
+            inst: IrInst(0),
+            dec: [0; SLOTS],
+            pos: 0,
+        }
+    }
 }
 
 impl<'f> Generator<'f> {
@@ -256,12 +273,14 @@ impl<'f> Generator<'f> {
         }
         self.reset(cand);
         for (pos, &k) in cand.order.iter().enumerate() {
-            self.st.pos = pos as u32;
-            self.st.cur = k;
-            self.st.cur_dec = cand.decisions[k as usize];
+            self.st.cur = Current {
+                inst: k,
+                dec: cand.decisions[k.index()],
+                pos: pos as u32,
+            };
             self.st.pinned = 0;
             let f = self.f;
-            let d = &f.insts[k as usize];
+            let d = &f.insts[k.index()];
             self.select(d)?;
             self.finish_inst(d);
         }
@@ -300,7 +319,7 @@ impl<'f> Generator<'f> {
         st.abi_use_fill.clear();
         st.abi_use_fill.extend_from_slice(&self.abi_use_off[..na]);
         for (p, &k) in cand.order.iter().enumerate() {
-            let d = &f.insts[k as usize];
+            let d = &f.insts[k.index()];
             for a in &d.args {
                 if let IrOperand::Value(v) = a {
                     let i = &mut st.use_fill[v.index()];
@@ -364,16 +383,16 @@ impl<'f> Generator<'f> {
         if n <= 1 {
             return 0;
         }
-        let mark = &mut self.st.hot_mark[self.st.cur as usize];
+        let mark = &mut self.st.hot_mark[self.st.cur.inst.index()];
         if *mark & (1 << slot as u8) == 0 {
             *mark |= 1 << slot as u8;
             self.st.hot.push(Hot {
-                inst: self.st.cur,
+                inst: self.st.cur.inst,
                 slot,
                 alternatives: n.min(255) as u8,
             });
         }
-        self.st.cur_dec[slot as usize] as usize % n
+        self.st.cur.dec[slot as usize] as usize % n
     }
 
     fn next_use(&self, v: u32) -> u32 {
@@ -389,7 +408,7 @@ impl<'f> Generator<'f> {
     /// values still wait in its array (they are read through it).
     fn abi_next_use(&self, k: u8) -> u32 {
         if self.st.abi_mem_live[k as usize] > 0 {
-            return self.st.pos + 1;
+            return self.st.cur.pos + 1;
         }
         let c = self.st.abi_use_cur[k as usize];
         if c < self.abi_use_off[k as usize + 1] {
@@ -401,7 +420,7 @@ impl<'f> Generator<'f> {
 
     /// Occurrences of `v` among the current instruction's operands.
     fn occurrences(&self, v: u32) -> u32 {
-        self.f.insts[self.st.cur as usize]
+        self.f.insts[self.st.cur.inst.index()]
             .args
             .iter()
             .filter(|a| **a == IrOperand::Value(Value(v)))

@@ -21,6 +21,7 @@ pub mod bounds;
 pub mod candidate;
 pub mod error;
 pub mod gen;
+pub mod inst_serde;
 pub mod options;
 
 pub use candidate::{Candidate, Deps, Hot, Slot, SLOTS};
