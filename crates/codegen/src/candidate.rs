@@ -15,12 +15,14 @@ use crate::options::Options;
 /// Decision slots per instruction.
 pub const SLOTS: usize = 4;
 
-/// What each decision slot means (per operation, see the templates in `select`).
+/// What each decision slot of an instruction means (per operation, see the templates in
+/// `select`): an index into [`Candidate::decisions`]' per-instruction bytes (not a
+/// stack slot).
 #[derive(
     Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
 )]
 #[repr(u8)]
-pub enum Slot {
+pub enum DecisionSlot {
     /// Which template (instruction flavour) implements the operation.
     Flavor = 0,
     /// Operand order: which operand becomes the destination, which goes to rdx.
@@ -35,7 +37,7 @@ pub enum Slot {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Hot {
     pub inst: Inst,
-    pub slot: Slot,
+    pub slot: DecisionSlot,
     /// How many alternatives the template had (the byte is read modulo this).
     pub alternatives: u8,
 }

@@ -27,15 +27,16 @@ use cryptopt_ir::{Function, Inst as IrInst, InstData, Op, Operand as IrOperand, 
 use cryptopt_x86::{Inst, Mem, Mnemonic as M, Operand as X, Program, Reg, Size};
 
 use crate::bounds::Bounds;
-use crate::candidate::{Candidate, Deps, Hot, Slot, SLOTS};
+use crate::candidate::{Candidate, DecisionSlot, Deps, Hot, SLOTS};
 use crate::error::{Error, Result};
 use crate::options::{FramePointer, Options};
 
 const INF: u32 = u32::MAX;
 
-/// A flag that can hold a u1 value.
+/// Which flag (CF or OF): the two flags that can hold a u1 value, tracked as two
+/// separate resources.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Flag {
+pub(crate) enum FlagReg {
     CF = 0,
     OF = 1,
 }
@@ -105,7 +106,7 @@ struct State {
     left: Vec<u32>,
     v_reg: Vec<Option<Reg>>,
     v_mem: Vec<Option<MemLoc>>,
-    v_flag: Vec<Option<Flag>>,
+    v_flag: Vec<Option<FlagReg>>,
     abi_reg: Vec<Option<Reg>>,
     abi_slot: Vec<Option<u32>>,
     abi_ops_left: Vec<u32>,
@@ -379,7 +380,7 @@ impl<'f> Generator<'f> {
         st.used_callee_saved = 0;
     }
 
-    fn decide(&mut self, slot: Slot, n: usize) -> usize {
+    fn decide(&mut self, slot: DecisionSlot, n: usize) -> usize {
         if n <= 1 {
             return 0;
         }
@@ -538,7 +539,7 @@ impl<'f> Generator<'f> {
         self.st.v_reg[v.index()] = Some(r);
     }
 
-    fn bind_flag(&mut self, v: Value, fl: Flag) {
+    fn bind_flag(&mut self, v: Value, fl: FlagReg) {
         self.st.flag[fl as usize] = Some(v.0);
         self.st.v_flag[v.index()] = Some(fl);
     }
@@ -574,16 +575,16 @@ impl<'f> Generator<'f> {
     fn emit(&mut self, i: Inst, consumes: Option<Value>) -> Result<()> {
         let fx = i.mn.flags();
         if fx.writes_cf {
-            self.clobber_flag(Flag::CF, consumes)?;
+            self.clobber_flag(FlagReg::CF, consumes)?;
         }
         if fx.writes_of {
-            self.clobber_flag(Flag::OF, consumes)?;
+            self.clobber_flag(FlagReg::OF, consumes)?;
         }
         self.st.body.push(i);
         Ok(())
     }
 
-    fn clobber_flag(&mut self, fl: Flag, consumes: Option<Value>) -> Result<()> {
+    fn clobber_flag(&mut self, fl: FlagReg, consumes: Option<Value>) -> Result<()> {
         let Some(v) = self.st.flag[fl as usize] else {
             return Ok(());
         };
@@ -600,11 +601,11 @@ impl<'f> Generator<'f> {
     }
 
     /// `setc`/`seto` + `movzx`: the flag's value into a register (flag stays valid).
-    fn save_flag(&mut self, fl: Flag) -> Result<Reg> {
+    fn save_flag(&mut self, fl: FlagReg) -> Result<Reg> {
         let v = self.st.flag[fl as usize]
             .ok_or_else(|| Error::Internal("saving an empty flag".into()))?;
         let r = self.alloc_reg()?;
-        let set = if fl == Flag::CF { M::Setc } else { M::Seto };
+        let set = if fl == FlagReg::CF { M::Setc } else { M::Seto };
         self.st.body.push(Inst::op1(set, X::r8(r)));
         self.st.body.push(Inst::op2(M::Movzx, X::r32(r), X::r8(r)));
         self.bind(Value(v), r);
@@ -633,8 +634,8 @@ impl<'f> Generator<'f> {
                 }
                 if let Some(m) = self.st.v_mem[vi] {
                     // Slot or input element: use it in place or load it (a decision).
-                    let direct =
-                        mem && (matches!(m, MemLoc::Slot(_)) || self.decide(Slot::Mem, 2) == 0);
+                    let direct = mem
+                        && (matches!(m, MemLoc::Slot(_)) || self.decide(DecisionSlot::Mem, 2) == 0);
                     let mo = self.mem_operand(m, Size::B64)?;
                     if direct {
                         return Ok(X::Mem(mo));
@@ -722,10 +723,10 @@ impl<'f> Generator<'f> {
 
     /// Brings carry-in `c` into `fl` (CF or OF); returns the value now read from the flag
     /// (for `emit`'s bookkeeping), or `None` for a literal.
-    fn carry_into(&mut self, c: IrOperand, fl: Flag, clear: Option<M>) -> Result<Option<Value>> {
+    fn carry_into(&mut self, c: IrOperand, fl: FlagReg, clear: Option<M>) -> Result<Option<Value>> {
         match c {
             IrOperand::Const(0) => {
-                let m = clear.unwrap_or(if fl == Flag::CF { M::Clc } else { M::Test });
+                let m = clear.unwrap_or(if fl == FlagReg::CF { M::Clc } else { M::Test });
                 let i = if m == M::Clc {
                     Inst::op0(M::Clc)
                 } else {
@@ -735,7 +736,7 @@ impl<'f> Generator<'f> {
                 Ok(None)
             }
             IrOperand::Const(_) => {
-                if fl != Flag::CF {
+                if fl != FlagReg::CF {
                     return Err(Error::Internal("carry-in 1 into OF".into()));
                 }
                 self.emit(Inst::op0(M::Stc), None)?;
@@ -745,13 +746,13 @@ impl<'f> Generator<'f> {
                 if self.st.v_flag[v.index()] == Some(fl) {
                     return Ok(Some(v));
                 }
-                if fl != Flag::CF {
+                if fl != FlagReg::CF {
                     return Err(Error::Internal("carry-in into OF from elsewhere".into()));
                 }
                 let x = self.operand(c, true, false)?;
                 self.emit(Inst::op2(M::Bt, x, X::Imm(0)), None)?;
                 // bt put v into CF (its other location stays valid).
-                self.bind_flag(v, Flag::CF);
+                self.bind_flag(v, FlagReg::CF);
                 Ok(Some(v))
             }
         }

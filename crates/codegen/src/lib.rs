@@ -24,7 +24,7 @@ pub mod gen;
 pub mod inst_serde;
 pub mod options;
 
-pub use candidate::{Candidate, Deps, Hot, Slot, SLOTS};
+pub use candidate::{Candidate, DecisionSlot, Deps, Hot, SLOTS};
 pub use cryptopt_ir::Aliasing;
 pub use error::{Error, Result};
 pub use gen::Generator;

@@ -24,8 +24,8 @@
 use cryptopt_ir::{InstData, Op, Operand as IrOperand, Value};
 use cryptopt_x86::{Inst, Mem, Mnemonic as M, Operand as X, Reg, Size};
 
-use super::{fits_imm32, Flag, Generator, MemLoc, Owner};
-use crate::candidate::Slot;
+use super::{fits_imm32, FlagReg, Generator, MemLoc, Owner};
+use crate::candidate::DecisionSlot;
 use crate::error::{Error, Result};
 
 impl Generator<'_> {
@@ -156,7 +156,7 @@ impl Generator<'_> {
             if size == Size::B8 && self.st.v_reg[vi].is_none() && self.st.v_mem[vi].is_none() {
                 if let Some(fl) = self.st.v_flag[vi] {
                     let m = Mem::at(self.abi_ptr(k)?, stride * index as i32, size);
-                    let set = if fl == Flag::CF { M::Setc } else { M::Seto };
+                    let set = if fl == FlagReg::CF { M::Setc } else { M::Seto };
                     return self.emit(Inst::op1(set, X::Mem(m)), None);
                 }
             }
@@ -231,7 +231,7 @@ impl Generator<'_> {
                         .push(Inst::op2(M::Mov, X::r64(rdx), X::Mem(mo)));
                     self.release(X::Mem(mo), rdx);
                 } else if let Some(fl) = self.st.v_flag[vi] {
-                    let set = if fl == Flag::CF { M::Setc } else { M::Seto };
+                    let set = if fl == FlagReg::CF { M::Setc } else { M::Seto };
                     self.st.body.push(Inst::op1(set, X::r8(rdx)));
                     self.st
                         .body
@@ -255,7 +255,7 @@ impl Generator<'_> {
 
     fn t_mulx(&mut self, d: &InstData) -> Result<()> {
         let (a, b) = (d.args[0], d.args[1]);
-        let (x, y) = if self.decide(Slot::Swap, 2) == 0 {
+        let (x, y) = if self.decide(DecisionSlot::Swap, 2) == 0 {
             (a, b)
         } else {
             (b, a)
@@ -281,11 +281,13 @@ impl Generator<'_> {
         let (c, a, b) = (d.args[0], d.args[1], d.args[2]);
         let c_flag = c.value().and_then(|v| self.st.v_flag[v.index()]);
         let fam = match (c, c_flag) {
-            (IrOperand::Const(0), _) => [F::Add, F::Adcx, F::Adox][self.decide(Slot::Flavor, 3)],
-            (_, Some(Flag::OF)) => F::Adox,
-            _ => [F::Adc, F::Adcx][self.decide(Slot::Flavor, 2)],
+            (IrOperand::Const(0), _) => {
+                [F::Add, F::Adcx, F::Adox][self.decide(DecisionSlot::Flavor, 3)]
+            }
+            (_, Some(FlagReg::OF)) => F::Adox,
+            _ => [F::Adc, F::Adcx][self.decide(DecisionSlot::Flavor, 2)],
         };
-        let (x, y) = if self.decide(Slot::Swap, 2) == 0 {
+        let (x, y) = if self.decide(DecisionSlot::Swap, 2) == 0 {
             (a, b)
         } else {
             (b, a)
@@ -293,20 +295,24 @@ impl Generator<'_> {
         let dst = self.dest_from(x)?;
         let src = self.operand(y, true, matches!(fam, F::Add | F::Adc))?;
         let (mn, fl, consumed) = match fam {
-            F::Add => (M::Add, Flag::CF, None),
-            F::Adc => (M::Adc, Flag::CF, self.carry_into(c, Flag::CF, None)?),
+            F::Add => (M::Add, FlagReg::CF, None),
+            F::Adc => (M::Adc, FlagReg::CF, self.carry_into(c, FlagReg::CF, None)?),
             F::Adcx => {
                 let clear = if c == IrOperand::Const(0) {
-                    Some([M::Clc, M::Test][self.decide(Slot::Clear, 2)])
+                    Some([M::Clc, M::Test][self.decide(DecisionSlot::Clear, 2)])
                 } else {
                     None
                 };
-                (M::Adcx, Flag::CF, self.carry_into(c, Flag::CF, clear)?)
+                (
+                    M::Adcx,
+                    FlagReg::CF,
+                    self.carry_into(c, FlagReg::CF, clear)?,
+                )
             }
             F::Adox => (
                 M::Adox,
-                Flag::OF,
-                self.carry_into(c, Flag::OF, Some(M::Test))?,
+                FlagReg::OF,
+                self.carry_into(c, FlagReg::OF, Some(M::Test))?,
             ),
         };
         self.emit(Inst::op2(mn, X::r64(dst), src), consumed)?;
@@ -322,11 +328,11 @@ impl Generator<'_> {
         let (mn, consumed) = if c == IrOperand::Const(0) {
             (M::Sub, None)
         } else {
-            (M::Sbb, self.carry_into(c, Flag::CF, None)?)
+            (M::Sbb, self.carry_into(c, FlagReg::CF, None)?)
         };
         self.emit(Inst::op2(mn, X::r64(dst), src), consumed)?;
         self.bind(d.results[0], dst);
-        self.bind_flag(d.results[1], Flag::CF);
+        self.bind_flag(d.results[1], FlagReg::CF);
         Ok(())
     }
 
@@ -368,7 +374,7 @@ impl Generator<'_> {
         if args.len() == 2
             && flag_free(self, args[0])
             && flag_free(self, args[1])
-            && self.decide(Slot::Flavor, 2) == 1
+            && self.decide(DecisionSlot::Flavor, 2) == 1
         {
             let (x, y) = match (args[0], args[1]) {
                 (IrOperand::Const(_), v) => (v, args[0]),
@@ -408,7 +414,7 @@ impl Generator<'_> {
         let first = if cands.is_empty() {
             0
         } else {
-            cands[self.decide(Slot::Swap, cands.len())]
+            cands[self.decide(DecisionSlot::Swap, cands.len())]
         };
         let dst = self.dest_from(args[first])?;
         // A carry waiting in CF is added first, together with another addend if there
@@ -418,7 +424,7 @@ impl Generator<'_> {
         let in_cf = (0..args.len()).find(|&i| {
             !done[i]
                 && matches!(args[i], IrOperand::Value(v)
-                    if self.st.v_flag[v.index()] == Some(Flag::CF) && self.st.v_reg[v.index()].is_none())
+                    if self.st.v_flag[v.index()] == Some(FlagReg::CF) && self.st.v_reg[v.index()].is_none())
         });
         if let Some(i) = in_cf {
             let v = args[i].value().expect("a value");
@@ -466,7 +472,7 @@ impl Generator<'_> {
         };
         let Some(c) = c else {
             // value × value: imul or mulx (low half).
-            if self.decide(Slot::Flavor, 2) == 0 {
+            if self.decide(DecisionSlot::Flavor, 2) == 0 {
                 let dst = self.dest_from(a)?;
                 let src = self.operand(b, true, false)?;
                 self.emit(Inst::op2(M::Imul, X::r64(dst), src), None)?;
@@ -506,7 +512,8 @@ impl Generator<'_> {
             3 | 5 | 9 => add(F::Lea(c as u8 - 1, true)),
             _ => {}
         }
-        let pick = options[self.decide(Slot::Flavor, n)].expect("chosen among the filled options");
+        let pick =
+            options[self.decide(DecisionSlot::Flavor, n)].expect("chosen among the filled options");
         let dst = match pick {
             F::Imul3 => {
                 let src = self.operand(x, true, false)?;
@@ -613,7 +620,7 @@ impl Generator<'_> {
         }
         add(F::ShlShr);
         add(F::Bzhi);
-        let pick = options[self.decide(Slot::Flavor, n)].expect("filled");
+        let pick = options[self.decide(DecisionSlot::Flavor, n)].expect("filled");
         let dst = match pick {
             F::AndImm => {
                 let dst = self.dest_from(x)?;
@@ -685,7 +692,7 @@ impl Generator<'_> {
             return self.finish_result(d, dst);
         }
         let alternatives = if left && n <= 3 { 3 } else { 2 };
-        let dst = match self.decide(Slot::Flavor, alternatives) {
+        let dst = match self.decide(DecisionSlot::Flavor, alternatives) {
             0 => {
                 let dst = self.dest_from(x)?;
                 if n > 0 {
@@ -749,7 +756,7 @@ impl Generator<'_> {
     fn t_shrd(&mut self, d: &InstData, n: u8) -> Result<()> {
         let (lo, hi) = (d.args[0], d.args[1]);
         let dst = self.dest_from(lo)?;
-        if self.decide(Slot::Flavor, 2) == 0 {
+        if self.decide(DecisionSlot::Flavor, 2) == 0 {
             let rh = self.reg_operand(hi)?;
             self.emit(
                 Inst::op3(M::Shrd, X::r64(dst), X::r64(rh), X::Imm(n as i64)),
@@ -769,7 +776,7 @@ impl Generator<'_> {
     fn t_cmov(&mut self, d: &InstData) -> Result<()> {
         let (c, z, nz) = (d.args[0], d.args[1], d.args[2]);
         // Start from z and move nz in when c is nonzero, or the other way round.
-        let (first, second, when_nonzero) = if self.decide(Slot::Swap, 2) == 0 {
+        let (first, second, when_nonzero) = if self.decide(DecisionSlot::Swap, 2) == 0 {
             (z, nz, true)
         } else {
             (nz, z, false)
@@ -781,10 +788,10 @@ impl Generator<'_> {
             self.st.v_flag[vi]
         });
         let mn = match (c_flag, when_nonzero) {
-            (Some(Flag::CF), true) => M::Cmovc,
-            (Some(Flag::CF), false) => M::Cmovnc,
-            (Some(Flag::OF), true) => M::Cmovo,
-            (Some(Flag::OF), false) => M::Cmovno,
+            (Some(FlagReg::CF), true) => M::Cmovc,
+            (Some(FlagReg::CF), false) => M::Cmovnc,
+            (Some(FlagReg::OF), true) => M::Cmovo,
+            (Some(FlagReg::OF), false) => M::Cmovno,
             (None, nonzero) => {
                 let rc = self.reg_operand(c)?;
                 self.emit(Inst::op2(M::Test, X::r64(rc), X::r64(rc)), None)?;
@@ -808,7 +815,7 @@ impl Generator<'_> {
             return Ok(());
         }
         let dst = match bits {
-            8 if self.decide(Slot::Flavor, 2) == 0 => {
+            8 if self.decide(DecisionSlot::Flavor, 2) == 0 => {
                 let rx = self.reg_operand(x)?;
                 let dst = self.result_reg(&[x])?;
                 self.emit(Inst::op2(M::Movzx, X::r32(dst), X::r8(rx)), None)?;

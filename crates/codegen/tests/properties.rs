@@ -7,7 +7,7 @@
 
 use std::collections::HashSet;
 
-use cryptopt_codegen::{Candidate, FramePointer, Generator, Options, Slot, SLOTS};
+use cryptopt_codegen::{Candidate, DecisionSlot, FramePointer, Generator, Options, SLOTS};
 use cryptopt_ir::{fiat, lower, Function, Inst};
 use cryptopt_x86::{Mnemonic, Operand, Reg};
 use proptest::prelude::*;
@@ -165,9 +165,9 @@ proptest! {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
         let c = Candidate::random(&f, gen.deps(), &mut rng);
         let before = gen.generate(&c).unwrap().to_vec();
-        let hot: HashSet<(Inst, Slot)> = gen.hot().iter().map(|h| (h.inst, h.slot)).collect();
+        let hot: HashSet<(Inst, DecisionSlot)> = gen.hot().iter().map(|h| (h.inst, h.slot)).collect();
         let inst = Inst((k % f.insts.len()) as u32);
-        let slots = [Slot::Flavor, Slot::Swap, Slot::Clear, Slot::Mem];
+        let slots = [DecisionSlot::Flavor, DecisionSlot::Swap, DecisionSlot::Clear, DecisionSlot::Mem];
         prop_assume!(!hot.contains(&(inst, slots[slot])));
         let mut d = c.clone();
         d.decisions[inst.index()][slot] = value;
