@@ -952,5 +952,4 @@ pub(crate) fn fits_imm32(c: u64) -> bool {
 }
 
 // The templates: a child module, so they can use the private helpers above.
-#[path = "select.rs"]
 mod select;
