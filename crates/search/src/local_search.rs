@@ -1,5 +1,5 @@
 //! The search loop: random local search with bet-and-run (the paper's "random local
-//! search", RLS; this module was called `rls`).
+//! search", RLS).
 //!
 //! ```text
 //!  bets phase:  walk 0 ─ evals·ratio/bets steps ─┐

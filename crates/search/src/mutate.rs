@@ -9,6 +9,9 @@
 //!
 //! Both keep the candidate valid by construction: mutation never needs to know what a
 //! decision means, and a move inside the window keeps every dependency.
+//!
+//! A mutation must never make an invalid candidate, and never change which random
+//! numbers it draws or in which order (a seed names a search path).
 
 use rand::Rng;
 

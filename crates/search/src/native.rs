@@ -6,6 +6,9 @@
 //!
 //! The current candidate's code is kept loaded between steps; when the mutant is kept,
 //! the two code slots swap instead of regenerating anything.
+//!
+//! It must never report a measurement of code whose outputs were not checked in the same
+//! run.
 
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
