@@ -26,7 +26,7 @@ use cryptopt_measure::counter::{self, Counter};
 use cryptopt_measure::diff::Oracle;
 use cryptopt_measure::timing::{self, Config, Mode};
 use cryptopt_search::native::Native;
-use cryptopt_search::{rls, Phase, State};
+use cryptopt_search::{local_search, Phase, SearchState};
 
 use crate::args::{MeasureArg, OptimizeArgs};
 use crate::checks::{check_baseline, check_natively, prove, CheckFailed};
@@ -39,9 +39,9 @@ pub struct Job<'a> {
     /// Where the function came from (kept in the state for resuming).
     pub input: PathBuf,
     pub opts: Options,
-    pub params: rls::Params,
+    pub params: local_search::Params,
     /// A saved search to continue instead of starting one.
-    pub resume: Option<State>,
+    pub resume: Option<SearchState>,
     pub cfg: Config,
     pub cc: String,
     pub cpu: usize,
@@ -90,7 +90,7 @@ pub fn command(args: OptimizeArgs) -> Result<()> {
         MeasureArg::Throughput => Mode::Throughput,
         MeasureArg::Latency => Mode::Latency,
     };
-    let params = rls::Params {
+    let params = local_search::Params {
         evals: args.evals,
         bets: if args.single { 1 } else { args.bets },
         bet_ratio: args.bet_ratio,
@@ -212,7 +212,7 @@ pub fn optimize(job: Job<'_>, stop: &AtomicBool) -> Result<Outcome> {
             }
             st
         }
-        None => State::new(&g, &deps, job.params)?,
+        None => SearchState::new(&g, &deps, job.params)?,
     };
     let cfg = job.cfg;
     let mut ev = Native::new(&g, gen, baseline.ptr(), &counter, cfg, job.params.seed)?;
@@ -235,7 +235,7 @@ pub fn optimize(job: Job<'_>, stop: &AtomicBool) -> Result<Outcome> {
     bar.set_position(state.evals);
     let mut rows: Vec<Row> = Vec::new();
     let walks = state.walks.len();
-    let result = rls::run(&mut state, &deps, &mut ev, stop, &mut |e| {
+    let result = local_search::search(&mut state, &deps, &mut ev, stop, &mut |e| {
         rows.push(Row {
             index: e.index,
             walk: e.walk,
@@ -265,7 +265,7 @@ pub fn optimize(job: Job<'_>, stop: &AtomicBool) -> Result<Outcome> {
     bar.finish_and_clear();
     let dir = job.out.join(&f.name);
     std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let saved = |st: &State| SavedState {
+    let saved = |st: &SearchState| SavedState {
         options: opts,
         input: job.input.clone(),
         search: st.clone(),
@@ -347,7 +347,7 @@ pub fn optimize(job: Job<'_>, stop: &AtomicBool) -> Result<Outcome> {
 struct SavedState {
     options: Options,
     input: PathBuf,
-    search: State,
+    search: SearchState,
 }
 
 /// Winner against baseline with three times the batches; returns median ticks per call.

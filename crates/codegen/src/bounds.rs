@@ -1,6 +1,9 @@
 //! A small range analysis on the lowered function: an upper bound for the 64-bit
 //! machine result of each operation, used to leave out truncations that cannot change
 //! anything. Only upper bounds; "unknown" is `u64::MAX`.
+//!
+//! It must never under-estimate: a bound below a value the operation can produce would
+//! leave out a truncation the result needs.
 
 use cryptopt_ir::{Function, Op, Operand};
 

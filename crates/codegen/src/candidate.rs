@@ -5,22 +5,28 @@
 //!
 //! Every topological order is reachable from [`Candidate::random`]: it is Kahn's
 //! algorithm choosing uniformly among the ready instructions.
+//!
+//! It must never make an order that is not topological, and never change how a random
+//! candidate is drawn (which numbers, in which order): a seed names a candidate, for
+//! `cryptopt codegen --seed` and for saved searches.
 
 use rand::Rng;
 
-use cryptopt_ir::{Function, Op, Operand};
+use cryptopt_ir::{Function, Inst, Op, Operand};
 
 use crate::options::Options;
 
 /// Decision slots per instruction.
 pub const SLOTS: usize = 4;
 
-/// What each decision slot means (per operation, see the templates in `select`).
+/// What each decision slot of an instruction means (per operation, see the templates in
+/// `select`): an index into [`Candidate::decisions`]' per-instruction bytes (not a
+/// stack slot).
 #[derive(
     Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
 )]
 #[repr(u8)]
-pub enum Slot {
+pub enum DecisionSlot {
     /// Which template (instruction flavour) implements the operation.
     Flavor = 0,
     /// Operand order: which operand becomes the destination, which goes to rdx.
@@ -34,8 +40,8 @@ pub enum Slot {
 /// A decision the last code generation read with more than one alternative.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Hot {
-    pub inst: u32,
-    pub slot: Slot,
+    pub inst: Inst,
+    pub slot: DecisionSlot,
     /// How many alternatives the template had (the byte is read modulo this).
     pub alternatives: u8,
 }
@@ -45,26 +51,28 @@ pub struct Hot {
 /// store to that output).
 #[derive(Clone, Debug)]
 pub struct Deps {
-    pub preds: Vec<Vec<u32>>,
-    pub succs: Vec<Vec<u32>>,
+    /// Per instruction (indexed by [`Inst::index`]): the instructions it depends on.
+    pub preds: Vec<Vec<Inst>>,
+    /// Per instruction: the instructions that depend on it.
+    pub succs: Vec<Vec<Inst>>,
 }
 
 impl Deps {
     pub fn new(f: &Function, opts: &Options) -> Deps {
         let n = f.insts.len();
-        let mut preds: Vec<Vec<u32>> = vec![Vec::new(); n];
-        let mut loads: Vec<(u32, usize)> = Vec::new(); // (inst, param)
+        let mut preds: Vec<Vec<Inst>> = vec![Vec::new(); n];
+        let mut loads: Vec<(Inst, usize)> = Vec::new(); // (inst, param)
         for (k, d) in f.insts.iter().enumerate() {
             for a in &d.args {
                 if let Operand::Value(v) = a {
-                    let p = f.values[v.index()].def.0;
+                    let p = f.values[v.index()].def;
                     if !preds[k].contains(&p) {
                         preds[k].push(p);
                     }
                 }
             }
             match d.op {
-                Op::Load { param, .. } => loads.push((k as u32, param as usize)),
+                Op::Load { param, .. } => loads.push((Inst(k as u32), param as usize)),
                 Op::Store { ret, .. } => {
                     for &(l, p) in &loads {
                         if opts.aliasing.may_alias(ret as usize, p) && !preds[k].contains(&l) {
@@ -79,29 +87,29 @@ impl Deps {
         for (k, d) in f.insts.iter().enumerate() {
             if let Op::Store { ret, .. } = d.op {
                 for &(l, p) in &loads {
-                    if l as usize > k && opts.aliasing.may_alias(ret as usize, p) {
+                    if l.index() > k && opts.aliasing.may_alias(ret as usize, p) {
                         preds[k].push(l);
                     }
                 }
             }
         }
-        let mut succs: Vec<Vec<u32>> = vec![Vec::new(); n];
+        let mut succs: Vec<Vec<Inst>> = vec![Vec::new(); n];
         for (k, ps) in preds.iter().enumerate() {
             for &p in ps {
-                succs[p as usize].push(k as u32);
+                succs[p.index()].push(Inst(k as u32));
             }
         }
         Deps { preds, succs }
     }
 
     /// Is `order` a permutation of all instructions that respects every dependency?
-    pub fn is_topological(&self, order: &[u32]) -> bool {
+    pub fn is_topological(&self, order: &[Inst]) -> bool {
         self.is_topological_with(order, &mut Vec::new())
     }
 
     /// [`Deps::is_topological`] with a caller-owned buffer, which ends up holding each
     /// instruction's position (for the hot loop: no allocation once warm).
-    pub fn is_topological_with(&self, order: &[u32], pos: &mut Vec<u32>) -> bool {
+    pub fn is_topological_with(&self, order: &[Inst], pos: &mut Vec<u32>) -> bool {
         let n = self.preds.len();
         if order.len() != n {
             return false;
@@ -109,7 +117,7 @@ impl Deps {
         pos.clear();
         pos.resize(n, u32::MAX);
         for (i, &k) in order.iter().enumerate() {
-            match pos.get_mut(k as usize) {
+            match pos.get_mut(k.index()) {
                 Some(p) if *p == u32::MAX => *p = i as u32,
                 _ => return false,
             }
@@ -117,15 +125,17 @@ impl Deps {
         self.preds
             .iter()
             .enumerate()
-            .all(|(k, ps)| ps.iter().all(|&p| pos[p as usize] < pos[k]))
+            .all(|(k, ps)| ps.iter().all(|&p| pos[p.index()] < pos[k]))
     }
 }
 
 /// One candidate implementation.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct Candidate {
-    /// Instruction indices of the lowered function, in emission order.
-    pub order: Vec<u32>,
+    /// Instructions of the lowered function, in emission order (serialized as plain
+    /// indices, the form saved states have always had).
+    #[serde(with = "crate::inst_serde::seq")]
+    pub order: Vec<Inst>,
     /// Decision bytes per instruction (indexed by instruction, not by position).
     pub decisions: Vec<[u8; SLOTS]>,
 }
@@ -136,17 +146,15 @@ impl Candidate {
     pub fn random<R: Rng + ?Sized>(f: &Function, deps: &Deps, rng: &mut R) -> Candidate {
         let n = f.insts.len();
         let mut missing: Vec<u32> = deps.preds.iter().map(|p| p.len() as u32).collect();
-        let mut ready: Vec<u32> = (0..n as u32)
-            .filter(|&k| missing[k as usize] == 0)
-            .collect();
+        let mut ready: Vec<Inst> = all_insts(n).filter(|k| missing[k.index()] == 0).collect();
         let mut order = Vec::with_capacity(n);
         while !ready.is_empty() {
             let i = rng.random_range(0..ready.len());
             let k = ready.swap_remove(i);
             order.push(k);
-            for &s in &deps.succs[k as usize] {
-                missing[s as usize] -= 1;
-                if missing[s as usize] == 0 {
+            for &s in &deps.succs[k.index()] {
+                missing[s.index()] -= 1;
+                if missing[s.index()] == 0 {
                     ready.push(s);
                 }
             }
@@ -162,16 +170,16 @@ impl Candidate {
     pub fn depth_first(f: &Function, deps: &Deps) -> Candidate {
         let n = f.insts.len();
         let mut missing: Vec<u32> = deps.preds.iter().map(|p| p.len() as u32).collect();
-        let mut ready: Vec<u32> = (0..n as u32)
+        let mut ready: Vec<Inst> = all_insts(n)
             .rev()
-            .filter(|&k| missing[k as usize] == 0)
+            .filter(|k| missing[k.index()] == 0)
             .collect();
         let mut order = Vec::with_capacity(n);
         while let Some(k) = ready.pop() {
             order.push(k);
-            for &s in deps.succs[k as usize].iter().rev() {
-                missing[s as usize] -= 1;
-                if missing[s as usize] == 0 {
+            for &s in deps.succs[k.index()].iter().rev() {
+                missing[s.index()] -= 1;
+                if missing[s.index()] == 0 {
                     ready.push(s);
                 }
             }
@@ -190,25 +198,25 @@ impl Candidate {
         let mut done = vec![false; n];
         let mut order = Vec::with_capacity(n);
         // Iterative post-order DFS (functions have thousands of instructions).
-        let mut stack: Vec<(u32, usize)> = Vec::new();
-        let roots = (0..n as u32).filter(|&k| deps.succs[k as usize].is_empty());
+        let mut stack: Vec<(Inst, usize)> = Vec::new();
+        let roots = all_insts(n).filter(|k| deps.succs[k.index()].is_empty());
         for root in roots {
-            if done[root as usize] {
+            if done[root.index()] {
                 continue;
             }
             stack.push((root, 0));
             while let Some(&mut (k, ref mut i)) = stack.last_mut() {
-                let preds = &deps.preds[k as usize];
+                let preds = &deps.preds[k.index()];
                 if *i < preds.len() {
                     let p = preds[*i];
                     *i += 1;
-                    if !done[p as usize] {
+                    if !done[p.index()] {
                         stack.push((p, 0));
                     }
                 } else {
                     stack.pop();
-                    if !done[k as usize] {
-                        done[k as usize] = true;
+                    if !done[k.index()] {
+                        done[k.index()] = true;
                         order.push(k);
                     }
                 }
@@ -225,15 +233,14 @@ impl Candidate {
     pub fn first(f: &Function, deps: &Deps) -> Candidate {
         let n = f.insts.len();
         let mut missing: Vec<u32> = deps.preds.iter().map(|p| p.len() as u32).collect();
-        let mut ready: std::collections::BTreeSet<u32> = (0..n as u32)
-            .filter(|&k| missing[k as usize] == 0)
-            .collect();
+        let mut ready: std::collections::BTreeSet<Inst> =
+            all_insts(n).filter(|k| missing[k.index()] == 0).collect();
         let mut order = Vec::with_capacity(n);
         while let Some(k) = ready.pop_first() {
             order.push(k);
-            for &s in &deps.succs[k as usize] {
-                missing[s as usize] -= 1;
-                if missing[s as usize] == 0 {
+            for &s in &deps.succs[k.index()] {
+                missing[s.index()] -= 1;
+                if missing[s.index()] == 0 {
                     ready.insert(s);
                 }
             }
@@ -243,4 +250,9 @@ impl Candidate {
             decisions: vec![[0; SLOTS]; n],
         }
     }
+}
+
+/// The instructions of an `n`-instruction function, in input order.
+fn all_insts(n: usize) -> impl DoubleEndedIterator<Item = Inst> {
+    (0..n as u32).map(Inst)
 }

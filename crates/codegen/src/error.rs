@@ -1,4 +1,7 @@
 //! The one error type of the codegen crate.
+//!
+//! Code generation must never emit code past a broken invariant of its own: it returns
+//! [`Error::Internal`] instead.
 
 use thiserror::Error;
 

@@ -10,9 +10,11 @@
 //!
 //! * [`candidate`]: orders, decisions, random candidates, dependency checks;
 //! * [`options`]: frame pointer, red zone, memory constraints;
-//! * [`gen`]: the generator (register allocation, flag tracking, spills, frame) and its
-//!   templates (`gen/select.rs`, documented there as a table);
-//! * [`bounds`]: the range analysis that saves truncations.
+//! * [`gen`]: the generator (register allocation, flag tracking, spills, frame, each in
+//!   its own child module) and its templates (`gen::select`, documented there as a
+//!   table);
+//! * [`bounds`]: the range analysis that saves truncations;
+//! * [`inst_serde`]: instruction indices in saved candidates and states.
 //!
 //! The generator is the hot path of the optimizer: reuse one [`Generator`] per function
 //! and options. It must never emit branches or data-dependent addresses.
@@ -21,9 +23,10 @@ pub mod bounds;
 pub mod candidate;
 pub mod error;
 pub mod gen;
+pub mod inst_serde;
 pub mod options;
 
-pub use candidate::{Candidate, Deps, Hot, Slot, SLOTS};
+pub use candidate::{Candidate, DecisionSlot, Deps, Hot, SLOTS};
 pub use cryptopt_ir::Aliasing;
 pub use error::{Error, Result};
 pub use gen::Generator;

@@ -2,6 +2,9 @@
 //!
 //! The aliasing policy is [`cryptopt_ir::Aliasing`] (its one home); here it is only
 //! carried as the option `--memory-constraints`.
+//!
+//! The defaults must never be unsafe for a C caller: every aliasing Fiat's API allows,
+//! and callee-saved registers (rbp included) restored.
 
 use cryptopt_ir::Aliasing;
 

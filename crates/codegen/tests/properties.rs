@@ -7,9 +7,9 @@
 
 use std::collections::HashSet;
 
-use cryptopt_codegen::{Candidate, FramePointer, Generator, Options, Slot, SLOTS};
+use cryptopt_codegen::{Candidate, DecisionSlot, FramePointer, Generator, Options, SLOTS};
 use cryptopt_frontend::fiat;
-use cryptopt_ir::{lower, Function};
+use cryptopt_ir::{lower, Function, Inst};
 use cryptopt_x86::{Mnemonic, Operand, Reg};
 use proptest::prelude::*;
 use rand::SeedableRng;
@@ -31,22 +31,22 @@ fn p256_mul() -> Option<Function> {
 }
 
 /// All topological orders of a small function, by brute force.
-fn all_orders(gen: &Generator<'_>, n: usize) -> HashSet<Vec<u32>> {
+fn all_orders(gen: &Generator<'_>, n: usize) -> HashSet<Vec<Inst>> {
     fn go(
         deps: &cryptopt_codegen::Deps,
-        order: &mut Vec<u32>,
+        order: &mut Vec<Inst>,
         used: &mut Vec<bool>,
-        out: &mut HashSet<Vec<u32>>,
+        out: &mut HashSet<Vec<Inst>>,
     ) {
         if order.len() == used.len() {
             out.insert(order.clone());
             return;
         }
         for k in 0..used.len() {
-            let ready = !used[k] && deps.preds[k].iter().all(|&p| used[p as usize]);
+            let ready = !used[k] && deps.preds[k].iter().all(|&p| used[p.index()]);
             if ready {
                 used[k] = true;
-                order.push(k as u32);
+                order.push(Inst(k as u32));
                 go(deps, order, used, out);
                 order.pop();
                 used[k] = false;
@@ -166,12 +166,12 @@ proptest! {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
         let c = Candidate::random(&f, gen.deps(), &mut rng);
         let before = gen.generate(&c).unwrap().to_vec();
-        let hot: HashSet<(u32, Slot)> = gen.hot().iter().map(|h| (h.inst, h.slot)).collect();
-        let inst = (k % f.insts.len()) as u32;
-        let slots = [Slot::Flavor, Slot::Swap, Slot::Clear, Slot::Mem];
+        let hot: HashSet<(Inst, DecisionSlot)> = gen.hot().iter().map(|h| (h.inst, h.slot)).collect();
+        let inst = Inst((k % f.insts.len()) as u32);
+        let slots = [DecisionSlot::Flavor, DecisionSlot::Swap, DecisionSlot::Clear, DecisionSlot::Mem];
         prop_assume!(!hot.contains(&(inst, slots[slot])));
         let mut d = c.clone();
-        d.decisions[inst as usize][slot] = value;
+        d.decisions[inst.index()][slot] = value;
         let after = gen.generate(&d).unwrap().to_vec();
         prop_assert_eq!(before, after);
     }
@@ -189,7 +189,7 @@ proptest! {
         prop_assert!(!hot.is_empty());
         let mut d = c.clone();
         for h in hot {
-            let b = &mut d.decisions[h.inst as usize][h.slot as usize];
+            let b = &mut d.decisions[h.inst.index()][h.slot as usize];
             // The next alternative (bytes are read modulo the number of alternatives).
             *b = (*b % h.alternatives + 1) % h.alternatives;
         }

@@ -1,4 +1,7 @@
 //! The one error type of the search crate.
+//!
+//! A failed check must never lose its evidence: [`Error::Mismatch`] carries the
+//! offending candidate.
 
 use thiserror::Error;
 

@@ -3,16 +3,17 @@
 //! on this CPU against the current one and a C-compiler baseline.
 //!
 //! * [`mutate`]: the permutation and decision mutations;
-//! * [`rls`]: the search loop, bet-and-run, and the resumable [`rls::State`];
+//! * [`local_search`]: the search loop (the paper's random local search, RLS),
+//!   bet-and-run, and the resumable [`SearchState`];
 //! * [`native`]: the evaluator that runs and times candidates on this CPU.
 //!
-//! The search never emits or runs code itself: an [`rls::Evaluator`] does.
+//! The search never emits or runs code itself: an [`Evaluator`] does.
 
 pub mod error;
+pub mod local_search;
 pub mod mutate;
 pub mod native;
-pub mod rls;
 
 pub use error::{Error, Result};
+pub use local_search::{search, Comparison, Evaluator, Event, Params, Phase, SearchState, Walk};
 pub use mutate::Mutation;
-pub use rls::{run, Comparison, Evaluator, Event, Params, Phase, State, Walk};

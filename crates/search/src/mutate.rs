@@ -9,10 +9,14 @@
 //!
 //! Both keep the candidate valid by construction: mutation never needs to know what a
 //! decision means, and a move inside the window keeps every dependency.
+//!
+//! A mutation must never make an invalid candidate, and never change which random
+//! numbers it draws or in which order (a seed names a search path).
 
 use rand::Rng;
 
 use cryptopt_codegen::{Candidate, Deps, Hot};
+use cryptopt_ir::Inst;
 
 /// What a mutation did, for the log.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -21,7 +25,8 @@ pub enum Mutation {
     Permutation { from: u32, to: u32 },
     /// Decision of an instruction set to another alternative.
     Decision {
-        inst: u32,
+        #[serde(with = "cryptopt_codegen::inst_serde")]
+        inst: Inst,
         slot: u8,
         alternative: u8,
     },
@@ -51,19 +56,19 @@ pub fn permute<R: Rng + ?Sized>(
     pos.clear();
     pos.resize(n, 0);
     for (p, &k) in c.order.iter().enumerate() {
-        pos[k as usize] = p as u32;
+        pos[k.index()] = p as u32;
     }
     for _ in 0..16 {
         let i = rng.random_range(0..n);
-        let k = c.order[i] as usize;
+        let k = c.order[i].index();
         let lo = deps.preds[k]
             .iter()
-            .map(|&p| pos[p as usize] as usize + 1)
+            .map(|&p| pos[p.index()] as usize + 1)
             .max()
             .unwrap_or(0);
         let hi = deps.succs[k]
             .iter()
-            .map(|&s| pos[s as usize] as usize - 1)
+            .map(|&s| pos[s.index()] as usize - 1)
             .min()
             .unwrap_or(n - 1);
         let (left, right) = (i - lo, hi - i);
@@ -100,7 +105,7 @@ pub fn flip_decision<R: Rng + ?Sized>(
     }
     let h = hot[rng.random_range(0..hot.len())];
     let n = h.alternatives.max(2);
-    let b = &mut c.decisions[h.inst as usize][h.slot as usize];
+    let b = &mut c.decisions[h.inst.index()][h.slot as usize];
     let cur = *b % n;
     let new = (cur + 1 + rng.random_range(0..n - 1)) % n;
     *b = new;

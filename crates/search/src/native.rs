@@ -6,6 +6,9 @@
 //!
 //! The current candidate's code is kept loaded between steps; when the mutant is kept,
 //! the two code slots swap instead of regenerating anything.
+//!
+//! It must never report a measurement of code whose outputs were not checked in the same
+//! run.
 
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -13,15 +16,15 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use cryptopt_codegen::{Candidate, Generator, Hot};
 use cryptopt_ir::{interp, Function};
 use cryptopt_measure::counter::Counter;
-use cryptopt_measure::timing::{self, Config, Measurement};
+use cryptopt_measure::timing::{self, Config};
 use cryptopt_measure::ExecMem;
 use cryptopt_x86::encode::Assembler;
 
 use crate::error::{Error, Result};
-use crate::rls::{Comparison, Evaluator};
+use crate::local_search::{Comparison, Evaluator};
 
-/// One loaded candidate.
-struct Slot {
+/// Executable memory holding one loaded candidate (the current one or the mutant).
+struct CodeSlot {
     mem: ExecMem,
     cand: Option<Candidate>,
     hot: Vec<Hot>,
@@ -35,15 +38,13 @@ pub struct Native<'f> {
     gen: Generator<'f>,
     asm: Assembler,
     code: Vec<u8>,
-    cur: Slot,
-    mutant: Slot,
+    cur: CodeSlot,
+    mutant: CodeSlot,
     baseline: *const u8,
     counter: &'f Counter,
     cfg: Config,
     rng: Xoshiro256PlusPlus,
     scratch: Vec<u128>,
-    /// The last measurement, for reports.
-    pub last: Option<Measurement>,
     /// Every `verify_every`-th kept candidate is handed to `verify` (0: never).
     pub verify_every: u64,
     pub verify: Option<Verifier<'f>>,
@@ -65,8 +66,8 @@ impl<'f> Native<'f> {
         cfg: Config,
         seed: u64,
     ) -> Result<Native<'f>> {
-        let slot = || -> Result<Slot> {
-            Ok(Slot {
+        let slot = || -> Result<CodeSlot> {
+            Ok(CodeSlot {
                 mem: ExecMem::with_capacity(1 << 16)?,
                 cand: None,
                 hot: Vec::new(),
@@ -85,15 +86,10 @@ impl<'f> Native<'f> {
             cfg,
             rng: Xoshiro256PlusPlus::seed_from_u64(seed ^ 0x006d_6561_7375_7265),
             scratch: Vec::new(),
-            last: None,
             verify_every: 0,
             verify: None,
             kept: 0,
         })
-    }
-
-    pub fn generator(&mut self) -> &mut Generator<'f> {
-        &mut self.gen
     }
 
     /// Generates `c` into `slot` (unless it is already there).
@@ -101,7 +97,7 @@ impl<'f> Native<'f> {
         gen: &mut Generator<'f>,
         asm: &mut Assembler,
         code: &mut Vec<u8>,
-        slot: &mut Slot,
+        slot: &mut CodeSlot,
         c: &Candidate,
     ) -> Result<()> {
         if slot.cand.as_ref() == Some(c) {
@@ -215,12 +211,10 @@ impl Evaluator for Native<'_> {
                 return Err(e.into());
             }
         };
-        let cmp = Comparison {
+        Ok(Comparison {
             current: m.per_call[0].median,
             mutant: m.per_call[1].median,
             baseline: m.per_call[2].median,
-        };
-        self.last = Some(m);
-        Ok(cmp)
+        })
     }
 }

@@ -1,4 +1,5 @@
-//! Random local search with bet-and-run.
+//! The search loop: random local search with bet-and-run (the paper's "random local
+//! search", RLS).
 //!
 //! ```text
 //!  bets phase:  walk 0 ─ evals·ratio/bets steps ─┐
@@ -10,10 +11,12 @@
 //! ```
 //!
 //! The whole search state (walks, their generators, counters, parameters) is plain data
-//! ([`State`], serde), so a run can be saved at any step and resumed; with the same seed
-//! and the same measurements it takes the same path.
+//! ([`SearchState`], serde), so a run can be saved at any step and resumed; with the same
+//! seed and the same measurements it takes the same path.
 //!
 //! The search never looks at programs: an [`Evaluator`] generates, checks and measures.
+//! It must never draw random numbers in another order (a seed names a search path, and
+//! saved states resume on it).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -127,9 +130,9 @@ pub enum Phase {
     Done,
 }
 
-/// The complete, resumable search state.
+/// The complete, resumable search state (saved as `search` in `state.json`).
 #[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct State {
+pub struct SearchState {
     pub version: u32,
     pub function: String,
     pub params: Params,
@@ -153,10 +156,10 @@ pub struct Event {
 
 pub const STATE_VERSION: u32 = 1;
 
-impl State {
+impl SearchState {
     /// A fresh search: one random candidate per walk, each walk with its own generator
     /// derived from the seed.
-    pub fn new(f: &Function, deps: &Deps, params: Params) -> Result<State> {
+    pub fn new(f: &Function, deps: &Deps, params: Params) -> Result<SearchState> {
         params.check()?;
         let walks = (0..params.bets.max(1))
             .map(|w| {
@@ -185,7 +188,7 @@ impl State {
                 }
             })
             .collect();
-        Ok(State {
+        Ok(SearchState {
             version: STATE_VERSION,
             function: f.name.clone(),
             params,
@@ -241,8 +244,8 @@ impl State {
 
 /// Runs the search until the budget is spent or `stop` is set. The state is consistent
 /// after every step, so the caller may save it at any time (and does, after a stop).
-pub fn run(
-    state: &mut State,
+pub fn search(
+    state: &mut SearchState,
     deps: &Deps,
     ev: &mut dyn Evaluator,
     stop: &AtomicBool,
@@ -288,7 +291,7 @@ struct Scratch {
 
 /// One evaluation of walk `w`.
 fn step(
-    state: &mut State,
+    state: &mut SearchState,
     w: usize,
     deps: &Deps,
     ev: &mut dyn Evaluator,

@@ -7,7 +7,7 @@ use std::sync::atomic::AtomicBool;
 use cryptopt_codegen::{Candidate, Deps, Generator, Hot, Options};
 use cryptopt_frontend::fiat;
 use cryptopt_ir::{lower, Function};
-use cryptopt_search::{mutate, run, Comparison, Evaluator, Params, Phase, State};
+use cryptopt_search::{local_search, mutate, Comparison, Evaluator, Params, Phase, SearchState};
 use proptest::prelude::*;
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -65,15 +65,15 @@ fn params(evals: u64, bets: u32, seed: u64) -> Params {
 /// (index, walk, kept, current, mutant) of every evaluation.
 type Log = Vec<(u64, usize, bool, f64, f64)>;
 
-fn search(f: &Function, p: Params) -> (State, Log) {
+fn search(f: &Function, p: Params) -> (SearchState, Log) {
     let mut ev = InstCount {
         gen: Generator::new(f, Options::default()).unwrap(),
         compares: 0,
     };
     let deps = ev.gen.deps().clone();
-    let mut st = State::new(f, &deps, p).unwrap();
+    let mut st = SearchState::new(f, &deps, p).unwrap();
     let mut log = Vec::new();
-    run(&mut st, &deps, &mut ev, &AtomicBool::new(false), &mut |e| {
+    local_search::search(&mut st, &deps, &mut ev, &AtomicBool::new(false), &mut |e| {
         log.push((e.index, e.walk, e.kept, e.cmp.current, e.cmp.mutant))
     })
     .unwrap();
@@ -134,10 +134,10 @@ fn same_seed_same_search_and_resume_is_seamless() {
         compares: 0,
     };
     let deps = ev.gen.deps().clone();
-    let mut st = State::new(&f, &deps, params(300, 3, 7)).unwrap();
+    let mut st = SearchState::new(&f, &deps, params(300, 3, 7)).unwrap();
     let stop = AtomicBool::new(false);
     let mut log = Vec::new();
-    run(&mut st, &deps, &mut ev, &stop, &mut |e| {
+    local_search::search(&mut st, &deps, &mut ev, &stop, &mut |e| {
         log.push((e.index, e.walk, e.kept, e.cmp.current, e.cmp.mutant));
         if e.index == 137 {
             stop.store(true, std::sync::atomic::Ordering::Relaxed);
@@ -146,9 +146,9 @@ fn same_seed_same_search_and_resume_is_seamless() {
     .unwrap();
     assert_eq!(st.evals, 137);
     let saved = serde_json::to_string(&st).unwrap();
-    let mut st: State = serde_json::from_str(&saved).unwrap();
+    let mut st: SearchState = serde_json::from_str(&saved).unwrap();
     st.check_fits(&f, &deps).unwrap();
-    run(&mut st, &deps, &mut ev, &AtomicBool::new(false), &mut |e| {
+    local_search::search(&mut st, &deps, &mut ev, &AtomicBool::new(false), &mut |e| {
         log.push((e.index, e.walk, e.kept, e.cmp.current, e.cmp.mutant))
     })
     .unwrap();
@@ -175,17 +175,17 @@ fn bad_parameters_and_states_are_refused() {
         ),
         (params(5, 10, 0), "too small for 10 bets"),
     ] {
-        let e = State::new(&f, &deps, p).unwrap_err().to_string();
+        let e = SearchState::new(&f, &deps, p).unwrap_err().to_string();
         assert!(e.contains(want), "{e}");
     }
-    let mut st = State::new(&f, &deps, params(10, 1, 0)).unwrap();
+    let mut st = SearchState::new(&f, &deps, params(10, 1, 0)).unwrap();
     st.function = "other".into();
     assert!(st
         .check_fits(&f, &deps)
         .unwrap_err()
         .to_string()
         .contains("is for `other`"));
-    let mut st = State::new(&f, &deps, params(10, 1, 0)).unwrap();
+    let mut st = SearchState::new(&f, &deps, params(10, 1, 0)).unwrap();
     st.walks[0].current.order.reverse();
     assert!(st
         .check_fits(&f, &deps)

@@ -1,0 +1,112 @@
+//! CF and OF as locations of u1 values. Every instruction of a template goes through
+//! `emit`, which first saves (`setc`/`seto` + `movzx`) a live value from a flag the
+//! instruction writes; a carry-in is put into its flag (`clc`, `stc`, `test`, `bt`)
+//! right before the instruction that reads it.
+//!
+//! It must never let a live value in a flag be overwritten unsaved, nor read a flag that
+//! does not hold the wanted value.
+
+use cryptopt_ir::{Operand as IrOperand, Value};
+use cryptopt_x86::{Inst, Mnemonic as M, Operand as X, Reg};
+
+use super::Generator;
+use crate::error::{Error, Result};
+
+/// Which flag (CF or OF): the two flags that can hold a u1 value, tracked as two
+/// separate resources.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum FlagReg {
+    CF = 0,
+    OF = 1,
+}
+
+impl Generator<'_> {
+    pub(super) fn bind_flag(&mut self, v: Value, fl: FlagReg) {
+        self.st.flag[fl as usize] = Some(v.0);
+        self.st.v_flag[v.index()] = Some(fl);
+    }
+
+    /// Emits `i`, first saving any live value in a flag that `i` writes. `consumes`
+    /// names the value `i` reads from a flag (its carry-in), if any.
+    pub(super) fn emit(&mut self, i: Inst, consumes: Option<Value>) -> Result<()> {
+        let fx = i.mn.flags();
+        if fx.writes_cf {
+            self.clobber_flag(FlagReg::CF, consumes)?;
+        }
+        if fx.writes_of {
+            self.clobber_flag(FlagReg::OF, consumes)?;
+        }
+        self.st.body.push(i);
+        Ok(())
+    }
+
+    fn clobber_flag(&mut self, fl: FlagReg, consumes: Option<Value>) -> Result<()> {
+        let Some(v) = self.st.flag[fl as usize] else {
+            return Ok(());
+        };
+        let vi = v as usize;
+        let occ = self.occurrences(v);
+        let after = self.st.left[vi] - occ;
+        let still_needed = after > 0 || (occ > 0 && consumes != Some(Value(v)));
+        if still_needed && self.st.v_reg[vi].is_none() && self.st.v_mem[vi].is_none() {
+            self.save_flag(fl)?;
+        }
+        self.st.flag[fl as usize] = None;
+        self.st.v_flag[vi] = None;
+        Ok(())
+    }
+
+    /// `setc`/`seto` + `movzx`: the flag's value into a register (flag stays valid).
+    pub(super) fn save_flag(&mut self, fl: FlagReg) -> Result<Reg> {
+        let v = self.st.flag[fl as usize]
+            .ok_or_else(|| Error::Internal("saving an empty flag".into()))?;
+        let r = self.alloc_reg()?;
+        let set = if fl == FlagReg::CF { M::Setc } else { M::Seto };
+        self.st.body.push(Inst::op1(set, X::r8(r)));
+        self.st.body.push(Inst::op2(M::Movzx, X::r32(r), X::r8(r)));
+        self.bind(Value(v), r);
+        Ok(r)
+    }
+
+    /// Brings carry-in `c` into `fl` (CF or OF); returns the value now read from the flag
+    /// (for `emit`'s bookkeeping), or `None` for a literal.
+    pub(super) fn carry_into(
+        &mut self,
+        c: IrOperand,
+        fl: FlagReg,
+        clear: Option<M>,
+    ) -> Result<Option<Value>> {
+        match c {
+            IrOperand::Const(0) => {
+                let m = clear.unwrap_or(if fl == FlagReg::CF { M::Clc } else { M::Test });
+                let i = if m == M::Clc {
+                    Inst::op0(M::Clc)
+                } else {
+                    Inst::op2(M::Test, X::r64(Reg::Rsp), X::r64(Reg::Rsp))
+                };
+                self.emit(i, None)?;
+                Ok(None)
+            }
+            IrOperand::Const(_) => {
+                if fl != FlagReg::CF {
+                    return Err(Error::Internal("carry-in 1 into OF".into()));
+                }
+                self.emit(Inst::op0(M::Stc), None)?;
+                Ok(None)
+            }
+            IrOperand::Value(v) => {
+                if self.st.v_flag[v.index()] == Some(fl) {
+                    return Ok(Some(v));
+                }
+                if fl != FlagReg::CF {
+                    return Err(Error::Internal("carry-in into OF from elsewhere".into()));
+                }
+                let x = self.operand(c, true, false)?;
+                self.emit(Inst::op2(M::Bt, x, X::Imm(0)), None)?;
+                // bt put v into CF (its other location stays valid).
+                self.bind_flag(v, FlagReg::CF);
+                Ok(Some(v))
+            }
+        }
+    }
+}

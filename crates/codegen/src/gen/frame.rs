@@ -1,0 +1,67 @@
+//! The prologue and epilogue, added once the body is generated and the frame is known:
+//! the frame pointer (`--frame-pointer save`), pushes and pops of the callee-saved
+//! registers the body used, and the spill area (in the red zone below rsp, or made with
+//! `sub rsp`), with the body's spill slots rebased to it; then `ret`.
+//!
+//! It must never touch rbp unless the options allow it, and never use memory below rsp
+//! without the red zone.
+
+use cryptopt_x86::{Inst, Mnemonic as M, Operand as X, Reg};
+
+use super::Generator;
+use crate::options::FramePointer;
+
+impl Generator<'_> {
+    pub(super) fn assemble(&mut self) {
+        let st = &mut self.st;
+        let mut pushes: Vec<Reg> = Reg::CALLEE_SAVED
+            .iter()
+            .copied()
+            .filter(|r| st.used_callee_saved & (1 << r.index()) != 0)
+            .collect();
+        if self.opts.frame_pointer == FramePointer::Save {
+            pushes.retain(|&r| r != Reg::Rbp);
+        }
+        let slots_bytes = 8 * st.nslots as i32;
+        let use_red_zone = self.opts.red_zone && slots_bytes <= 128;
+        let frame = if use_red_zone { 0 } else { slots_bytes };
+        if self.opts.frame_pointer == FramePointer::Save {
+            st.out.push(Inst::op1(M::Push, X::r64(Reg::Rbp)));
+            st.out
+                .push(Inst::op2(M::Mov, X::r64(Reg::Rbp), X::r64(Reg::Rsp)));
+        }
+        for &r in &pushes {
+            st.out.push(Inst::op1(M::Push, X::r64(r)));
+        }
+        if frame > 0 {
+            st.out
+                .push(Inst::op2(M::Sub, X::r64(Reg::Rsp), X::Imm(frame as i64)));
+        }
+        // Slots are [rsp + 8k] below a lowered rsp, or [rsp - 8n + 8k] in the red zone.
+        let shift = if use_red_zone { -slots_bytes } else { 0 };
+        for i in &st.body {
+            let mut i = *i;
+            if shift != 0 {
+                for o in i.operands_mut() {
+                    if let X::Mem(m) = o {
+                        if m.base == Some(Reg::Rsp) {
+                            m.disp += shift;
+                        }
+                    }
+                }
+            }
+            st.out.push(i);
+        }
+        if frame > 0 {
+            st.out
+                .push(Inst::op2(M::Add, X::r64(Reg::Rsp), X::Imm(frame as i64)));
+        }
+        for &r in pushes.iter().rev() {
+            st.out.push(Inst::op1(M::Pop, X::r64(r)));
+        }
+        if self.opts.frame_pointer == FramePointer::Save {
+            st.out.push(Inst::op1(M::Pop, X::r64(Reg::Rbp)));
+        }
+        st.out.push(Inst::op0(M::Ret));
+    }
+}

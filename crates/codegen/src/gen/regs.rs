@@ -1,0 +1,303 @@
+//! Register allocation and spilling: who holds each register (a value, a pointer
+//! argument, or the current operation's scratch), pinning of the current operation's
+//! registers, eviction of the holder whose next use is furthest away (to a spill slot
+//! unless it has another home), rdx for `mulx`, and freeing what dies.
+//!
+//! It must never evict a pinned register (an operand of the current operation), never
+//! leave a live value without a location, and never write a flag (its moves are `mov`s).
+
+use cryptopt_ir::{Operand as IrOperand, Value};
+use cryptopt_x86::{Inst, Mem, Mnemonic as M, Operand as X, Reg, Size};
+
+use super::flags::FlagReg;
+use super::{Generator, MemLoc, Owner, INF};
+use crate::error::{Error, Result};
+
+impl Generator<'_> {
+    /// The position of the next use of value `v` (`INF`: none).
+    fn next_use(&self, v: u32) -> u32 {
+        let c = self.st.use_cur[v as usize];
+        if c < self.use_off[v as usize + 1] {
+            self.st.use_pos[c as usize]
+        } else {
+            INF
+        }
+    }
+
+    /// The next use of pointer argument `k`: its next load or store, or "soon" while
+    /// values still wait in its array (they are read through it).
+    fn abi_next_use(&self, k: u8) -> u32 {
+        if self.st.abi_mem_live[k as usize] > 0 {
+            return self.st.cur.pos + 1;
+        }
+        let c = self.st.abi_use_cur[k as usize];
+        if c < self.abi_use_off[k as usize + 1] {
+            self.st.abi_use_pos[c as usize]
+        } else {
+            INF
+        }
+    }
+
+    pub(super) fn pin(&mut self, r: Reg) {
+        self.st.pinned |= 1 << r.index();
+    }
+
+    pub(super) fn unpin(&mut self, r: Reg) {
+        self.st.pinned &= !(1 << r.index());
+    }
+
+    fn is_pinned(&self, r: Reg) -> bool {
+        self.st.pinned & (1 << r.index()) != 0
+    }
+
+    pub(super) fn slot_mem(s: u32, size: Size) -> Mem {
+        Mem::at(Reg::Rsp, 8 * s as i32, size)
+    }
+
+    fn alloc_slot(&mut self) -> u32 {
+        if let Some(s) = self.st.slots_free.pop() {
+            s
+        } else {
+            self.st.nslots += 1;
+            self.st.nslots - 1
+        }
+    }
+
+    /// A register for the current operation, evicting the holder whose next use is
+    /// furthest away if none is free. The register comes back pinned.
+    pub(super) fn alloc_reg(&mut self) -> Result<Reg> {
+        let mut best: Option<(Reg, u32, bool)> = None;
+        for i in 0..self.allocatable.len() {
+            let r = self.allocatable[i];
+            if self.is_pinned(r) {
+                continue;
+            }
+            match self.st.owner[r.index()] {
+                Owner::Free => {
+                    self.take(r);
+                    return Ok(r);
+                }
+                Owner::Val(v) => {
+                    let cheap =
+                        self.st.v_mem[v as usize].is_some() || self.st.v_flag[v as usize].is_some();
+                    let key = self.next_use(v);
+                    if best.is_none_or(|(_, k, c)| key > k || (key == k && cheap && !c)) {
+                        best = Some((r, key, cheap));
+                    }
+                }
+                Owner::Abi(k) => {
+                    let key = self.abi_next_use(k);
+                    let cheap = self.st.abi_slot[k as usize].is_some();
+                    if best.is_none_or(|(_, kk, c)| key > kk || (key == kk && cheap && !c)) {
+                        best = Some((r, key, cheap));
+                    }
+                }
+                Owner::Temp | Owner::Reserved => {}
+            }
+        }
+        let (r, _, _) = best.ok_or_else(|| Error::Internal("every register is pinned".into()))?;
+        self.evict(r);
+        self.take(r);
+        Ok(r)
+    }
+
+    fn take(&mut self, r: Reg) {
+        self.st.owner[r.index()] = Owner::Temp;
+        self.pin(r);
+        if r.is_callee_saved() {
+            self.st.used_callee_saved |= 1 << r.index();
+        }
+    }
+
+    /// Moves the holder of `r` elsewhere (a stack slot unless it has another home).
+    fn evict(&mut self, r: Reg) {
+        match self.st.owner[r.index()] {
+            Owner::Val(v) => {
+                let vi = v as usize;
+                if self.st.v_mem[vi].is_none() && self.st.v_flag[vi].is_none() {
+                    let s = self.alloc_slot();
+                    self.st.body.push(Inst::op2(
+                        M::Mov,
+                        X::Mem(Self::slot_mem(s, Size::B64)),
+                        X::r64(r),
+                    ));
+                    self.st.v_mem[vi] = Some(MemLoc::Slot(s));
+                }
+                self.st.v_reg[vi] = None;
+            }
+            Owner::Abi(k) => {
+                let ki = k as usize;
+                if self.st.abi_slot[ki].is_none() {
+                    let s = self.alloc_slot();
+                    self.st.body.push(Inst::op2(
+                        M::Mov,
+                        X::Mem(Self::slot_mem(s, Size::B64)),
+                        X::r64(r),
+                    ));
+                    self.st.abi_slot[ki] = Some(s);
+                }
+                self.st.abi_reg[ki] = None;
+            }
+            Owner::Free | Owner::Temp | Owner::Reserved => {}
+        }
+        self.st.owner[r.index()] = Owner::Free;
+    }
+
+    /// Makes `r` hold value `v` (64-bit, zero-extended).
+    pub(super) fn bind(&mut self, v: Value, r: Reg) {
+        self.st.owner[r.index()] = Owner::Val(v.0);
+        self.st.v_reg[v.index()] = Some(r);
+    }
+
+    /// A free allocatable register that is not pinned, if any.
+    fn free_reg(&self) -> Option<Reg> {
+        self.allocatable
+            .iter()
+            .copied()
+            .find(|&r| self.st.owner[r.index()] == Owner::Free && !self.is_pinned(r))
+    }
+
+    /// Puts `x` into rdx (pinned), moving whatever rdx held.
+    pub(super) fn load_rdx(&mut self, x: IrOperand) -> Result<()> {
+        if let IrOperand::Value(v) = x {
+            if self.st.v_reg[v.index()] == Some(Reg::Rdx) {
+                self.pin(Reg::Rdx);
+                return Ok(());
+            }
+        }
+        let rdx = Reg::Rdx;
+        // Pinned first, so that moving its holder never picks rdx itself.
+        self.pin(rdx);
+        match self.st.owner[rdx.index()] {
+            Owner::Val(w) if self.occurrences(w) > 0 => {
+                // The other operand is in rdx: move it out of the way.
+                let r = self.alloc_reg()?;
+                self.st.body.push(Inst::op2(M::Mov, X::r64(r), X::r64(rdx)));
+                self.bind(Value(w), r);
+                self.st.owner[rdx.index()] = Owner::Free;
+            }
+            Owner::Free => {}
+            Owner::Temp | Owner::Reserved => {
+                return Err(Error::Internal("rdx is busy".into()));
+            }
+            _ => {
+                // Evicting rdx's holder: prefer a free register over the stack.
+                if let Some(r) = self.free_reg() {
+                    self.take(r);
+                    self.st.body.push(Inst::op2(M::Mov, X::r64(r), X::r64(rdx)));
+                    match self.st.owner[rdx.index()] {
+                        Owner::Val(w) => self.bind(Value(w), r),
+                        Owner::Abi(k) => {
+                            self.st.owner[r.index()] = Owner::Abi(k);
+                            self.st.abi_reg[k as usize] = Some(r);
+                        }
+                        _ => {}
+                    }
+                    self.unpin(r);
+                    self.st.owner[rdx.index()] = Owner::Free;
+                } else {
+                    self.evict(rdx);
+                }
+            }
+        }
+        self.take(rdx);
+        match x {
+            IrOperand::Const(c) => self.load_const(rdx, c as u64),
+            IrOperand::Value(v) => {
+                let vi = v.index();
+                if let Some(r) = self.st.v_reg[vi] {
+                    // Move the value into rdx.
+                    self.st.body.push(Inst::op2(M::Mov, X::r64(rdx), X::r64(r)));
+                    self.st.owner[r.index()] = Owner::Free;
+                    self.unpin(r);
+                } else if let Some(m) = self.st.v_mem[vi] {
+                    let mo = self.mem_operand(m, Size::B64)?;
+                    self.st
+                        .body
+                        .push(Inst::op2(M::Mov, X::r64(rdx), X::Mem(mo)));
+                    self.release(X::Mem(mo), rdx);
+                } else if let Some(fl) = self.st.v_flag[vi] {
+                    let set = if fl == FlagReg::CF { M::Setc } else { M::Seto };
+                    self.st.body.push(Inst::op1(set, X::r8(rdx)));
+                    self.st
+                        .body
+                        .push(Inst::op2(M::Movzx, X::r32(rdx), X::r8(rdx)));
+                } else {
+                    return Err(Error::Internal(format!("value {v} has no location")));
+                }
+                self.bind(v, rdx);
+            }
+        }
+        Ok(())
+    }
+
+    /// Unpins a spent operand's registers (not `keep`).
+    pub(super) fn release(&mut self, x: X, keep: Reg) {
+        match x {
+            X::Reg(r, _) if r != keep => self.unpin(r),
+            X::Mem(m) => {
+                if let Some(b) = m.base {
+                    if b != keep && b != Reg::Rsp {
+                        self.unpin(b);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The pointer register of abi argument `k`, reloaded if it was spilled; pinned.
+    pub(super) fn abi_ptr(&mut self, k: u8) -> Result<Reg> {
+        if let Some(r) = self.st.abi_reg[k as usize] {
+            self.pin(r);
+            return Ok(r);
+        }
+        let s = self.st.abi_slot[k as usize]
+            .ok_or_else(|| Error::Internal(format!("pointer argument {k} lost")))?;
+        let r = self.alloc_reg()?;
+        self.st.body.push(Inst::op2(
+            M::Mov,
+            X::r64(r),
+            X::Mem(Self::slot_mem(s, Size::B64)),
+        ));
+        self.st.owner[r.index()] = Owner::Abi(k);
+        self.st.abi_reg[k as usize] = Some(r);
+        Ok(r)
+    }
+
+    pub(super) fn kill(&mut self, v: u32) {
+        let vi = v as usize;
+        if let Some(r) = self.st.v_reg[vi].take() {
+            if self.st.owner[r.index()] == Owner::Val(v) {
+                self.st.owner[r.index()] = Owner::Free;
+            }
+        }
+        match self.st.v_mem[vi].take() {
+            Some(MemLoc::Slot(s)) => self.st.slots_free.push(s),
+            Some(MemLoc::Arg { abi, .. }) => {
+                self.st.abi_mem_live[abi as usize] -= 1;
+                self.maybe_release_abi(abi);
+            }
+            None => {}
+        }
+        if let Some(fl) = self.st.v_flag[vi].take() {
+            if self.st.flag[fl as usize] == Some(v) {
+                self.st.flag[fl as usize] = None;
+            }
+        }
+    }
+
+    pub(super) fn maybe_release_abi(&mut self, k: u8) {
+        let ki = k as usize;
+        if self.st.abi_ops_left[ki] == 0 && self.st.abi_mem_live[ki] == 0 {
+            if let Some(r) = self.st.abi_reg[ki].take() {
+                if self.st.owner[r.index()] == Owner::Abi(k) {
+                    self.st.owner[r.index()] = Owner::Free;
+                }
+            }
+            if let Some(s) = self.st.abi_slot[ki].take() {
+                self.st.slots_free.push(s);
+            }
+        }
+    }
+}

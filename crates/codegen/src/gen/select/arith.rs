@@ -1,0 +1,209 @@
+//! Templates for n-ary addition (an `add`/`adc` chain or `lea`), subtraction and
+//! multiplication (`imul`, `mulx`, and by a constant also `shl` and `lea`); see the table
+//! in `select`.
+//!
+//! They must never clobber a live flag unsaved (every instruction goes through `emit`);
+//! `lea` is chosen only where no operand waits in a flag.
+
+use cryptopt_ir::{InstData, Operand as IrOperand};
+use cryptopt_x86::{Inst, Mem, Mnemonic as M, Operand as X, Size};
+
+use crate::candidate::DecisionSlot;
+use crate::error::Result;
+use crate::gen::flags::FlagReg;
+use crate::gen::{fits_imm32, Generator};
+
+impl Generator<'_> {
+    pub(super) fn t_add(&mut self, d: &InstData) -> Result<()> {
+        let args = &d.args;
+        // Two operands, no carry involved: `lea` leaves the flags alone.
+        let flag_free =
+            |g: &Self, o: IrOperand| o.value().is_none_or(|v| g.st.v_flag[v.index()].is_none());
+        if args.len() == 2
+            && flag_free(self, args[0])
+            && flag_free(self, args[1])
+            && self.decide(DecisionSlot::Flavor, 2) == 1
+        {
+            let (x, y) = match (args[0], args[1]) {
+                (IrOperand::Const(_), v) => (v, args[0]),
+                _ => (args[0], args[1]),
+            };
+            if let IrOperand::Const(c) = x {
+                // Both literals cannot happen after simplification; be safe anyway.
+                let r = self.fresh()?;
+                self.load_const(r, (c as u64).wrapping_add(y.constant().unwrap_or(0) as u64));
+                return self.finish_result(d, r);
+            }
+            let rx = self.reg_operand(x)?;
+            let m = match y {
+                IrOperand::Const(c) if fits_imm32(c as u64) => Mem {
+                    base: Some(rx),
+                    index: None,
+                    scale: 1,
+                    disp: c as u64 as i64 as i32,
+                    size: Size::B64,
+                },
+                _ => Mem {
+                    base: Some(rx),
+                    index: Some(self.reg_operand(y)?),
+                    scale: 1,
+                    disp: 0,
+                    size: Size::B64,
+                },
+            };
+            let dst = self.result_reg(&[x, y])?;
+            self.emit(Inst::op2(M::Lea, X::r64(dst), X::Mem(m)), None)?;
+            return self.finish_result(d, dst);
+        }
+        // Destination: one of the operands that is not only in a flag.
+        let cands: Vec<usize> = (0..args.len())
+            .filter(|&i| matches!(args[i], IrOperand::Value(v) if self.st.v_flag[v.index()].is_none() || self.st.v_reg[v.index()].is_some()))
+            .collect();
+        let first = if cands.is_empty() {
+            0
+        } else {
+            cands[self.decide(DecisionSlot::Swap, cands.len())]
+        };
+        let dst = self.dest_from(args[first])?;
+        // A carry waiting in CF is added first, together with another addend if there
+        // is one: `adc dst, x` (else `adc dst, 0`).
+        let mut done = vec![false; args.len()];
+        done[first] = true;
+        let in_cf = (0..args.len()).find(|&i| {
+            !done[i]
+                && matches!(args[i], IrOperand::Value(v)
+                    if self.st.v_flag[v.index()] == Some(FlagReg::CF) && self.st.v_reg[v.index()].is_none())
+        });
+        if let Some(i) = in_cf {
+            let v = args[i].value().expect("a value");
+            done[i] = true;
+            let partner = (0..args.len()).find(|&j| {
+                !done[j]
+                    && args[j].value().is_none_or(|w| {
+                        self.st.v_flag[w.index()].is_none() || self.st.v_reg[w.index()].is_some()
+                    })
+            });
+            let x = match partner {
+                Some(j) => {
+                    done[j] = true;
+                    self.operand(args[j], true, true)?
+                }
+                None => X::Imm(0),
+            };
+            self.emit(Inst::op2(M::Adc, X::r64(dst), x), Some(v))?;
+            self.release(x, dst);
+        }
+        for (i, &a) in args.iter().enumerate() {
+            if done[i] {
+                continue;
+            }
+            let x = self.operand(a, true, true)?;
+            self.emit(Inst::op2(M::Add, X::r64(dst), x), None)?;
+            self.release(x, dst);
+        }
+        self.finish_result(d, dst)
+    }
+
+    pub(super) fn t_sub(&mut self, d: &InstData) -> Result<()> {
+        let dst = self.dest_from(d.args[0])?;
+        let src = self.operand(d.args[1], true, true)?;
+        self.emit(Inst::op2(M::Sub, X::r64(dst), src), None)?;
+        self.finish_result(d, dst)
+    }
+
+    pub(super) fn t_mul(&mut self, d: &InstData) -> Result<()> {
+        let (a, b) = (d.args[0], d.args[1]);
+        let (x, c) = match (a, b) {
+            (IrOperand::Value(_), IrOperand::Const(c)) => (a, Some(c as u64)),
+            (IrOperand::Const(c), IrOperand::Value(_)) => (b, Some(c as u64)),
+            _ => (a, None),
+        };
+        let Some(c) = c else {
+            // value × value: imul or mulx (low half).
+            if self.decide(DecisionSlot::Flavor, 2) == 0 {
+                let dst = self.dest_from(a)?;
+                let src = self.operand(b, true, false)?;
+                self.emit(Inst::op2(M::Imul, X::r64(dst), src), None)?;
+                return self.finish_result(d, dst);
+            }
+            self.load_rdx(a)?;
+            let src = self.operand(b, true, false)?;
+            let lo = self.result_reg(&[b, a])?;
+            let hi = self.fresh()?;
+            self.emit(Inst::op3(M::Mulx, X::r64(hi), X::r64(lo), src), None)?;
+            return self.finish_result(d, lo);
+        };
+        #[derive(Clone, Copy)]
+        enum F {
+            Imul3,
+            ImulReg,
+            Mulx,
+            Shl(u32),
+            Lea(u8, bool),
+        }
+        let mut options: [Option<F>; 5] = [None; 5];
+        let mut n = 0;
+        let mut add = |f: F| {
+            options[n] = Some(f);
+            n += 1;
+        };
+        if fits_imm32(c) {
+            add(F::Imul3);
+        }
+        add(F::ImulReg);
+        add(F::Mulx);
+        if c.is_power_of_two() {
+            add(F::Shl(c.trailing_zeros()));
+        }
+        match c {
+            2 | 4 | 8 => add(F::Lea(c as u8, false)),
+            3 | 5 | 9 => add(F::Lea(c as u8 - 1, true)),
+            _ => {}
+        }
+        let pick =
+            options[self.decide(DecisionSlot::Flavor, n)].expect("chosen among the filled options");
+        let dst = match pick {
+            F::Imul3 => {
+                let src = self.operand(x, true, false)?;
+                let dst = self.result_reg(&[x])?;
+                self.emit(Inst::op3(M::Imul, X::r64(dst), src, X::Imm(c as i64)), None)?;
+                dst
+            }
+            F::ImulReg => {
+                let dst = self.dest_from(x)?;
+                let t = self.operand(IrOperand::Const(c as u128), false, false)?;
+                self.emit(Inst::op2(M::Imul, X::r64(dst), t), None)?;
+                dst
+            }
+            F::Mulx => {
+                self.load_rdx(IrOperand::Const(c as u128))?;
+                let src = self.operand(x, true, false)?;
+                let lo = self.result_reg(&[x])?;
+                let hi = self.fresh()?;
+                self.emit(Inst::op3(M::Mulx, X::r64(hi), X::r64(lo), src), None)?;
+                lo
+            }
+            F::Shl(k) => {
+                let dst = self.dest_from(x)?;
+                if k > 0 {
+                    self.emit(Inst::op2(M::Shl, X::r64(dst), X::Imm(k as i64)), None)?;
+                }
+                dst
+            }
+            F::Lea(scale, with_base) => {
+                let rx = self.reg_operand(x)?;
+                let m = Mem {
+                    base: with_base.then_some(rx),
+                    index: Some(rx),
+                    scale,
+                    disp: 0,
+                    size: Size::B64,
+                };
+                let dst = self.result_reg(&[x])?;
+                self.emit(Inst::op2(M::Lea, X::r64(dst), X::Mem(m)), None)?;
+                dst
+            }
+        };
+        self.finish_result(d, dst)
+    }
+}

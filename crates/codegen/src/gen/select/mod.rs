@@ -1,0 +1,86 @@
+//! Instruction selection: one template family per lowered operation, each with its
+//! named alternatives. A template reads its decisions with `decide(slot, n)`; only
+//! decisions with more than one applicable alternative are recorded as hot.
+//!
+//! | operation          | alternatives (Flavor)                          | other decisions          |
+//! |--------------------|------------------------------------------------|--------------------------|
+//! | addcarry.64, c = 0 | `add` · `clc/test; adcx` · `test; adox`        | Swap (dest), Clear       |
+//! | addcarry.64, c set | `adc` · `adcx` (CF); `adox` when c is in OF     | Swap                     |
+//! | subborrow.64       | `sub` / `sbb` (`stc`/`bt` to load the borrow)   |                          |
+//! | mulx.64            | `mulx`                                         | Swap (which factor → rdx), Mem |
+//! | add (n-ary)        | `add`/`adc r, 0` chain · `lea` (two operands)   | Swap (dest)              |
+//! | mul by constant    | `imul r, r/m, imm` · `mov; imul` · `mulx` · `shl` · `lea` | |
+//! | mul                | `imul` · `mulx`                                |                          |
+//! | and with a mask    | `and imm` · `movzx` (0xff) · `mov r32` (2^32-1) · `shl; shr` · `bzhi` | |
+//! | shr / shl          | `shr`/`shl imm` · `shrx`/`shlx` · `lea` (shl ≤ 3) |                        |
+//! | shrd               | `shrd` · `shr; shl; or`                        |                          |
+//! | cmovznz            | `cmovc`/`cmovo` on a live flag, else `test; cmovnz` | Swap (z or nz first) |
+//! | cast (truncation)  | `movzx` · `and` · `mov r32` · `shl; shr`       |                          |
+//!
+//! A template first gets its operands (only flag-neutral moves), then puts a carry-in
+//! into its flag, then emits the flag-consuming instruction, so a carry is never lost
+//! between being placed and being read.
+//!
+//! The templates are grouped by operation family: `memory` (load, store), `carry`
+//! (mulx, addcarry, subborrow), `arith` (add, sub, mul), `logic` (and/or/xor, masks,
+//! not, lnot, cmovznz, cast) and `shift` (shl, shr, sar, sext, shrd). This module
+//! dispatches on the operation and holds what the families share.
+//!
+//! A template must never emit a branch or a memory access whose address depends on data,
+//! and must never write a flag except through `emit`.
+
+mod arith;
+mod carry;
+mod logic;
+mod memory;
+mod shift;
+
+use cryptopt_ir::{InstData, Op, Operand as IrOperand};
+use cryptopt_x86::Reg;
+
+use super::{Generator, Owner};
+use crate::error::{Error, Result};
+
+impl Generator<'_> {
+    pub(super) fn select(&mut self, d: &InstData) -> Result<()> {
+        match d.op {
+            Op::Load { param, index } => self.t_load(d, param, index),
+            Op::Store { ret, index } => self.t_store(d, ret, index),
+            Op::Mulx { size: 64 } => self.t_mulx(d),
+            Op::AddCarry { size: 64 } => self.t_addcarry(d),
+            Op::SubBorrow { size: 64 } => self.t_subborrow(d),
+            Op::AddCarry { size } | Op::SubBorrow { size } => self.t_carry_narrow(d, size),
+            Op::Add => self.t_add(d),
+            Op::Sub => self.t_sub(d),
+            Op::Mul => self.t_mul(d),
+            Op::And | Op::Or | Op::Xor => self.t_bitwise(d),
+            Op::Not => self.t_not(d),
+            Op::LNot => self.t_lnot(d),
+            Op::Shl | Op::Shr => self.t_shift(d),
+            Op::Sar { from } => self.t_sar(d, from),
+            Op::Sext { from } => self.t_sext(d, from),
+            Op::Shrd { n } => self.t_shrd(d, n),
+            Op::Cmovznz => self.t_cmov(d),
+            Op::Cast => self.t_cast(d),
+            Op::Mulx { size } => Err(Error::Unsupported(format!("mulx of size {size}"))),
+        }
+    }
+
+    /// A result register: the register of an operand that dies here if there is one
+    /// among `reuse` (and is not pinned by something else), else a fresh one.
+    fn result_reg(&mut self, reuse: &[IrOperand]) -> Result<Reg> {
+        for &o in reuse {
+            if let IrOperand::Value(v) = o {
+                if let Some(r) = self.st.v_reg[v.index()] {
+                    if self.dies_here(o) {
+                        self.st.v_reg[v.index()] = None;
+                        self.st.owner[r.index()] = Owner::Temp;
+                        self.pin(r);
+                        return Ok(r);
+                    }
+                }
+            }
+        }
+        self.fresh()
+    }
+}

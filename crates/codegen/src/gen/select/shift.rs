@@ -1,0 +1,108 @@
+//! Templates for shifts by constants: `shl`/`shr` (or `shlx`/`shrx`, or `lea` for small
+//! left shifts), the lowered dialect's `sar`, `sext` and `shrd`; see the table in
+//! `select`.
+//!
+//! They must never shift by a variable amount (the IR's shift amounts are constants;
+//! anything else is refused as unsupported).
+
+use cryptopt_ir::{InstData, Op};
+use cryptopt_x86::{Inst, Mem, Mnemonic as M, Operand as X, Size};
+
+use crate::candidate::DecisionSlot;
+use crate::error::{Error, Result};
+use crate::gen::Generator;
+
+impl Generator<'_> {
+    pub(super) fn t_shift(&mut self, d: &InstData) -> Result<()> {
+        let x = d.args[0];
+        let n = d.args[1]
+            .constant()
+            .ok_or_else(|| Error::Unsupported("variable shift amount".into()))?;
+        let left = d.op == Op::Shl;
+        if n >= 64 {
+            let dst = self.fresh()?;
+            self.load_const(dst, 0);
+            return self.finish_result(d, dst);
+        }
+        let alternatives = if left && n <= 3 { 3 } else { 2 };
+        let dst = match self.decide(DecisionSlot::Flavor, alternatives) {
+            0 => {
+                let dst = self.dest_from(x)?;
+                if n > 0 {
+                    let mn = if left { M::Shl } else { M::Shr };
+                    self.emit(Inst::op2(mn, X::r64(dst), X::Imm(n as i64)), None)?;
+                }
+                dst
+            }
+            1 => {
+                let src = self.operand(x, true, false)?;
+                let cnt = self.fresh()?;
+                self.load_const(cnt, n as u64);
+                let dst = self.result_reg(&[x])?;
+                let mn = if left { M::Shlx } else { M::Shrx };
+                self.emit(Inst::op3(mn, X::r64(dst), src, X::r64(cnt)), None)?;
+                dst
+            }
+            _ => {
+                let rx = self.reg_operand(x)?;
+                let m = Mem {
+                    base: None,
+                    index: Some(rx),
+                    scale: 1 << n,
+                    disp: 0,
+                    size: Size::B64,
+                };
+                let dst = self.result_reg(&[x])?;
+                self.emit(Inst::op2(M::Lea, X::r64(dst), X::Mem(m)), None)?;
+                dst
+            }
+        };
+        self.finish_result(d, dst)
+    }
+
+    pub(super) fn t_sar(&mut self, d: &InstData, from: u8) -> Result<()> {
+        let n = d.args[1]
+            .constant()
+            .ok_or_else(|| Error::Unsupported("variable shift amount".into()))?;
+        let dst = self.dest_from(d.args[0])?;
+        let up = 64 - from as u32;
+        if up > 0 {
+            self.emit(Inst::op2(M::Shl, X::r64(dst), X::Imm(up as i64)), None)?;
+        }
+        let total = (up as u128 + n).min(63);
+        if total > 0 {
+            self.emit(Inst::op2(M::Sar, X::r64(dst), X::Imm(total as i64)), None)?;
+        }
+        self.finish_result(d, dst)
+    }
+
+    pub(super) fn t_sext(&mut self, d: &InstData, from: u8) -> Result<()> {
+        let dst = self.dest_from(d.args[0])?;
+        let up = 64 - from as i64;
+        if up > 0 {
+            self.emit(Inst::op2(M::Shl, X::r64(dst), X::Imm(up)), None)?;
+            self.emit(Inst::op2(M::Sar, X::r64(dst), X::Imm(up)), None)?;
+        }
+        self.finish_result(d, dst)
+    }
+
+    pub(super) fn t_shrd(&mut self, d: &InstData, n: u8) -> Result<()> {
+        let (lo, hi) = (d.args[0], d.args[1]);
+        let dst = self.dest_from(lo)?;
+        if self.decide(DecisionSlot::Flavor, 2) == 0 {
+            let rh = self.reg_operand(hi)?;
+            self.emit(
+                Inst::op3(M::Shrd, X::r64(dst), X::r64(rh), X::Imm(n as i64)),
+                None,
+            )?;
+        } else {
+            let src = self.operand(hi, true, false)?;
+            let t = self.fresh()?;
+            self.emit(Inst::op2(M::Mov, X::r64(t), src), None)?;
+            self.emit(Inst::op2(M::Shr, X::r64(dst), X::Imm(n as i64)), None)?;
+            self.emit(Inst::op2(M::Shl, X::r64(t), X::Imm(64 - n as i64)), None)?;
+            self.emit(Inst::op2(M::Or, X::r64(dst), X::r64(t)), None)?;
+        }
+        self.finish_result(d, dst)
+    }
+}
