@@ -134,7 +134,6 @@ impl Deps {
 pub struct Candidate {
     /// Instructions of the lowered function, in emission order (serialized as plain
     /// indices, the form saved states have always had).
-    #[serde(with = "crate::inst_serde::seq")]
     pub order: Vec<Inst>,
     /// Decision bytes per instruction (indexed by instruction, not by position).
     pub decisions: Vec<[u8; SLOTS]>,

@@ -14,7 +14,6 @@
 //!   its own child module) and its templates (`gen::select`, documented there as a
 //!   table);
 //! * [`bounds`]: the range analysis that saves truncations;
-//! * [`inst_serde`]: instruction indices in saved candidates and states.
 //!
 //! The generator is the hot path of the optimizer: reuse one [`Generator`] per function
 //! and options. It must never emit branches or data-dependent addresses.
@@ -23,7 +22,6 @@ pub mod bounds;
 pub mod candidate;
 pub mod error;
 pub mod gen;
-pub mod inst_serde;
 pub mod options;
 
 pub use candidate::{Candidate, DecisionSlot, Deps, Hot, SLOTS};

@@ -101,8 +101,12 @@ impl fmt::Display for Ty {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Value(pub u32);
 
-/// An instruction: index into [`Function::insts`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+/// An instruction: index into [`Function::insts`]. Serialized as its plain `u32`
+/// index (saved candidates and search states depend on that form).
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
+#[serde(transparent)]
 pub struct Inst(pub u32);
 
 impl Value {

@@ -163,8 +163,10 @@ impl<'a> Oracle<'a> {
         Ok(())
     }
 
-    /// The program that differed last (index into `names`) and the message.
-    pub fn culprit(&self) -> Option<&(usize, String)> {
-        self.culprit.as_ref()
+    /// The program that differed (index into `names`) and the message, taken out (the
+    /// next measurement starts without one). Keep one `Oracle` across measurements: its
+    /// interpreter scratch space is reused.
+    pub fn take_culprit(&mut self) -> Option<(usize, String)> {
+        self.culprit.take()
     }
 }

@@ -25,7 +25,6 @@ pub enum Mutation {
     Permutation { from: u32, to: u32 },
     /// Decision of an instruction set to another alternative.
     Decision {
-        #[serde(with = "cryptopt_codegen::inst_serde")]
         inst: Inst,
         slot: u8,
         alternative: u8,

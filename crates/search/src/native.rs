@@ -14,8 +14,9 @@ use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use cryptopt_codegen::{Candidate, Generator, Hot};
-use cryptopt_ir::{interp, Function};
+use cryptopt_ir::Function;
 use cryptopt_measure::counter::Counter;
+use cryptopt_measure::diff::Oracle;
 use cryptopt_measure::timing::{self, Config};
 use cryptopt_measure::ExecMem;
 use cryptopt_x86::encode::Assembler;
@@ -31,6 +32,9 @@ struct CodeSlot {
     insts: usize,
 }
 
+/// The programs of one comparison, in measurement order (for mismatch messages).
+const PROGRAMS: [&str; 3] = ["current candidate", "mutant", "C baseline"];
+
 pub struct Native<'f> {
     /// The function the outputs are checked against (the lowered one is equal and
     /// faster to interpret; the tests of `ir` establish the equality).
@@ -44,7 +48,8 @@ pub struct Native<'f> {
     counter: &'f Counter,
     cfg: Config,
     rng: Xoshiro256PlusPlus,
-    scratch: Vec<u128>,
+    /// The interpreter check of every round (kept: its scratch space is reused).
+    oracle: Oracle<'f>,
     /// Every `verify_every`-th kept candidate is handed to `verify` (0: never).
     pub verify_every: u64,
     pub verify: Option<Verifier<'f>>,
@@ -85,7 +90,7 @@ impl<'f> Native<'f> {
             counter,
             cfg,
             rng: Xoshiro256PlusPlus::seed_from_u64(seed ^ 0x006d_6561_7375_7265),
-            scratch: Vec::new(),
+            oracle: Oracle::new(reference, &PROGRAMS),
             verify_every: 0,
             verify: None,
             kept: 0,
@@ -167,24 +172,9 @@ impl Evaluator for Native<'_> {
         )?;
         let programs = [self.cur.mem.ptr(), self.mutant.mem.ptr(), self.baseline];
         let reference = self.reference;
-        let scratch = &mut self.scratch;
-        let mut culprit: Option<(usize, String)> = None;
-        let mut check =
-            |inputs: &[Vec<u128>], outs: &[Vec<Vec<u128>>]| -> cryptopt_measure::Result<()> {
-                let want = interp::run_with(reference, inputs, scratch)
-                    .map_err(|e| cryptopt_measure::Error::Mismatch(e.to_string()))?;
-                for (p, got) in outs.iter().enumerate() {
-                    if *got != want {
-                        let what = ["current candidate", "mutant", "C baseline"][p.min(2)];
-                        let msg = format!(
-                            "{what} computed {got:x?} instead of {want:x?} on inputs {inputs:x?}"
-                        );
-                        culprit = Some((p, msg.clone()));
-                        return Err(cryptopt_measure::Error::Mismatch(msg));
-                    }
-                }
-                Ok(())
-            };
+        let oracle = &mut self.oracle;
+        oracle.take_culprit();
+        let mut check = |inputs: &[Vec<u128>], outs: &[Vec<Vec<u128>>]| oracle.check(inputs, outs);
         // SAFETY: the candidates were generated for this function and checked for ABI
         // conformance by the test suite; the baseline is the caller's promise (`new`).
         let m = unsafe {
@@ -200,7 +190,7 @@ impl Evaluator for Native<'_> {
         let m = match m {
             Ok(m) => m,
             Err(e) => {
-                if let Some((p, message)) = culprit {
+                if let Some((p, message)) = self.oracle.take_culprit() {
                     let candidate = Box::new(if p == 0 {
                         current.clone()
                     } else {
