@@ -124,6 +124,17 @@ pub enum Size {
 }
 
 impl Size {
+    /// The size of `bytes` bytes (1, 2, 4 or 8).
+    pub fn from_bytes(bytes: u32) -> Option<Size> {
+        match bytes {
+            1 => Some(Size::B8),
+            2 => Some(Size::B16),
+            4 => Some(Size::B32),
+            8 => Some(Size::B64),
+            _ => None,
+        }
+    }
+
     pub fn bits(self) -> u32 {
         match self {
             Size::B8 => 8,

@@ -6,7 +6,7 @@
 //! They must never read an input element after an output that may alias it is written
 //! (`t_store` first protects aliased inputs), and never address memory through data.
 
-use cryptopt_ir::{InstData, Operand as IrOperand};
+use cryptopt_ir::{InstData, Operand as IrOperand, Ty};
 use cryptopt_x86::{Inst, Mem, Mnemonic as M, Operand as X, Size};
 
 use crate::error::{Error, Result};
@@ -28,7 +28,7 @@ impl Generator<'_> {
                 self.st.abi_mem_live[k as usize] += 1;
                 return Ok(());
             }
-            let (size, stride) = elem_size(ty.bits);
+            let (size, stride) = elem_size(ty);
             let m = Mem::at(self.abi_ptr(k)?, stride * index as i32, size);
             let r = self.fresh()?;
             let i = match size {
@@ -76,7 +76,7 @@ impl Generator<'_> {
         self.protect_aliased_inputs(ret as usize)?;
         let k = self.ret_abi[ret as usize];
         let ty = self.f.returns[ret as usize].ty;
-        let (size, stride) = elem_size(ty.bits);
+        let (size, stride) = elem_size(ty);
         let a = d.args[0];
         // A u1 output straight from a flag.
         if let IrOperand::Value(v) = a {
@@ -100,13 +100,10 @@ impl Generator<'_> {
     }
 }
 
-/// The memory size and stride of an array element of `bits` bits (u1 is a byte, as in
-/// Fiat's C, where `fiat_uint1` is `unsigned char`).
-fn elem_size(bits: u8) -> (Size, i32) {
-    match bits {
-        0..=8 => (Size::B8, 1),
-        9..=16 => (Size::B16, 2),
-        17..=32 => (Size::B32, 4),
-        _ => (Size::B64, 8),
-    }
+/// The memory size and stride of an array element of type `ty` ([`Ty::elem_bytes`], the
+/// one home of that rule).
+fn elem_size(ty: Ty) -> (Size, i32) {
+    let bytes = ty.elem_bytes();
+    let size = Size::from_bytes(bytes).expect("element sizes are 1, 2, 4 or 8 bytes");
+    (size, bytes as i32)
 }
