@@ -684,7 +684,7 @@ fn three_page_program() {
 
 /// Cost of one checked call (run with `--ignored --nocapture`, in release).
 #[test]
-#[ignore]
+#[ignore = "a timing report, not a test: run with --ignored --nocapture in release"]
 fn call_cost() {
     let h = Harness::new();
     let n = 10_000_000;

@@ -478,7 +478,7 @@ fn cpu_description() {
 
 /// A sample measurement for reports (`--ignored --nocapture`, ideally in release).
 #[test]
-#[ignore]
+#[ignore = "a sample measurement for reports: run with --ignored --nocapture in release"]
 fn sample_report() {
     counter::pin_to_cpu(counter::current_cpu().unwrap_or(0)).unwrap();
     let (c, why) = counter::detect();
@@ -535,7 +535,7 @@ fn sample_report() {
 /// Identical programs, alone and next to a slow one, measured repeatedly (a diagnostic:
 /// `--ignored --nocapture`, in release).
 #[test]
-#[ignore]
+#[ignore = "a measurement diagnostic: run with --ignored --nocapture in release"]
 fn identical_programs() {
     let (c, _) = counter::detect();
     let f = binary("add", Ty::U64, 1);
