@@ -198,13 +198,7 @@ mod tests {
     use cryptopt_ir::func::Ty;
 
     fn arr(name: &str, n: u32) -> Param {
-        Param {
-            name: name.into(),
-            ty: Ty::U64,
-            len: Some(n),
-            lbound: vec![0; n as usize],
-            ubound: vec![u64::MAX as u128; n as usize],
-        }
+        Param::unbounded(name, Ty::U64, Some(n))
     }
 
     /// Every way the generators store an output survives the round trip: a value

@@ -306,6 +306,19 @@ pub struct Param {
 }
 
 impl Param {
+    /// A parameter whose every element may be any value of its type (bounds `[0,
+    /// ty.mask()]`): a scalar for `len: None`, an array of `n` for `Some(n)`.
+    pub fn unbounded(name: &str, ty: Ty, len: Option<u32>) -> Param {
+        let n = len.unwrap_or(1) as usize;
+        Param {
+            name: name.to_string(),
+            ty,
+            len,
+            lbound: vec![0; n],
+            ubound: vec![ty.mask(); n],
+        }
+    }
+
     /// Number of elements (1 for a scalar).
     pub fn elems(&self) -> usize {
         self.len.unwrap_or(1) as usize

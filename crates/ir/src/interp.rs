@@ -189,13 +189,7 @@ mod tests {
     use crate::func::Param;
 
     fn p(name: &str, ty: Ty) -> Param {
-        Param {
-            name: name.into(),
-            ty,
-            len: None,
-            lbound: vec![0],
-            ubound: vec![ty.mask()],
-        }
+        Param::unbounded(name, ty, None)
     }
 
     /// One operation on two inputs of the given types, result of type `rt`; returns

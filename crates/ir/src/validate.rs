@@ -251,14 +251,7 @@ mod tests {
     use crate::func::{Param, Value};
 
     fn param(name: &str, ty: Ty, len: Option<u32>) -> Param {
-        let n = len.unwrap_or(1) as usize;
-        Param {
-            name: name.into(),
-            ty,
-            len,
-            lbound: vec![0; n],
-            ubound: vec![ty.mask(); n],
-        }
+        Param::unbounded(name, ty, len)
     }
 
     /// A broken function: the validator reports every problem, not only the first.

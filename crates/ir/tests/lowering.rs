@@ -148,13 +148,7 @@ const TYPES: &[Ty] = &[
 type Step = (u8, usize, [usize; 3], u128, u8);
 
 fn scalar(name: &str) -> Param {
-    Param {
-        name: name.into(),
-        ty: Ty::U64,
-        len: None,
-        lbound: vec![0],
-        ubound: vec![u64::MAX as u128],
-    }
+    Param::unbounded(name, Ty::U64, None)
 }
 
 /// Builds a verified Fiat-dialect function from random steps.

@@ -237,14 +237,7 @@ mod tests {
     use super::*;
 
     fn param(name: &str, ty: Ty, len: Option<u32>) -> Param {
-        let n = len.unwrap_or(1) as usize;
-        Param {
-            name: name.to_string(),
-            ty,
-            len,
-            lbound: vec![0; n],
-            ubound: vec![ty.mask(); n],
-        }
+        Param::unbounded(name, ty, len)
     }
 
     /// `broken_guard` finds exactly the words outside every buffer (data rounded up to

@@ -300,13 +300,7 @@ fn packed_wrapper(f: &Function) -> (Function, String) {
         }
     }
     s += "}\n";
-    let array = |name: &str, n: usize| Param {
-        name: name.to_string(),
-        ty: Ty::U64,
-        len: Some(n as u32),
-        lbound: vec![0; n],
-        ubound: vec![u64::MAX.into(); n],
-    };
+    let array = |name: &str, n: usize| Param::unbounded(name, Ty::U64, Some(n as u32));
     let sig = Function::new(name, vec![array("in", n_in)], vec![array("out", n_out)]);
     (sig, s)
 }

@@ -22,14 +22,7 @@ fn load(body: Body) -> ExecMem {
 }
 
 fn param(name: &str, ty: Ty, len: Option<u32>) -> Param {
-    let n = len.unwrap_or(1) as usize;
-    Param {
-        name: name.to_string(),
-        ty,
-        len,
-        lbound: vec![0; n],
-        ubound: vec![ty.mask(); n],
-    }
+    Param::unbounded(name, ty, len)
 }
 
 /// `fn(out1: ty[len], arg1: ty[len], arg2: ty[len])`.

@@ -23,13 +23,7 @@ fn cpu_agrees() {
     const TESTED: [Reg; 13] = [
         Rax, Rbx, Rcx, Rdx, Rbp, R8, R9, R10, R11, R12, R13, R14, R15,
     ];
-    let param = |name: &str, n: usize| Param {
-        name: name.into(),
-        ty: Ty::U64,
-        len: Some(n as u32),
-        lbound: vec![0; n],
-        ubound: vec![u64::MAX as u128; n],
-    };
+    let param = |name: &str, n: usize| Param::unbounded(name, Ty::U64, Some(n as u32));
     let f = Function::new("snippet", vec![param("arg1", 13)], vec![param("out1", 16)]);
     // (setup, CF, OF, ZF, SF)
     let setups: [(&str, [u128; 4]); 4] = [
