@@ -29,7 +29,7 @@ use cryptopt_measure::baseline::CompiledC;
 use cryptopt_measure::counter;
 use cryptopt_measure::diff::Oracle;
 use cryptopt_measure::stats::{self, geomean, Compared};
-use cryptopt_measure::timing::{Config, Mode};
+use cryptopt_measure::timing::{self, Config, Mode};
 use cryptopt_measure::ExecMem;
 use cryptopt_x86::Program;
 
@@ -192,6 +192,13 @@ pub fn command(args: BenchArgs) -> Result<()> {
         }
         let mut programs = vec![ours.ptr()];
         programs.extend(compiled.iter().map(|c| c.ptr()));
+        // Each program's name in mismatch messages, in measurement order.
+        let mut names = vec!["cryptopt".to_string()];
+        names.extend(
+            args.compilers
+                .iter()
+                .map(|cc| format!("the C baseline of {cc}")),
+        );
         // External programs: proved, run against the interpreter, then measured too.
         let mut columns: Vec<Option<usize>> = (1..programs.len()).map(Some).collect();
         let mut loaded = Vec::new();
@@ -215,6 +222,7 @@ pub fn command(args: BenchArgs) -> Result<()> {
             check_baseline(f, mem.ptr(), &format!("--compare {name}"))?;
             columns.push(Some(programs.len()));
             programs.push(mem.ptr());
+            names.push(format!("--compare {name}"));
             loaded.push(mem);
         }
         let spread = |c: Compared| Compared {
@@ -223,11 +231,20 @@ pub fn command(args: BenchArgs) -> Result<()> {
                 .collect(),
             agreed: c.agreed,
         };
-        let through = spread(compare(f, &programs, Mode::Throughput, &counter, &args)?);
-        let latency = if latency_possible(f) {
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        let through = spread(compare(
+            f,
+            &programs,
+            &names,
+            Mode::Throughput,
+            &counter,
+            &args,
+        )?);
+        let latency = if timing::latency_possible(f) {
             Some(spread(compare(
                 f,
                 &programs,
+                &names,
                 Mode::Latency,
                 &counter,
                 &args,
@@ -332,18 +349,12 @@ fn resolve(args: &BenchArgs) -> Result<(Vec<Function>, String)> {
     Ok((out, format!("Fiat JSON in {}", dir.display())))
 }
 
-fn latency_possible(f: &Function) -> bool {
-    match (f.returns.first(), f.params.first()) {
-        (Some(o), Some(a)) => o.len.is_some() && o.len == a.len && o.ty == a.ty,
-        _ => false,
-    }
-}
-
 /// Repeated interleaved measurement with the halves t-test ([`stats::compare`]), every
 /// round's outputs checked against the interpreter.
 fn compare(
     f: &Function,
     programs: &[*const u8],
+    names: &[&str],
     mode: Mode,
     counter: &counter::Counter,
     args: &BenchArgs,
@@ -354,16 +365,7 @@ fn compare(
         mode,
     };
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(args.seed ^ 0xbe4c);
-    let names: Vec<&str> = (0..programs.len())
-        .map(|p| {
-            if p == 0 {
-                "cryptopt's program"
-            } else {
-                "a compared program"
-            }
-        })
-        .collect();
-    let mut oracle = Oracle::new(f, &names);
+    let mut oracle = Oracle::new(f, names);
     let mut check = |inputs: &[Vec<u128>], outs: &[Vec<Vec<u128>>]| oracle.check(inputs, outs);
     // SAFETY: every program was checked against the interpreter before.
     let c = unsafe {

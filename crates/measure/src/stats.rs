@@ -170,8 +170,9 @@ mod tests {
         // Noise around one value: alike (for this seed).
         let mut noisy: Vec<f64> = (0..20).map(|i| 100.0 + (i % 5) as f64).collect();
         assert!(halves_agree(&mut noisy, &mut rng));
-        // Two clusters far apart cannot both be split evenly every time; a constant
-        // half against another constant half is told apart whenever the split is clean.
+        // Four 1s and four 9s: a split with all 1s in one half (2 of the 70 splits) has
+        // two constant halves with different means, which the test must tell apart;
+        // every other split is alike at 5%.
         let mut split = [1.0, 1.0, 1.0, 1.0, 9.0, 9.0, 9.0, 9.0];
         let told_apart = (0..200)
             .filter(|_| !halves_agree(&mut split, &mut rng))

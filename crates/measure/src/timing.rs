@@ -241,18 +241,23 @@ unsafe fn time_batch(
 }
 
 /// Checks that latency mode can chain out1 into arg1 of `f`.
+/// Can `f` be measured in [`Mode::Latency`]: is `out1` an array of the shape of `arg1`
+/// (so that each call's output can be the next call's input)?
+pub fn latency_possible(f: &Function) -> bool {
+    matches!((f.returns.first(), f.params.first()), (Some(o), Some(a))
+        if a.len.is_some() && o.len == a.len && o.ty.bits == a.ty.bits)
+}
+
 fn latency_shape(f: &Function) -> Result<()> {
     let shape = |p: Option<&cryptopt_ir::Param>, by_value: bool| match p {
         None => "(none)".to_string(),
         Some(p) if by_value && p.len.is_none() => format!("{} (a scalar by value)", p.shape()),
         Some(p) => p.shape(),
     };
-    let (out1, arg1) = (f.returns.first(), f.params.first());
-    let ok = matches!((out1, arg1), (Some(o), Some(a))
-        if a.len.is_some() && o.len == a.len && o.ty.bits == a.ty.bits);
-    if ok {
+    if latency_possible(f) {
         return Ok(());
     }
+    let (out1, arg1) = (f.returns.first(), f.params.first());
     Err(Error::LatencyShape {
         function: f.name.clone(),
         out1: shape(out1, false),

@@ -290,6 +290,55 @@ fn check_error_stops_measurement() {
     assert_eq!(rounds, 3);
 }
 
+/// Which signatures latency mode accepts: out1 an array of arg1's shape.
+#[test]
+fn latency_possible_cases() {
+    let sig = |out1: Param, arg1: Param| Function::new("f", vec![arg1], vec![out1]);
+    let cases = [
+        (binary("add", Ty::U64, 4), true),
+        (binary("bytes", Ty::U8, 32), true),
+        (
+            sig(
+                param("out1", Ty::U64, Some(2)),
+                param("arg1", Ty::U64, Some(1)),
+            ),
+            false,
+        ),
+        (
+            sig(
+                param("out1", Ty::U32, Some(4)),
+                param("arg1", Ty::U64, Some(4)),
+            ),
+            false,
+        ),
+        (
+            sig(
+                param("out1", Ty::U64, Some(1)),
+                param("arg1", Ty::U64, None),
+            ),
+            false,
+        ),
+        (
+            sig(param("out1", Ty::U64, None), param("arg1", Ty::U64, None)),
+            false,
+        ),
+        (
+            Function::new("f", vec![], vec![param("out1", Ty::U64, Some(1))]),
+            false,
+        ),
+    ];
+    for (f, want) in cases {
+        let shape = |ps: &[Param]| ps.iter().map(Param::shape).collect::<Vec<_>>().join(", ");
+        assert_eq!(
+            timing::latency_possible(&f),
+            want,
+            "{} -> {}",
+            shape(&f.params),
+            shape(&f.returns)
+        );
+    }
+}
+
 #[test]
 fn refusals() {
     let (counter, _) = counter::detect();

@@ -172,8 +172,9 @@ impl Evaluator for Native<'_> {
         )?;
         let programs = [self.cur.mem.ptr(), self.mutant.mem.ptr(), self.baseline];
         let reference = self.reference;
+        // The oracle holds no culprit here: a mismatch ends the measurement, and its
+        // culprit is taken below.
         let oracle = &mut self.oracle;
-        oracle.take_culprit();
         let mut check = |inputs: &[Vec<u128>], outs: &[Vec<Vec<u128>>]| oracle.check(inputs, outs);
         // SAFETY: the candidates were generated for this function and checked for ABI
         // conformance by the test suite; the baseline is the caller's promise (`new`).
