@@ -68,8 +68,9 @@ pub(crate) fn check_natively(
 }
 
 /// Runs the machine code at `ptr` against the interpreter on `f`'s edge cases and
-/// `random` random inputs, under each aliasing in `alias`; a difference is a CheckFailed
-/// that names `what`.
+/// `random` random inputs, under each aliasing in `alias` ([`Runner::check_at`]); a
+/// difference (an output, or a write outside the output buffers) is a CheckFailed that
+/// names `what`.
 ///
 /// # Safety
 /// `ptr` must be executable code with `f`'s System V signature (it is called through
@@ -90,12 +91,13 @@ pub(crate) unsafe fn check_code(
         let want = cryptopt_ir::interp::run(f, x)?;
         for &a in alias {
             // SAFETY: the caller's promise.
-            let got = unsafe { runner.run_at(ptr, f, x, a) }?;
-            if got != want {
-                return Err(CheckFailed(format!(
-                    "{what} differs from the interpreter (aliasing {a:?}) on {x:x?}: {got:x?} instead of {want:x?}"
-                ))
-                .into());
+            match unsafe { runner.check_at(ptr, f, x, &want, a) } {
+                Err(cryptopt_measure::Error::Mismatch(m)) => {
+                    return Err(
+                        CheckFailed(format!("{what} differs from the interpreter: {m}")).into(),
+                    )
+                }
+                r => r?,
             }
         }
     }

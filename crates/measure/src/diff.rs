@@ -107,7 +107,27 @@ impl Runner {
         want: &[Vec<u128>],
         pairing: Pairing,
     ) -> Result<()> {
-        let got = self.run(f, inputs, pairing)?;
+        let code = self.mem.ptr();
+        // SAFETY: the loaded code is what `load` put there.
+        unsafe { self.check_at(code, f, inputs, want, pairing) }
+    }
+
+    /// [`Runner::check_against`] for a function somewhere else in memory (e.g. from
+    /// `dlopen`): an output that differs from `want` is an [`Error::Mismatch`] naming the
+    /// first differing element.
+    ///
+    /// # Safety
+    /// As [`Runner::run_at`].
+    pub unsafe fn check_at(
+        &mut self,
+        code: *const u8,
+        f: &Function,
+        inputs: &[Vec<u128>],
+        want: &[Vec<u128>],
+        pairing: Pairing,
+    ) -> Result<()> {
+        // SAFETY: the caller's promise.
+        let got = unsafe { self.run_at(code, f, inputs, pairing) }?;
         if got != want {
             let (r, i) = want
                 .iter()

@@ -607,3 +607,33 @@ fn identical_programs() {
         }
     }
 }
+
+/// The differential runner's comparison (`Runner::check_at`, through the trampoline):
+/// the right program passes, a wrong one is a mismatch naming the first differing
+/// output element and both values.
+#[test]
+fn runner_check_at_names_the_first_difference() {
+    use cryptopt_measure::diff::{Pairing, Runner};
+    let f = binary("add", Ty::U64, 1);
+    let (good, bad) = (load(add), load(add_off_by_one));
+    let x = vec![vec![5], vec![7]];
+    let want = expect_add(&x);
+    let mut runner = Runner::new().unwrap();
+    // SAFETY: both programs have f's signature.
+    unsafe { runner.check_at(good.ptr(), &f, &x, &want, Pairing::Distinct) }.unwrap();
+    let e = unsafe { runner.check_at(bad.ptr(), &f, &x, &want, Pairing::Distinct) }.unwrap_err();
+    assert!(matches!(e, Error::Mismatch(_)), "{e:?}");
+    assert_eq!(
+        e.to_string(),
+        "out1[0] = 0xd, expected 0xc (aliasing Distinct) on inputs [[5], [7]]"
+    );
+}
+
+/// `out[0] = a[0] + b[0] + 1` (a wrong `add`).
+fn add_off_by_one(a: &mut CodeAssembler) -> Result<(), IcedError> {
+    a.mov(rax, qword_ptr(rsi))?;
+    a.add(rax, qword_ptr(rdx))?;
+    a.inc(rax)?;
+    a.mov(qword_ptr(rdi), rax)?;
+    a.ret()
+}
