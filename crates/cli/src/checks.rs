@@ -26,8 +26,10 @@ impl std::error::Error for CheckFailed {}
 /// Proves `program` equivalent to `f` under the aliasing `opts` allows; a program that
 /// is not proved is a CheckFailed (exit 1) with the checker's report.
 pub(crate) fn prove(f: &Function, program: &cryptopt_x86::Program, opts: &Options) -> Result<()> {
-    let aliasing = opts.aliasing;
-    match cryptopt_verify::check(f, program, cryptopt_verify::CheckOptions { aliasing })? {
+    let opts = cryptopt_verify::CheckOptions {
+        aliasing: opts.aliasing,
+    };
+    match cryptopt_verify::check(f, program, opts)? {
         cryptopt_verify::Verdict::Equivalent => Ok(()),
         cryptopt_verify::Verdict::NotEquivalent(report) => {
             // One line: the first problem, shortened (`cryptopt check` prints them all).
