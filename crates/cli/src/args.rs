@@ -223,6 +223,32 @@ impl FieldArgs {
     }
 }
 
+/// The default budget of `optimize` and `bench` (one home: both commands use it).
+pub(crate) const DEFAULT_EVALS: &str = "100k";
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, Default)]
+pub(crate) enum CounterArg {
+    /// The least noisy counter that works here (measured at start-up), the cheaper to
+    /// read on a tie.
+    #[default]
+    Auto,
+    /// lfence;rdtsc;lfence (every x86-64 machine).
+    Tsc,
+    /// Core cycles of the measuring thread through perf_event and rdpmc.
+    CoreCycles,
+}
+
+impl CounterArg {
+    pub(crate) fn choice(self) -> cryptopt_measure::counter::Choice {
+        use cryptopt_measure::counter::Choice;
+        match self {
+            CounterArg::Auto => Choice::Auto,
+            CounterArg::Tsc => Choice::Tsc,
+            CounterArg::CoreCycles => Choice::CoreCycles,
+        }
+    }
+}
+
 #[derive(clap::ValueEnum, Clone, Copy, Debug)]
 pub(crate) enum MeasureArg {
     Throughput,
@@ -239,7 +265,7 @@ pub(crate) struct OptimizeArgs {
     #[command(flatten)]
     pub field: FieldArgs,
     /// Evaluations (mutants measured): a number, or with a k/M suffix (10k).
-    #[arg(long, default_value = "10k", value_parser = parse_count)]
+    #[arg(long, default_value = DEFAULT_EVALS, value_parser = parse_count)]
     pub evals: u64,
     /// Independent runs before the best one continues (bet-and-run).
     #[arg(long, default_value_t = 10)]
@@ -268,6 +294,9 @@ pub(crate) struct OptimizeArgs {
     /// CPU to pin the measuring thread to.
     #[arg(long, default_value_t = 0)]
     pub cpu: usize,
+    /// The clock batches are timed with.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub counter: CounterArg,
     /// Output folder; results go to DIR/<function>/.
     #[arg(long, default_value = "cryptopt-out")]
     pub out: PathBuf,
@@ -320,10 +349,12 @@ pub(crate) struct BenchArgs {
     /// Functions by name (e.g. fiat_p256_mul), comma-separated.
     #[arg(long, value_delimiter = ',')]
     pub functions: Vec<String>,
-    /// Evaluations per function (the default makes `--paper` take about 30 minutes on a
-    /// 2-core machine: about 100 s of optimization per function, two at a time).
-    #[arg(long, default_value = "100k", value_parser = parse_count)]
+    /// Evaluations per function (the same default as `optimize`).
+    #[arg(long, default_value = DEFAULT_EVALS, value_parser = parse_count)]
     pub evals: u64,
+    /// The clock batches are timed with.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub counter: CounterArg,
     /// Baseline compilers (each with -O3 -march=native -mtune=native).
     #[arg(long, value_delimiter = ',', default_value = "gcc,clang-19")]
     pub compilers: Vec<String>,
@@ -343,6 +374,10 @@ pub(crate) struct BenchArgs {
     /// Batches per measurement.
     #[arg(long, default_value_t = 31)]
     pub batches: usize,
+    /// Measure the programs an earlier run wrote to --out instead of optimizing again
+    /// (each is proved and run against the interpreter again).
+    #[arg(long)]
+    pub reuse: bool,
     /// Also measure an external implementation (NASM or GNU as, a function with the same
     /// name and C signature), after proving it equivalent: `--compare old=old.asm`.
     #[arg(long = "compare", value_name = "NAME=FILE.asm")]

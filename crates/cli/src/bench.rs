@@ -66,8 +66,16 @@ pub const PAPER: [(&str, &str); 18] = [
     ),
 ];
 
-/// The winner of one optimization and the seconds it took, or why it failed.
-type Optimized = Result<(Program, f64), String>;
+/// The winner of one optimization (or of an earlier run, with `--reuse`), or why it
+/// failed.
+type Optimized = Result<Winner, String>;
+
+struct Winner {
+    program: Program,
+    /// Seconds and evaluations the optimization took (0 for a reused program).
+    seconds: f64,
+    evals: u64,
+}
 
 /// One row of the report.
 struct Line {
@@ -77,6 +85,7 @@ struct Line {
     throughput: Compared,
     latency: Option<Compared>,
     optimize_seconds: f64,
+    evals_per_second: f64,
 }
 
 /// `cryptopt bench`: optimize every function, compare, write the reports.
@@ -134,6 +143,14 @@ pub fn command(args: BenchArgs) -> Result<()> {
                     i
                 };
                 let Some(f) = functions.get(i) else { return };
+                if args.reuse {
+                    let r = reuse(f, args, opts, worker % ncpu).map_err(|e| format!("{e:#}"));
+                    if let Err(e) = &r {
+                        eprintln!("reusing {} failed: {e}", f.name);
+                    }
+                    results.lock().expect("results")[i] = Some(r);
+                    continue;
+                }
                 let t = Instant::now();
                 let job = Job {
                     f,
@@ -150,19 +167,30 @@ pub fn command(args: BenchArgs) -> Result<()> {
                         cyclegoal: 10_000,
                         batches: args.batches,
                         mode: Mode::Throughput,
+                        ..Config::default()
                     },
                     cc: args.compilers[0].clone(),
                     cpu: worker % ncpu,
+                    counter: args.counter.choice(),
                     out: args.out.clone(),
                     interactive: false,
                     verify: true,
                     verify_every: 0,
                 };
                 let r = optimize(job, stop)
-                    .map(|o| (o.program, t.elapsed().as_secs_f64()))
+                    .map(|o| Winner {
+                        program: o.program,
+                        seconds: t.elapsed().as_secs_f64(),
+                        evals: o.evals,
+                    })
                     .map_err(|e| format!("{e:#}"));
                 match &r {
-                    Ok((_, secs)) => eprintln!("optimized {} in {secs:.0} s", f.name),
+                    Ok(w) => eprintln!(
+                        "optimized {} in {:.0} s ({:.0} evaluations/s)",
+                        f.name,
+                        w.seconds,
+                        w.evals as f64 / w.seconds
+                    ),
                     Err(e) => eprintln!("optimizing {} failed: {e}", f.name),
                 }
                 results.lock().expect("results")[i] = Some(r);
@@ -173,11 +201,21 @@ pub fn command(args: BenchArgs) -> Result<()> {
 
     // Measure, one comparison at a time, on CPU 0.
     counter::pin_to_cpu(0)?;
-    let (counter, why) = counter::detect();
-    eprintln!("counter: {} ({why})", counter.describe());
+    let chosen = counter::choose(args.counter.choice())?;
+    let counter = chosen.counter;
+    eprintln!(
+        "counter: {} ({}); {}",
+        counter.describe(),
+        chosen.why,
+        counter::describe_probes(&chosen.probes)
+    );
     let mut lines = Vec::new();
     for (f, r) in functions.iter().zip(results) {
-        let (program, secs) = match r {
+        let Winner {
+            program,
+            seconds: secs,
+            evals,
+        } = match r {
             Some(Ok(x)) => x,
             Some(Err(e)) => bail!("{}: {e}", f.name),
             None => bail!("{}: not optimized", f.name),
@@ -229,7 +267,10 @@ pub fn command(args: BenchArgs) -> Result<()> {
             means: std::iter::once(c.means[0])
                 .chain(columns.iter().map(|i| i.map_or(f64::NAN, |i| c.means[i])))
                 .collect(),
-            agreed: c.agreed,
+            ratios: std::iter::once(c.ratios[0])
+                .chain(columns.iter().map(|i| i.map_or(f64::NAN, |i| c.ratios[i])))
+                .collect(),
+            ..c
         };
         let names: Vec<&str> = names.iter().map(String::as_str).collect();
         let through = spread(compare(
@@ -253,8 +294,10 @@ pub fn command(args: BenchArgs) -> Result<()> {
             None
         };
         eprintln!(
-            "{}: ours {:.1}, {}",
+            "{}: {} of {} repetitions quiet; ours {:.1}, {}",
             f.name,
+            through.quiet,
+            through.measured,
             through.means[0],
             args.compilers
                 .iter()
@@ -271,6 +314,11 @@ pub fn command(args: BenchArgs) -> Result<()> {
             throughput: through,
             latency,
             optimize_seconds: secs,
+            evals_per_second: if secs > 0.0 {
+                evals as f64 / secs
+            } else {
+                f64::NAN
+            },
         });
     }
     let columns: Vec<String> = args
@@ -292,6 +340,33 @@ pub fn command(args: BenchArgs) -> Result<()> {
         eprintln!("note: for {missing_agreement} function(s) the halves of the repeated measurement never agreed (marked * in the table)");
     }
     Ok(())
+}
+
+/// `--reuse`: the program an earlier run wrote to `OUT/<function>/<function>.asm`,
+/// proved equivalent and run against the interpreter again (the file may have been
+/// edited since).
+fn reuse(
+    f: &Function,
+    args: &BenchArgs,
+    opts: cryptopt_codegen::Options,
+    cpu: usize,
+) -> Result<Winner> {
+    let path = args.out.join(&f.name).join(format!("{}.asm", f.name));
+    let text = std::fs::read_to_string(&path)
+        .with_context(|| format!("--reuse: cannot read {}", path.display()))?;
+    let programs = cryptopt_x86::parse::parse(&text).with_context(|| path.display().to_string())?;
+    let program = programs
+        .into_iter()
+        .find(|p| p.name == f.name)
+        .ok_or_else(|| anyhow!("--reuse: {} has no function `{}`", path.display(), f.name))?;
+    counter::pin_to_cpu(cpu)?;
+    crate::checks::check_natively(f, &program, &opts, args.seed)?;
+    crate::checks::prove(f, &program, &opts)?;
+    Ok(Winner {
+        program,
+        seconds: 0.0,
+        evals: 0,
+    })
 }
 
 /// The functions to measure, and where they come from.
@@ -363,6 +438,7 @@ fn compare(
         cyclegoal: 10_000,
         batches: args.batches,
         mode,
+        ..Config::default()
     };
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(args.seed ^ 0xbe4c);
     let mut oracle = Oracle::new(f, names);
@@ -398,11 +474,16 @@ fn write_reports(
     for cc in ccs {
         let _ = write!(csv, ",{cc},speedup_over_{cc}");
     }
-    csv.push_str(",halves_agree,counter,optimize_seconds\n");
+    csv.push_str(",halves_agree,counter,optimize_seconds,evals_per_second\n");
+    let programs = if args.reuse {
+        format!("the programs of an earlier run in {}", args.out.display())
+    } else {
+        format!("{} evaluations each", args.evals)
+    };
     let _ = writeln!(
         md,
-        "# cryptopt bench\n\nFunctions from {source}; {} evaluations each; every optimized program run against the interpreter and proved equivalent by the checker; counter `{counter}` (median ticks per call, mean of {} repeated interleaved measurements); total time {:.0} s.\n",
-        args.evals, args.repeats, seconds
+        "# cryptopt bench\n\nFunctions from {source}; {programs}; every program run against the interpreter and proved equivalent by the checker; counter `{counter}` (median ticks per call, mean of {} repeated interleaved measurements; a speed-up is the geometric mean of the per-measurement ratios); CPU {}; total time {:.0} s.\n",
+        args.repeats, counter::cpu_model(), seconds
     );
     for (mode, pick) in [("throughput", 0usize), ("latency", 1)] {
         let rows: Vec<(&Line, &Compared)> = lines
@@ -423,8 +504,8 @@ fn write_reports(
         for cc in ccs {
             let _ = write!(md, " {cc} | speed-up over {cc} |");
         }
-        let _ = writeln!(md, " optimize s |");
-        let _ = writeln!(md, "|{}", "---|".repeat(5 + 2 * ccs.len()));
+        let _ = writeln!(md, " optimize s | evals/s |");
+        let _ = writeln!(md, "|{}", "---|".repeat(6 + 2 * ccs.len()));
         for (l, c) in &rows {
             let star = if c.agreed { "" } else { "*" };
             let _ = write!(
@@ -438,7 +519,7 @@ fn write_reports(
                 l.function, l.instructions, l.stack_bytes, c.means[0]
             );
             for k in 0..ccs.len() {
-                let su = c.means[k + 1] / c.means[0];
+                let su = c.ratios[k + 1];
                 if su.is_finite() {
                     let _ = write!(md, " {:.1} | {:.2} |", c.means[k + 1], su);
                 } else {
@@ -446,15 +527,23 @@ fn write_reports(
                 }
                 let _ = write!(csv, ",{:.2},{:.3}", c.means[k + 1], su);
             }
-            let _ = writeln!(md, " {:.0} |", l.optimize_seconds);
-            let _ = writeln!(csv, ",{},{counter},{:.1}", c.agreed, l.optimize_seconds);
+            let _ = writeln!(
+                md,
+                " {:.0} | {:.0} |",
+                l.optimize_seconds, l.evals_per_second
+            );
+            let _ = writeln!(
+                csv,
+                ",{},{counter},{:.1},{:.0}",
+                c.agreed, l.optimize_seconds, l.evals_per_second
+            );
         }
         let _ = write!(md, "| **geometric mean** | | | |");
         for k in 0..ccs.len() {
-            let g = geomean(rows.iter().map(|(_, c)| c.means[k + 1] / c.means[0]));
+            let g = geomean(rows.iter().map(|(_, c)| c.ratios[k + 1]));
             let _ = write!(md, " | **{g:.2}** |");
         }
-        let _ = writeln!(md, " |\n");
+        let _ = writeln!(md, " | |\n");
     }
     let chart = bar_chart(lines, ccs, counter)?;
     let html = format!(
@@ -517,11 +606,7 @@ fn bar_chart(lines: &[Line], ccs: &[String], counter: &str) -> Result<String> {
         root.fill(&WHITE).map_err(|e| anyhow!("{e}"))?;
         let max = lines
             .iter()
-            .flat_map(|l| {
-                l.throughput.means[1..]
-                    .iter()
-                    .map(move |m| m / l.throughput.means[0])
-            })
+            .flat_map(|l| l.throughput.ratios[1..].iter().copied())
             .fold(1.0f64, f64::max)
             * 1.1;
         let n = lines.len().max(1);
@@ -554,10 +639,7 @@ fn bar_chart(lines: &[Line], ccs: &[String], counter: &str) -> Result<String> {
                 .draw_series(lines.iter().enumerate().map(|(i, l)| {
                     let x0 = i as f64 + 0.1 + k as f64 * w;
                     Rectangle::new(
-                        [
-                            (x0, 0.0),
-                            (x0 + w, l.throughput.means[k + 1] / l.throughput.means[0]),
-                        ],
+                        [(x0, 0.0), (x0 + w, l.throughput.ratios[k + 1])],
                         color.filled(),
                     )
                 }))

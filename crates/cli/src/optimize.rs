@@ -45,6 +45,7 @@ pub struct Job<'a> {
     pub cfg: Config,
     pub cc: String,
     pub cpu: usize,
+    pub counter: counter::Choice,
     /// Results go to `out/<function>/`.
     pub out: PathBuf,
     /// Show the live progress line and the machine report.
@@ -130,9 +131,11 @@ pub fn command(args: OptimizeArgs) -> Result<()> {
             cyclegoal: args.cyclegoal,
             batches: args.batches,
             mode,
+            ..Config::default()
         },
         cc: args.cc.clone(),
         cpu: args.cpu,
+        counter: args.counter.choice(),
         out: args.out.clone(),
         interactive: true,
         verify: !args.no_verify,
@@ -174,14 +177,12 @@ pub fn optimize(job: Job<'_>, stop: &AtomicBool) -> Result<Outcome> {
 
     // The machine.
     counter::pin_to_cpu(job.cpu).with_context(|| format!("cannot pin to --cpu {}", job.cpu))?;
-    let (counter, why) = counter::detect();
+    let chosen = counter::choose(job.counter)?;
+    let counter = chosen.counter;
     if job.interactive {
-        let overhead = counter::overhead(&counter, 1001);
         eprintln!("cpu: {} (pinned to cpu {})", counter::cpu_model(), job.cpu);
-        eprintln!(
-            "counter: {} ({why}); timer overhead {overhead} ticks",
-            counter.describe()
-        );
+        eprintln!("counter: {} ({})", counter.describe(), chosen.why);
+        eprintln!("counters: {}", counter::describe_probes(&chosen.probes));
     }
 
     // The baseline, checked like our own code before it is trusted.
@@ -202,14 +203,7 @@ pub fn optimize(job: Job<'_>, stop: &AtomicBool) -> Result<Outcome> {
     let mut state = match job.resume {
         Some(mut st) => {
             st.check_fits(&g, &deps)?;
-            if job.params.evals > st.params.evals {
-                st.params.evals = job.params.evals;
-                if st.phase == Phase::Done {
-                    st.phase = Phase::Final {
-                        walk: st.best_walk(),
-                    };
-                }
-            }
+            st.extend(job.params.evals);
             st
         }
         None => SearchState::new(&g, &deps, job.params)?,
@@ -248,16 +242,19 @@ pub fn optimize(job: Job<'_>, stop: &AtomicBool) -> Result<Outcome> {
             kept: e.kept,
             current: e.cmp.current,
             mutant: e.cmp.mutant,
+            step_ratio: e.cmp.ratio,
+            rounds: e.cmp.rounds,
+            walk_ratio: e.walk_ratio,
             best_ratio: e.best_ratio,
-            baseline: e.cmp.baseline,
+            baseline: e.baseline,
         });
         bar.set_position(e.index);
         if e.index % 16 == 0 {
             bar.set_message(format!(
                 "best {:.3}x baseline ({:.0} vs {:.0} {})",
                 e.best_ratio,
-                e.cmp.current.min(e.cmp.mutant),
-                e.cmp.baseline,
+                e.best_ratio * e.baseline,
+                e.baseline,
                 counter.name()
             ));
         }
@@ -294,7 +291,7 @@ pub fn optimize(job: Job<'_>, stop: &AtomicBool) -> Result<Outcome> {
     let stopped = stop.load(Ordering::SeqCst);
 
     // The winner: checked natively (every aliasing the options allow), then written.
-    let best = state.walks[state.best_walk()].current.clone();
+    let best = state.winner().clone();
     let mut gen = Generator::new(&g, opts)?;
     gen.generate(&best)?;
     let program = gen.program();

@@ -13,19 +13,25 @@ pub struct Row {
     pub phase: &'static str,
     pub mutation: &'static str,
     pub kept: bool,
+    /// Median ticks of the current candidate and the mutant in the step's measurement
+    /// (0 when the mutant's code was the current's and nothing was measured).
     pub current: f64,
     pub mutant: f64,
+    /// The mutant's time over the current's, paired by round, and the rounds measured.
+    pub step_ratio: f64,
+    pub rounds: usize,
+    /// The walk's ratio to the baseline and the baseline, from its last ranking.
+    pub walk_ratio: f64,
     pub best_ratio: f64,
     pub baseline: f64,
 }
 
-pub const CSV_HEADER: &str = "evaluation,walk,phase,mutation,kept,current_cycles,mutant_cycles,best_cycles_of_walk,best_ratio,baseline_cycles\n";
+pub const CSV_HEADER: &str = "evaluation,walk,phase,mutation,kept,current_cycles,mutant_cycles,step_ratio,rounds,walk_ratio,best_ratio,baseline_cycles\n";
 
 impl Row {
     pub fn csv(&self) -> String {
-        let best = if self.kept { self.mutant } else { self.current };
         format!(
-            "{},{},{},{},{},{:.1},{:.1},{:.1},{:.4},{:.1}\n",
+            "{},{},{},{},{},{:.1},{:.1},{:.4},{},{:.4},{:.4},{:.1}\n",
             self.index,
             self.walk,
             self.phase,
@@ -33,28 +39,25 @@ impl Row {
             self.kept as u8,
             self.current,
             self.mutant,
-            best,
+            self.step_ratio,
+            self.rounds,
+            self.walk_ratio,
             self.best_ratio,
             self.baseline
         )
     }
 }
 
-/// The progress plot: for each walk, its cost ratio over the baseline (`cycles of the
-/// walk's current candidate / baseline`, lower is better) against the evaluation index.
+/// The progress plot: for each walk, its cost ratio over the baseline (from the walk's
+/// rankings: its current candidate and the baseline side by side, lower is better)
+/// against the evaluation index.
 pub fn progress_svg(title: &str, rows: &[Row], walks: usize) -> Result<String, String> {
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (960, 540)).into_drawing_area();
         root.fill(&WHITE).map_err(|e| e.to_string())?;
         let max_x = rows.iter().map(|r| r.index).max().unwrap_or(1).max(2) as f64;
-        let ratio = |r: &Row| {
-            if r.baseline > 0.0 {
-                (if r.kept { r.mutant } else { r.current }) / r.baseline
-            } else {
-                f64::NAN
-            }
-        };
+        let ratio = |r: &Row| r.walk_ratio;
         let ys: Vec<f64> = rows.iter().map(ratio).filter(|y| y.is_finite()).collect();
         let (lo, hi) = ys
             .iter()

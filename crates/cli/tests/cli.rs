@@ -582,6 +582,47 @@ fn bench_smoke() {
     assert!(std::fs::read_to_string(out.join("bench.html"))
         .unwrap()
         .contains("<svg"));
+    assert!(
+        md.contains("evals/s"),
+        "the evaluations/s column is missing"
+    );
+
+    // --reuse: the same programs measured again, not optimized again.
+    let (code, _, err) = cryptopt(&[
+        "bench",
+        "--reuse",
+        "--functions",
+        "fiat_p256_mul",
+        "--repeats",
+        "4",
+        "--batches",
+        "7",
+        "--compilers",
+        "gcc",
+        "--fiat-json",
+        dir.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("optimized fiat_p256_mul"), "{err}");
+    let md = std::fs::read_to_string(out.join("bench.md")).unwrap();
+    assert!(md.contains("the programs of an earlier run"), "{md}");
+    // A reused file that is not there is a clear error.
+    let (code, _, err) = cryptopt(&[
+        "bench",
+        "--reuse",
+        "--functions",
+        "fiat_p224_mul",
+        "--compilers",
+        "gcc",
+        "--fiat-json",
+        dir.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_ne!(code, 0);
+    assert!(err.contains("--reuse: cannot read"), "{err}");
     std::fs::remove_dir_all(&out).ok();
 }
 

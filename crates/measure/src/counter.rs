@@ -117,6 +117,149 @@ pub fn detect() -> (Counter, String) {
     }
 }
 
+/// Which counter to use: the command line's `--counter`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Choice {
+    /// The measured best of those that work here (see [`choose`]).
+    #[default]
+    Auto,
+    Tsc,
+    CoreCycles,
+}
+
+/// What [`choose`] measured of one counter.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Probe {
+    pub name: &'static str,
+    /// Median ticks of an empty timed region (subtracted from every batch).
+    pub read_cost: u64,
+    /// Relative spread of a fixed piece of work timed repeatedly: interquartile range
+    /// over median (0.01 = 1%).
+    pub noise: f64,
+}
+
+/// The chosen counter, why, and what was measured of every counter that works here.
+pub struct Chosen {
+    pub counter: Counter,
+    pub why: String,
+    pub probes: Vec<Probe>,
+}
+
+/// Timings of the fixed work per probe.
+const PROBE_SAMPLES: usize = 63;
+/// Noise within this factor of the best counter's counts as a tie (then the cheaper
+/// read wins).
+const NOISE_TIE: f64 = 1.25;
+
+/// Picks the counter for this thread: the one `choice` names (an error if it does not
+/// work here), or with [`Choice::Auto`] the least noisy of those that work, the cheaper
+/// to read when their noise is within 25% of each other. Core cycles do not scale with
+/// the clock frequency, the TSC does; which matters more on a given machine is what the
+/// noise probe measures.
+pub fn choose(choice: Choice) -> Result<Chosen> {
+    let pmc = Pmc::open();
+    let probe = |c: &Counter| Probe {
+        name: c.name(),
+        read_cost: overhead(c, 1001),
+        noise: noise(c),
+    };
+    match (choice, pmc) {
+        (Choice::Tsc, _) => {
+            let p = probe(&Counter::Tsc);
+            Ok(Chosen {
+                counter: Counter::Tsc,
+                why: "--counter tsc".to_string(),
+                probes: vec![p],
+            })
+        }
+        (Choice::CoreCycles, Err(why)) => Err(Error::Counter(format!(
+            "--counter core-cycles: core cycles cannot be read here: {why}"
+        ))),
+        (Choice::CoreCycles, Ok(p)) => {
+            let c = Counter::CoreCycles(p);
+            let pr = probe(&c);
+            Ok(Chosen {
+                counter: c,
+                why: "--counter core-cycles".to_string(),
+                probes: vec![pr],
+            })
+        }
+        (Choice::Auto, Err(why)) => {
+            let p = probe(&Counter::Tsc);
+            Ok(Chosen {
+                counter: Counter::Tsc,
+                why: format!("core cycles unavailable: {why}; the TSC is the only counter"),
+                probes: vec![p],
+            })
+        }
+        (Choice::Auto, Ok(p)) => {
+            let cc = Counter::CoreCycles(p);
+            let (pc, pt) = (probe(&cc), probe(&Counter::Tsc));
+            let tie = pc.noise.max(pt.noise) <= pc.noise.min(pt.noise) * NOISE_TIE;
+            let core = if tie {
+                pc.read_cost <= pt.read_cost
+            } else {
+                pc.noise < pt.noise
+            };
+            let why = format!(
+                "{} ({})",
+                if core { "core-cycles" } else { "tsc" },
+                if tie {
+                    "noise alike, cheaper to read"
+                } else {
+                    "less noisy"
+                }
+            );
+            let counter = if core { cc } else { Counter::Tsc };
+            Ok(Chosen {
+                counter,
+                why,
+                probes: vec![pc, pt],
+            })
+        }
+    }
+}
+
+/// One line about what [`choose`] measured: `tsc: read 49 ticks, noise 0.3%; ...`.
+pub fn describe_probes(probes: &[Probe]) -> String {
+    probes
+        .iter()
+        .map(|p| {
+            format!(
+                "{}: read {} ticks, noise {:.1}%",
+                p.name,
+                p.read_cost,
+                p.noise * 100.0
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// Relative spread (IQR over median) of a fixed piece of work (a chain of dependent
+/// additions of a few thousand cycles) timed [`PROBE_SAMPLES`] times.
+fn noise(c: &Counter) -> f64 {
+    let mut v: Vec<f64> = (0..PROBE_SAMPLES)
+        .map(|_| {
+            let t0 = c.read();
+            let mut x = std::hint::black_box(1u64);
+            for i in 0..2048u64 {
+                x = std::hint::black_box(x.wrapping_add(i));
+            }
+            std::hint::black_box(x);
+            c.read().wrapping_sub(t0) as f64
+        })
+        .collect();
+    v.sort_unstable_by(f64::total_cmp);
+    let q = |f: f64| v[((v.len() - 1) as f64 * f).round() as usize];
+    let med = q(0.5);
+    if med > 0.0 {
+        (q(0.75) - q(0.25)) / med
+    } else {
+        f64::INFINITY
+    }
+}
+
 /// The median number of ticks of an empty timed region (two reads back to back) over
 /// `samples` samples (at least one).
 pub fn overhead(counter: &Counter, samples: usize) -> u64 {

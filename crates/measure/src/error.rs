@@ -9,6 +9,9 @@ use crate::exec::AbiViolation;
 
 #[derive(Debug, Error)]
 pub enum Error {
+    /// The counter asked for cannot be used here.
+    #[error("{0}")]
+    Counter(String),
     /// `mmap` refused to give us memory.
     /// (The OS error is part of the message, not a `source`, so that error chains do not
     /// print it twice.)

@@ -2,9 +2,10 @@
 //! and how speed-ups are summed up.
 //!
 //! ```text
-//!   repeat `repeats` times: timing::measure(programs) ──▶ one median per program
-//!   split each program's medians randomly in halves ──▶ Welch's t-test (5%)
-//!   halves alike for every program?  yes: trust the means   no: measure again (≤ 5×)
+//!   repeat: timing::measure(programs) ──▶ one median per program
+//!   until `repeats` repetitions are quiet (no program slower than 1.03× its best)
+//!   per quiet repetition, each program's median over the first's ──▶ ratios
+//!   split each program's ratios randomly in halves ──▶ Welch's t-test (5%): agreed?
 //! ```
 //!
 //! One [`timing::measure`] call is one interleaved run; this module only combines
@@ -18,22 +19,40 @@ use crate::counter::Counter;
 use crate::error::Result;
 use crate::timing::{self, Check, Config};
 
-/// How often [`compare`] measures again when the halves disagree.
+/// At most this many times `repeats` repetitions are measured while waiting for quiet
+/// ones.
 pub const ATTEMPTS: usize = 5;
+/// A repetition is quiet when every program's median is within this factor of the
+/// lowest median of that program over the whole comparison.
+pub const QUIET: f64 = 1.03;
 
 /// One trusted (or, failing that, the last) repeated comparison.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Compared {
-    /// Per program (in the order given): the mean of its repeated medians.
+    /// Per program (in the order given): the mean of its medians over the quiet
+    /// repetitions.
     pub means: Vec<f64>,
-    /// Did the halves t-test find the two random halves alike for every program?
+    /// Per program: the geometric mean over the quiet repetitions of its median over
+    /// the first program's median in the same repetition (the first program's is 1).
+    /// Speed-ups are read from here.
+    pub ratios: Vec<f64>,
+    /// Did the halves t-test find the two random halves of the ratios alike for every
+    /// program?
     pub agreed: bool,
+    /// Repetitions measured, and how many of them were quiet (the ones used).
+    pub measured: usize,
+    pub quiet: usize,
 }
 
-/// Measures `programs` `repeats` times ([`timing::measure`], interleaved), splits each
-/// program's medians into random halves, and returns the means once Welch's t-test
-/// finds the halves alike for every program; after [`ATTEMPTS`] disagreeing attempts the
-/// last one, with `agreed: false`.
+/// Measures `programs` repeatedly ([`timing::measure`], interleaved) until `repeats`
+/// repetitions are quiet (see [`QUIET`]) or `ATTEMPTS · repeats` were measured, and sums
+/// up the quiet ones (all of them if fewer than four were quiet).
+///
+/// Why quiet repetitions: on a machine whose other logical CPU belongs to someone else
+/// (a KVM guest's vCPUs are often hyperthreads of a host core), that CPU's load slows
+/// every program by up to 2×, and not every program by the same factor, so even ratios
+/// measured side by side move with it. A repetition in which no program is slower than
+/// its best is one the load did not touch.
 ///
 /// # Safety
 /// As [`timing::measure`]: every program must be verified code with `f`'s signature.
@@ -46,27 +65,47 @@ pub unsafe fn compare<R: Rng + ?Sized>(
     rng: &mut R,
     check: &mut Check<'_>,
 ) -> Result<Compared> {
-    let mut last = None;
-    for _attempt in 0..ATTEMPTS {
-        let mut medians: Vec<Vec<f64>> = vec![Vec::with_capacity(repeats); programs.len()];
-        for _ in 0..repeats {
-            // SAFETY: the caller's contract.
-            let m = unsafe { timing::measure(f, programs, cfg, counter, rng, check) }?;
-            for (p, s) in m.per_call.iter().enumerate() {
-                medians[p].push(s.median);
-            }
-        }
-        let agreed = medians.iter_mut().all(|m| halves_agree(m, rng));
-        let means = medians
-            .iter()
-            .map(|m| m.iter().sum::<f64>() / m.len() as f64)
+    let mut reps: Vec<Vec<f64>> = Vec::new();
+    let quiet_of = |reps: &[Vec<f64>]| -> Vec<usize> {
+        let n = programs.len();
+        let min: Vec<f64> = (0..n)
+            .map(|p| reps.iter().map(|r| r[p]).fold(f64::INFINITY, f64::min))
             .collect();
-        if agreed {
-            return Ok(Compared { means, agreed });
+        (0..reps.len())
+            .filter(|&i| (0..n).all(|p| reps[i][p] <= min[p] * QUIET))
+            .collect()
+    };
+    while reps.len() < repeats * ATTEMPTS {
+        // SAFETY: the caller's contract.
+        let m = unsafe { timing::measure(f, programs, cfg, counter, rng, check) }?;
+        reps.push(m.per_call.iter().map(|s| s.median).collect());
+        if reps.len() >= repeats && quiet_of(&reps).len() >= repeats {
+            break;
         }
-        last = Some(Compared { means, agreed });
     }
-    Ok(last.expect("measured at least once"))
+    let mut used = quiet_of(&reps);
+    let quiet = used.len();
+    if quiet < 4 {
+        used = (0..reps.len()).collect();
+    }
+    let mut per_program: Vec<Vec<f64>> = (0..programs.len())
+        .map(|p| used.iter().map(|&i| reps[i][p] / reps[i][0]).collect())
+        .collect();
+    let means = (0..programs.len())
+        .map(|p| used.iter().map(|&i| reps[i][p]).sum::<f64>() / used.len() as f64)
+        .collect();
+    let ratios = per_program
+        .iter()
+        .map(|r| geomean(r.iter().copied()))
+        .collect();
+    let agreed = per_program.iter_mut().all(|r| halves_agree(r, rng));
+    Ok(Compared {
+        means,
+        ratios,
+        agreed,
+        measured: reps.len(),
+        quiet,
+    })
 }
 
 /// Splits `xs` randomly into two halves; true when Welch's t-test does not tell them
@@ -115,6 +154,28 @@ pub fn t_critical(df: f64) -> f64 {
         .map_or(1.96, |(_, t)| *t)
 }
 
+/// Two-sided significance level of [`sign_decided`].
+pub const SIGN_ALPHA: f64 = 0.07;
+
+/// The sign test: in `rounds` paired rounds, one program was faster `wins` times; is
+/// that far enough from an even split (binomial, p = 1/2, two-sided p-value at most
+/// [`SIGN_ALPHA`]) to say which is faster? Five rounds decide only when unanimous.
+/// Ties count against deciding (a tie is a loss for the first program).
+pub fn sign_decided(wins: usize, rounds: usize) -> bool {
+    if rounds == 0 || wins > rounds {
+        return false;
+    }
+    let k = wins.min(rounds - wins);
+    // P(X <= k) for X ~ Binomial(rounds, 1/2), doubled.
+    let mut term = 0.5f64.powi(rounds as i32); // C(n, 0) / 2^n
+    let mut tail = term;
+    for i in 1..=k {
+        term *= (rounds + 1 - i) as f64 / i as f64;
+        tail += term;
+    }
+    2.0 * tail <= SIGN_ALPHA
+}
+
 /// Geometric mean of the finite values of `xs` (NaN when there are none).
 pub fn geomean(xs: impl Iterator<Item = f64>) -> f64 {
     let (sum, n) = xs
@@ -144,6 +205,38 @@ mod tests {
             (61.0, 1.96),
         ] {
             assert_eq!(t_critical(df), want, "df {df}");
+        }
+    }
+
+    #[test]
+    fn sign_test_cases() {
+        // (wins, rounds, decided)
+        for (wins, rounds, want) in [
+            (0, 0, false),
+            (0, 4, false), // 2/16 = 0.125
+            (4, 4, false),
+            (0, 5, true), // 2/32 = 0.0625
+            (5, 5, true),
+            (1, 5, false),
+            (4, 5, false),
+            (1, 8, false), // 2·9/256 = 0.0703
+            (1, 9, true),  // 2·10/512 = 0.039
+            (15, 31, false),
+            (9, 31, true),   // 0.029
+            (10, 31, false), // 0.071
+            (22, 31, true),
+            (6, 3, false), // impossible counts never decide
+        ] {
+            assert_eq!(sign_decided(wins, rounds), want, "{wins} of {rounds}");
+        }
+        // Laws: symmetric in wins and losses, and monotone towards the extremes.
+        for n in 1..40 {
+            for w in 0..=n {
+                assert_eq!(sign_decided(w, n), sign_decided(n - w, n), "{w}/{n}");
+                if w > 0 && sign_decided(w, n) && w <= n / 2 {
+                    assert!(sign_decided(w - 1, n), "{w}/{n}");
+                }
+            }
         }
     }
 

@@ -47,8 +47,9 @@ use crate::layout::{Layout, Pairing};
 
 /// Largest batch size calibration goes to.
 pub const MAX_BATCH: u64 = 1 << 20;
-/// The timer's own cost must stay below 1/OVERHEAD_RATIO of a batch.
-const OVERHEAD_RATIO: u64 = 100;
+/// The timer's own cost (subtracted from every batch) must stay below 1/OVERHEAD_RATIO
+/// of a batch, so that its variation is small against the batch.
+const OVERHEAD_RATIO: u64 = 20;
 /// Samples of the empty timed region per call of [`measure`].
 const OVERHEAD_SAMPLES: usize = 31;
 /// Untimed calls of every program before the first round.
@@ -69,9 +70,24 @@ pub enum Mode {
 pub struct Config {
     /// Counter ticks one batch of the first program should take (default 10,000).
     pub cyclegoal: u64,
-    /// Rounds, each with one batch of every program (default 31).
+    /// Rounds, each with one batch of every program (default 31); with `early_stop`,
+    /// the most rounds.
     pub batches: usize,
     pub mode: Mode,
+    /// Stop before `batches` rounds once the paired comparison it names is decided.
+    pub early_stop: Option<EarlyStop>,
+}
+
+/// Stop a measurement early once a paired comparison of two of its programs is decided
+/// by [`stats::sign_decided`](crate::stats::sign_decided) (the rule has its home there):
+/// a search step needs to know which of two programs is faster, not by how much.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EarlyStop {
+    /// Rounds measured before the rule is asked (at least 1).
+    pub min_rounds: usize,
+    /// The two programs compared (indices into the measured programs).
+    pub a: usize,
+    pub b: usize,
 }
 
 impl Default for Config {
@@ -80,6 +96,7 @@ impl Default for Config {
             cyclegoal: 10_000,
             batches: 31,
             mode: Mode::Throughput,
+            early_stop: None,
         }
     }
 }
@@ -127,13 +144,36 @@ impl Stats {
 pub struct Measurement {
     /// Ticks per call, per program (in the order given), over the rounds.
     pub per_call: Vec<Stats>,
+    /// Ticks per call, per program, per round (in round order): what `per_call`
+    /// summarises, for paired comparisons ([`Measurement::paired_ratio`]).
+    pub samples: Vec<Vec<f64>>,
     /// Calls per batch (a power of two), the same for every program and round.
     pub batch_size: u64,
-    /// Median ticks of an empty timed region, measured at the start of this call. Not
-    /// subtracted from `per_call`: batches are sized so that it is below ~1% of one.
+    /// Median ticks of an empty timed region, measured at the start of this call and
+    /// subtracted from every batch (batches are sized so that it is below 5% of one).
     pub overhead: u64,
     /// [`Counter::name`] of the counter used.
     pub counter: &'static str,
+}
+
+impl Measurement {
+    /// Rounds measured (fewer than [`Config::batches`] after an early stop).
+    pub fn rounds(&self) -> usize {
+        self.samples.first().map_or(0, Vec::len)
+    }
+
+    /// The median over the rounds of `a`'s time divided by `b`'s time in the same round:
+    /// below 1 when `a` is faster. Pairing by round cancels what changes slowly during
+    /// a measurement (the other logical CPU's load, the clock frequency), which medians
+    /// of each program alone do not.
+    pub fn paired_ratio(&self, a: usize, b: usize) -> f64 {
+        let mut r: Vec<f64> = self.samples[a]
+            .iter()
+            .zip(&self.samples[b])
+            .map(|(x, y)| x / y)
+            .collect();
+        Stats::from_samples(&mut r).median
+    }
 }
 
 /// The caller's oracle: gets every round's inputs (one `Vec` per parameter) and every
@@ -336,7 +376,7 @@ pub unsafe fn measure<R: Rng + ?Sized>(
     };
 
     // Calibrate on the first program: the smallest power of two whose batch reaches the
-    // cycle goal with the timer's overhead below 1% (the faster of two tries, so that an
+    // cycle goal with the timer's overhead below 5% (the faster of two tries, so that an
     // interrupt does not stop the doubling early).
     let first = inputs::random(f, rng);
     let mut n = 1u64;
@@ -367,7 +407,12 @@ pub unsafe fn measure<R: Rng + ?Sized>(
     let mut order: Vec<usize> = (0..fns.len()).collect();
     let mut ticks: Vec<Vec<f64>> = vec![Vec::with_capacity(cfg.batches); fns.len()];
     let mut outputs: Vec<Vec<Vec<u128>>> = vec![vec![Vec::new(); f.returns.len()]; fns.len()];
-    for _ in 0..cfg.batches {
+    if let Some(e) = cfg.early_stop {
+        if e.a >= fns.len() || e.b >= fns.len() || e.a == e.b || e.min_rounds == 0 {
+            return Err(refuse(format!("bad early stop {e:?}")));
+        }
+    }
+    for round in 1..=cfg.batches {
         let inputs = inputs::random(f, rng);
         order.shuffle(rng);
         for &p in &order {
@@ -375,7 +420,7 @@ pub unsafe fn measure<R: Rng + ?Sized>(
             let args = layout.write_inputs(f, &inputs, &mut timed);
             // SAFETY: the caller's contract; `args` points into `timed`, laid out for `f`.
             let t = unsafe { time_batch(counter, cfg.mode, fns[p], &args, swap, n) };
-            ticks[p].push(t as f64 / n as f64);
+            ticks[p].push(t.saturating_sub(overhead) as f64 / n as f64);
             guard(&timed, p)?;
             match cfg.mode {
                 Mode::Throughput => layout.read_outputs(&timed, &mut outputs[p]),
@@ -390,10 +435,24 @@ pub unsafe fn measure<R: Rng + ?Sized>(
             }
         }
         check(&inputs, &outputs)?;
+        if let Some(e) = cfg.early_stop {
+            if round >= e.min_rounds {
+                let wins = (0..round)
+                    .filter(|&r| ticks[e.a][r] < ticks[e.b][r])
+                    .count();
+                if crate::stats::sign_decided(wins, round) {
+                    break;
+                }
+            }
+        }
     }
 
     Ok(Measurement {
-        per_call: ticks.iter_mut().map(|t| Stats::from_samples(t)).collect(),
+        per_call: ticks
+            .iter()
+            .map(|t| Stats::from_samples(&mut t.clone()))
+            .collect(),
+        samples: ticks,
         batch_size: n,
         overhead,
         counter: counter.name(),

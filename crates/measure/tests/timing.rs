@@ -471,8 +471,8 @@ fn stats_of_samples() {
 fn config_defaults() {
     let c = Config::default();
     assert_eq!(
-        (c.cyclegoal, c.batches, c.mode),
-        (10_000, 31, Mode::Throughput)
+        (c.cyclegoal, c.batches, c.mode, c.early_stop),
+        (10_000, 31, Mode::Throughput, None)
     );
 }
 
@@ -636,4 +636,75 @@ fn add_off_by_one(a: &mut CodeAssembler) -> Result<(), IcedError> {
     a.inc(rax)?;
     a.mov(qword_ptr(rdi), rax)?;
     a.ret()
+}
+
+/// An early stop ends the measurement once the sign test has decided (fast against
+/// slow: every round agrees, so after exactly the minimum), and the paired ratio says
+/// which is faster; without it, all rounds are measured.
+#[test]
+fn early_stop_ends_a_decided_comparison() {
+    let (counter, _) = counter::detect();
+    let f = binary("add", Ty::U64, 1);
+    let programs = [load(add), load(slow_add)];
+    for (early, want_rounds) in [(Some(6), 6), (None, 31)] {
+        let cfg = Config {
+            early_stop: early.map(|min_rounds| timing::EarlyStop {
+                min_rounds,
+                a: 0,
+                b: 1,
+            }),
+            ..Config::default()
+        };
+        let mut checked = 0;
+        let m = measure(&f, &programs, &cfg, &counter, &mut |_, _| {
+            checked += 1;
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(m.rounds(), want_rounds, "{early:?}");
+        assert_eq!(checked, want_rounds, "every measured round is checked");
+        assert!(m.samples.iter().all(|s| s.len() == want_rounds));
+        assert!(m.paired_ratio(0, 1) < 1.0, "{m:?}");
+        assert!(m.paired_ratio(1, 0) > 1.0, "{m:?}");
+    }
+    // A bad early stop is refused.
+    let cfg = Config {
+        early_stop: Some(timing::EarlyStop {
+            min_rounds: 5,
+            a: 0,
+            b: 7,
+        }),
+        ..Config::default()
+    };
+    let e = measure(&f, &programs, &cfg, &counter, &mut |_, _| Ok(())).unwrap_err();
+    assert!(e.to_string().contains("bad early stop"), "{e}");
+}
+
+/// The counter choice: a forced TSC is the TSC; auto picks one that works and reports
+/// what it measured of every candidate; core cycles are refused with the reason where
+/// they cannot be read.
+#[test]
+fn counter_choice() {
+    let c = counter::choose(counter::Choice::Tsc).unwrap();
+    assert_eq!(c.counter.name(), "tsc");
+    assert_eq!(c.probes.len(), 1);
+    let a = counter::choose(counter::Choice::Auto).unwrap();
+    assert!(!a.why.is_empty());
+    assert!(a.probes.iter().any(|p| p.name == a.counter.name()));
+    for p in &a.probes {
+        assert!(
+            p.read_cost > 0 && p.noise.is_finite() && p.noise >= 0.0,
+            "{p:?}"
+        );
+    }
+    let line = counter::describe_probes(&a.probes);
+    assert!(line.contains("read") && line.contains("noise"), "{line}");
+    match counter::choose(counter::Choice::CoreCycles) {
+        Ok(c) => assert_eq!(c.counter.name(), "core-cycles"),
+        Err(e) => assert!(
+            e.to_string()
+                .starts_with("--counter core-cycles: core cycles cannot be read here"),
+            "{e}"
+        ),
+    }
 }

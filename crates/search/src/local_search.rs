@@ -3,12 +3,21 @@
 //!
 //! ```text
 //!  bets phase:  walk 0 ─ evals·ratio/bets steps ─┐
-//!               walk 1 ─ evals·ratio/bets steps ─┼─▶ best walk (lowest ratio) ─▶ final phase:
-//!               ...                              │   it continues for the rest of the budget
-//!               walk b ─ evals·ratio/bets steps ─┘
-//!  a step:      mutant = mutate(current); measure current and mutant (and the baseline)
-//!               in one interleaved run; keep the mutant if it is not slower.
+//!               walk 1 ─ evals·ratio/bets steps ─┼─▶ all walks re-measured side by side
+//!               ...                              │   with the baseline ─▶ best walk ─▶
+//!               walk b ─ evals·ratio/bets steps ─┘   final phase: it continues for the
+//!                                                    rest of the budget
+//!  a step:      mutant = mutate(current); measure current and mutant in one interleaved,
+//!               paired run; keep the mutant if it is not slower.
+//!  every RANK_EVERY steps of a walk: its current against the baseline (the ratio that
+//!               reports show); in the final phase the best few of these are kept (elite)
+//!  at the end:  the final current and the elite re-measured side by side ─▶ winner
 //! ```
+//!
+//! A step's comparison never includes the baseline (it does not decide anything there);
+//! the ratio to the baseline comes from the periodic, side-by-side rankings. A noisy
+//! best-so-far drifts, so the winner is never chosen from numbers of different runs:
+//! every choice between walks or snapshots is one side-by-side measurement.
 //!
 //! The whole search state (walks, their generators, counters, parameters) is plain data
 //! ([`SearchState`], serde), so a run can be saved at any step and resumed; with the same
@@ -30,20 +39,41 @@ use cryptopt_ir::Function;
 use crate::error::{Error, Result};
 use crate::mutate::{self, Mutation};
 
-/// The numbers one interleaved measurement gives: median cost per call of the current
-/// candidate, of the mutant, and of the baseline, in the counter's ticks.
+/// Steps of a walk between two rankings of its current candidate against the baseline.
+pub const RANK_EVERY: u64 = 128;
+/// Snapshots of the final walk kept for the side-by-side choice at the end.
+pub const ELITE: usize = 4;
+
+/// What one paired measurement of the current candidate and a mutant gives.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Comparison {
+    /// Median ticks per call of the current candidate and of the mutant.
     pub current: f64,
     pub mutant: f64,
+    /// The mutant's time over the current's, paired by round (below 1: faster); what the
+    /// step decides on.
+    pub ratio: f64,
+    /// Rounds measured; 0 when nothing needed measuring (the mutant's code is the
+    /// current's, byte for byte: ratio 1).
+    pub rounds: usize,
+}
+
+/// What one side-by-side measurement of candidates and the baseline gives.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Ranking {
+    /// Per candidate (in the order given): its time over the baseline's, paired by round.
+    pub ratios: Vec<f64>,
+    /// Median ticks per call of the baseline.
     pub baseline: f64,
 }
 
 /// Generates, checks and measures candidates. Implemented natively by
 /// [`crate::native::Native`]; tests use cost models.
 pub trait Evaluator {
-    /// Measures `current` against `mutant` (and the baseline) in one run.
+    /// Measures `current` against `mutant` in one paired run.
     fn compare(&mut self, current: &Candidate, mutant: &Candidate) -> Result<Comparison>;
+    /// Measures `candidates` and the baseline side by side in one run.
+    fn rank(&mut self, candidates: &[&Candidate]) -> Result<Ranking>;
     /// The hot decisions of the last generation of `c` (generating it if needed).
     fn hot(&mut self, c: &Candidate) -> Result<&[Hot]>;
     /// Told when a mutant was kept (after `compare`); an error stops the search.
@@ -100,7 +130,8 @@ impl Params {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Walk {
     pub current: Candidate,
-    /// Last measured cost of `current` and of the baseline in the same run.
+    /// Cost of `current` and of the baseline from its last ranking (`cycles` is the
+    /// paired ratio times the baseline's median, so `cycles / baseline` is that ratio).
     pub cycles: f64,
     pub baseline: f64,
     pub evals: u64,
@@ -139,6 +170,19 @@ pub struct SearchState {
     pub walks: Vec<Walk>,
     pub phase: Phase,
     pub evals: u64,
+    /// The final walk's best snapshots by their rankings (at most [`ELITE`]).
+    #[serde(default)]
+    pub elite: Vec<Scored>,
+    /// The program the search chose, once it is done (see [`SearchState::winner`]).
+    #[serde(default)]
+    pub winner: Option<Candidate>,
+}
+
+/// A candidate and its ratio to the baseline in the ranking that saw it.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Scored {
+    pub candidate: Candidate,
+    pub ratio: f64,
 }
 
 /// One evaluation, reported to the caller (log, progress display).
@@ -149,7 +193,11 @@ pub struct Event {
     pub mutation: Mutation,
     pub kept: bool,
     pub cmp: Comparison,
-    /// Best ratio over the baseline so far, over all walks.
+    /// The walk's last known baseline cost (ticks per call) and its ratio to it, from
+    /// its last ranking.
+    pub baseline: f64,
+    pub walk_ratio: f64,
+    /// Best ratio over the baseline so far, over all walks (from their rankings).
     pub best_ratio: f64,
     pub phase: Phase,
 }
@@ -199,10 +247,33 @@ impl SearchState {
                 Phase::Bets
             },
             evals: 0,
+            elite: Vec::new(),
+            winner: None,
         })
     }
 
-    /// The walk with the best (lowest) measured ratio.
+    /// The candidate to write out: the chosen winner once the search is done, the best
+    /// walk's current before that (an interrupted search).
+    pub fn winner(&self) -> &Candidate {
+        self.winner
+            .as_ref()
+            .unwrap_or(&self.walks[self.best_walk()].current)
+    }
+
+    /// Continues a finished search for a larger budget.
+    pub fn extend(&mut self, evals: u64) {
+        if evals > self.params.evals {
+            self.params.evals = evals;
+            if self.phase == Phase::Done {
+                self.phase = Phase::Final {
+                    walk: self.best_walk(),
+                };
+                self.winner = None;
+            }
+        }
+    }
+
+    /// The walk with the best (lowest) ranked ratio.
     pub fn best_walk(&self) -> usize {
         (0..self.walks.len())
             .min_by(|&a, &b| self.walks[a].ratio().total_cmp(&self.walks[b].ratio()))
@@ -263,6 +334,13 @@ pub fn search(
             Phase::Bets => match state.walks.iter().position(|w| w.evals < per_bet) {
                 Some(w) => w,
                 None => {
+                    // Which bet continues: all of them side by side, not their last
+                    // numbers from different runs.
+                    let cands: Vec<&Candidate> = state.walks.iter().map(|w| &w.current).collect();
+                    let r = ev.rank(&cands)?;
+                    for (walk, &ratio) in state.walks.iter_mut().zip(&r.ratios) {
+                        walk.set_ranking(ratio, r.baseline);
+                    }
                     state.phase = Phase::Final {
                         walk: state.best_walk(),
                     };
@@ -271,6 +349,7 @@ pub fn search(
             },
             Phase::Final { walk } => {
                 if state.evals >= state.params.evals {
+                    choose_winner(state, walk, ev)?;
                     state.phase = Phase::Done;
                     continue;
                 }
@@ -279,6 +358,57 @@ pub fn search(
         };
         step(state, w, deps, ev, &mut scratch, on_event)?;
     }
+}
+
+impl Walk {
+    fn set_ranking(&mut self, ratio: f64, baseline: f64) {
+        self.baseline = baseline;
+        self.cycles = ratio * baseline;
+    }
+}
+
+/// Chooses the winner among the final walk's current candidate and the elite, measured
+/// side by side.
+fn choose_winner(state: &mut SearchState, walk: usize, ev: &mut dyn Evaluator) -> Result<()> {
+    let mut cands: Vec<&Candidate> = vec![&state.walks[walk].current];
+    cands.extend(
+        state
+            .elite
+            .iter()
+            .map(|s| &s.candidate)
+            .filter(|&c| *c != state.walks[walk].current),
+    );
+    let r = ev.rank(&cands)?;
+    let best = (0..cands.len())
+        .min_by(|&a, &b| r.ratios[a].total_cmp(&r.ratios[b]))
+        .unwrap_or(0);
+    state.winner = Some(cands[best].clone());
+    let ratio = r.ratios[best];
+    state.walks[walk].set_ranking(ratio, r.baseline);
+    Ok(())
+}
+
+/// Ranks walk `w`'s current against the baseline; in the final phase, keeps it among
+/// the elite if it is one of the best seen.
+fn rank_walk(state: &mut SearchState, w: usize, ev: &mut dyn Evaluator) -> Result<()> {
+    let r = ev.rank(&[&state.walks[w].current])?;
+    let ratio = r.ratios[0];
+    state.walks[w].set_ranking(ratio, r.baseline);
+    if matches!(state.phase, Phase::Final { .. }) {
+        let elite = &mut state.elite;
+        if elite.iter().any(|s| s.candidate == state.walks[w].current) {
+            return Ok(());
+        }
+        if elite.len() < ELITE || elite.iter().any(|s| s.ratio > ratio) {
+            elite.push(Scored {
+                candidate: state.walks[w].current.clone(),
+                ratio,
+            });
+            elite.sort_by(|a, b| a.ratio.total_cmp(&b.ratio));
+            elite.truncate(ELITE);
+        }
+    }
+    Ok(())
 }
 
 /// What [`step`] reuses from one evaluation to the next.
@@ -322,18 +452,21 @@ fn step(
         ));
     };
     let cmp = ev.compare(&walk.current, mutant)?;
-    let kept = cmp.mutant <= cmp.current;
+    let kept = cmp.ratio <= 1.0;
     walk.evals += 1;
     if kept {
         ev.kept(mutant)?;
         std::mem::swap(&mut walk.current, mutant);
-        walk.cycles = cmp.mutant;
         walk.accepted += 1;
-    } else {
-        walk.cycles = cmp.current;
     }
-    walk.baseline = cmp.baseline;
+    // Ranked after its first step (so that reports have a ratio from the start), then
+    // every RANK_EVERY steps.
+    let ranked_now = (walk.evals - 1).is_multiple_of(RANK_EVERY);
     state.evals += 1;
+    if ranked_now {
+        rank_walk(state, w, ev)?;
+    }
+    let (baseline, walk_ratio) = (state.walks[w].baseline, state.walks[w].ratio());
     let best_ratio = state
         .walks
         .iter()
@@ -345,6 +478,8 @@ fn step(
         mutation,
         kept,
         cmp,
+        baseline,
+        walk_ratio,
         best_ratio,
         phase: state.phase,
     });

@@ -1,8 +1,15 @@
 //! The native evaluator: generates, encodes and loads candidates into executable
-//! memory, and measures the current candidate, the mutant and the C baseline in one
-//! interleaved run on this CPU. After every batch the outputs of all three are compared
-//! with each other and with the reference interpreter on that batch's inputs; any
-//! difference stops the search with [`Error::Mismatch`] naming the candidate.
+//! memory, and measures them on this CPU.
+//!
+//! * [`Evaluator::compare`]: the current candidate against the mutant in one paired,
+//!   interleaved run that stops as soon as the sign test has decided which is faster
+//!   ([`EarlyStop`]); a mutant whose code is byte for byte the current's is not
+//!   measured at all.
+//! * [`Evaluator::rank`]: candidates and the C baseline side by side, all rounds.
+//!
+//! After every round the outputs of all programs are compared with each other and with
+//! the reference interpreter on that round's inputs; any difference stops the search
+//! with [`Error::Mismatch`] naming the candidate.
 //!
 //! The current candidate's code is kept loaded between steps; when the mutant is kept,
 //! the two code slots swap instead of regenerating anything.
@@ -17,23 +24,27 @@ use cryptopt_codegen::{Candidate, Generator, Hot};
 use cryptopt_ir::Function;
 use cryptopt_measure::counter::Counter;
 use cryptopt_measure::diff::Oracle;
-use cryptopt_measure::timing::{self, Config};
+use cryptopt_measure::timing::{self, Config, EarlyStop};
 use cryptopt_measure::ExecMem;
 use cryptopt_x86::encode::Assembler;
 
 use crate::error::{Error, Result};
-use crate::local_search::{Comparison, Evaluator};
+use crate::local_search::{Comparison, Evaluator, Ranking};
 
 /// Executable memory holding one loaded candidate (the current one or the mutant).
 struct CodeSlot {
     mem: ExecMem,
+    /// The machine code in `mem`.
+    code: Vec<u8>,
     cand: Option<Candidate>,
     hot: Vec<Hot>,
     insts: usize,
 }
 
 /// The programs of one comparison, in measurement order (for mismatch messages).
-const PROGRAMS: [&str; 3] = ["current candidate", "mutant", "C baseline"];
+const PROGRAMS: [&str; 2] = ["current candidate", "mutant"];
+/// Rounds of a comparison before the sign test may stop it.
+pub const MIN_ROUNDS: usize = 5;
 
 pub struct Native<'f> {
     /// The function the outputs are checked against (the lowered one is equal and
@@ -41,14 +52,13 @@ pub struct Native<'f> {
     reference: &'f Function,
     gen: Generator<'f>,
     asm: Assembler,
-    code: Vec<u8>,
     cur: CodeSlot,
     mutant: CodeSlot,
     baseline: *const u8,
     counter: &'f Counter,
     cfg: Config,
     rng: Xoshiro256PlusPlus,
-    /// The interpreter check of every round (kept: its scratch space is reused).
+    /// The interpreter check of every comparison (kept: its scratch space is reused).
     oracle: Oracle<'f>,
     /// Every `verify_every`-th kept candidate is handed to `verify` (0: never).
     pub verify_every: u64,
@@ -74,6 +84,7 @@ impl<'f> Native<'f> {
         let slot = || -> Result<CodeSlot> {
             Ok(CodeSlot {
                 mem: ExecMem::with_capacity(1 << 16)?,
+                code: Vec::new(),
                 cand: None,
                 hot: Vec::new(),
                 insts: 0,
@@ -83,7 +94,6 @@ impl<'f> Native<'f> {
             reference,
             gen,
             asm: Assembler::new(),
-            code: Vec::with_capacity(1 << 16),
             cur: slot()?,
             mutant: slot()?,
             baseline,
@@ -101,7 +111,6 @@ impl<'f> Native<'f> {
     fn load(
         gen: &mut Generator<'f>,
         asm: &mut Assembler,
-        code: &mut Vec<u8>,
         slot: &mut CodeSlot,
         c: &Candidate,
     ) -> Result<()> {
@@ -110,6 +119,7 @@ impl<'f> Native<'f> {
         }
         let insts = gen.generate(c)?;
         slot.insts = insts.len();
+        let code = &mut slot.code;
         code.clear();
         asm.encode(insts, code)?;
         if code.len() > slot.mem.capacity() {
@@ -129,14 +139,33 @@ impl<'f> Native<'f> {
         if self.cur.cand.as_ref() != Some(c) && self.mutant.cand.as_ref() == Some(c) {
             std::mem::swap(&mut self.cur, &mut self.mutant);
         }
-        Self::load(
-            &mut self.gen,
-            &mut self.asm,
-            &mut self.code,
-            &mut self.cur,
-            c,
-        )
+        Self::load(&mut self.gen, &mut self.asm, &mut self.cur, c)
     }
+}
+
+/// Measures `programs` with `cfg`, checked against the interpreter every round by
+/// `oracle`; a mismatch becomes [`Error::Mismatch`] naming `candidates[culprit]` (the
+/// baseline, if it is the culprit, gives a plain error).
+fn measure_checked(
+    reference: &Function,
+    counter: &Counter,
+    rng: &mut Xoshiro256PlusPlus,
+    oracle: &mut Oracle<'_>,
+    programs: &[*const u8],
+    candidates: &[&Candidate],
+    cfg: &Config,
+) -> Result<timing::Measurement> {
+    let mut check = |inputs: &[Vec<u128>], outs: &[Vec<Vec<u128>>]| oracle.check(inputs, outs);
+    // SAFETY: the candidates were generated for this function and checked for ABI
+    // conformance by the test suite; the baseline is the caller's promise (`new`).
+    let m = unsafe { timing::measure(reference, programs, cfg, counter, rng, &mut check) };
+    m.map_err(|e| match oracle.take_culprit() {
+        Some((p, message)) if p < candidates.len() => Error::Mismatch {
+            message,
+            candidate: Box::new(candidates[p].clone()),
+        },
+        _ => e.into(),
+    })
 }
 
 impl Evaluator for Native<'_> {
@@ -163,49 +192,74 @@ impl Evaluator for Native<'_> {
 
     fn compare(&mut self, current: &Candidate, mutant: &Candidate) -> Result<Comparison> {
         self.ensure_current(current)?;
-        Self::load(
-            &mut self.gen,
-            &mut self.asm,
-            &mut self.code,
-            &mut self.mutant,
-            mutant,
+        Self::load(&mut self.gen, &mut self.asm, &mut self.mutant, mutant)?;
+        if self.cur.code == self.mutant.code {
+            // The same program: nothing to measure or to check again.
+            return Ok(Comparison {
+                current: 0.0,
+                mutant: 0.0,
+                ratio: 1.0,
+                rounds: 0,
+            });
+        }
+        let programs = [self.cur.mem.ptr(), self.mutant.mem.ptr()];
+        let cfg = Config {
+            early_stop: Some(EarlyStop {
+                min_rounds: MIN_ROUNDS,
+                a: 1,
+                b: 0,
+            }),
+            ..self.cfg
+        };
+        let m = measure_checked(
+            self.reference,
+            self.counter,
+            &mut self.rng,
+            &mut self.oracle,
+            &programs,
+            &[current, mutant],
+            &cfg,
         )?;
-        let programs = [self.cur.mem.ptr(), self.mutant.mem.ptr(), self.baseline];
-        let reference = self.reference;
-        // The oracle holds no culprit here: a mismatch ends the measurement, and its
-        // culprit is taken below.
-        let oracle = &mut self.oracle;
-        let mut check = |inputs: &[Vec<u128>], outs: &[Vec<Vec<u128>>]| oracle.check(inputs, outs);
-        // SAFETY: the candidates were generated for this function and checked for ABI
-        // conformance by the test suite; the baseline is the caller's promise (`new`).
-        let m = unsafe {
-            timing::measure(
-                reference,
-                &programs,
-                &self.cfg,
-                self.counter,
-                &mut self.rng,
-                &mut check,
-            )
-        };
-        let m = match m {
-            Ok(m) => m,
-            Err(e) => {
-                if let Some((p, message)) = self.oracle.take_culprit() {
-                    let candidate = Box::new(if p == 0 {
-                        current.clone()
-                    } else {
-                        mutant.clone()
-                    });
-                    return Err(Error::Mismatch { message, candidate });
-                }
-                return Err(e.into());
-            }
-        };
         Ok(Comparison {
             current: m.per_call[0].median,
             mutant: m.per_call[1].median,
-            baseline: m.per_call[2].median,
+            ratio: m.paired_ratio(1, 0),
+            rounds: m.rounds(),
+        })
+    }
+
+    fn rank(&mut self, candidates: &[&Candidate]) -> Result<Ranking> {
+        let mut mems = Vec::with_capacity(candidates.len());
+        for c in candidates {
+            let insts = self.gen.generate(c)?;
+            let mut code = Vec::new();
+            self.asm.encode(insts, &mut code)?;
+            let mut mem = ExecMem::with_capacity(code.len().next_power_of_two().max(4096))?;
+            mem.load(&code)?;
+            mems.push(mem);
+        }
+        let mut programs: Vec<*const u8> = mems.iter().map(ExecMem::ptr).collect();
+        programs.push(self.baseline);
+        let mut names = vec!["a ranked candidate"; candidates.len()];
+        names.push("C baseline");
+        let cfg = Config {
+            early_stop: None,
+            ..self.cfg
+        };
+        let mut oracle = Oracle::new(self.reference, &names);
+        let m = measure_checked(
+            self.reference,
+            self.counter,
+            &mut self.rng,
+            &mut oracle,
+            &programs,
+            candidates,
+            &cfg,
+        )?;
+        let b = candidates.len();
+        Ok(Ranking {
+            ratios: (0..b).map(|p| m.paired_ratio(p, b)).collect(),
+            baseline: m.per_call[b].median,
         })
     }
 }

@@ -7,6 +7,7 @@ use std::sync::atomic::AtomicBool;
 use cryptopt_codegen::{Candidate, Deps, Generator, Hot, Options};
 use cryptopt_frontend::fiat;
 use cryptopt_ir::{lower, Function};
+use cryptopt_search::local_search::Ranking;
 use cryptopt_search::{local_search, mutate, Comparison, Evaluator, Params, Phase, SearchState};
 use proptest::prelude::*;
 use rand::SeedableRng;
@@ -25,6 +26,7 @@ fn example() -> Function {
 struct InstCount<'f> {
     gen: Generator<'f>,
     compares: u64,
+    ranks: u64,
 }
 
 impl InstCount<'_> {
@@ -40,9 +42,18 @@ impl Evaluator for InstCount<'_> {
         mutant: &Candidate,
     ) -> cryptopt_search::Result<Comparison> {
         self.compares += 1;
+        let (current, mutant) = (self.cost(current), self.cost(mutant));
         Ok(Comparison {
-            current: self.cost(current),
-            mutant: self.cost(mutant),
+            current,
+            mutant,
+            ratio: mutant / current,
+            rounds: 1,
+        })
+    }
+    fn rank(&mut self, cands: &[&Candidate]) -> cryptopt_search::Result<Ranking> {
+        self.ranks += 1;
+        Ok(Ranking {
+            ratios: cands.iter().map(|c| self.cost(c) / 30.0).collect(),
             baseline: 30.0,
         })
     }
@@ -69,6 +80,7 @@ fn search(f: &Function, p: Params) -> (SearchState, Log) {
     let mut ev = InstCount {
         gen: Generator::new(f, Options::default()).unwrap(),
         compares: 0,
+        ranks: 0,
     };
     let deps = ev.gen.deps().clone();
     let mut st = SearchState::new(f, &deps, p).unwrap();
@@ -132,6 +144,7 @@ fn same_seed_same_search_and_resume_is_seamless() {
     let mut ev = InstCount {
         gen: Generator::new(&f, Options::default()).unwrap(),
         compares: 0,
+        ranks: 0,
     };
     let deps = ev.gen.deps().clone();
     let mut st = SearchState::new(&f, &deps, params(300, 3, 7)).unwrap();
@@ -220,4 +233,66 @@ proptest! {
             }
         }
     }
+}
+
+/// Keeps every mutant (a walk that drifts, as a noisy one does), but ranks by the true
+/// cost: the winner must be the best of what the side-by-side rankings saw.
+struct Drifting<'f>(InstCount<'f>);
+
+impl Evaluator for Drifting<'_> {
+    fn compare(&mut self, c: &Candidate, m: &Candidate) -> cryptopt_search::Result<Comparison> {
+        let mut cmp = self.0.compare(c, m)?;
+        cmp.ratio = 0.99;
+        Ok(cmp)
+    }
+    fn rank(&mut self, cands: &[&Candidate]) -> cryptopt_search::Result<Ranking> {
+        self.0.rank(cands)
+    }
+    fn hot(&mut self, c: &Candidate) -> cryptopt_search::Result<&[Hot]> {
+        self.0.hot(c)
+    }
+}
+
+#[test]
+fn the_winner_is_chosen_side_by_side_among_the_elite() {
+    let f = example();
+    let mut ev = Drifting(InstCount {
+        gen: Generator::new(&f, Options::default()).unwrap(),
+        compares: 0,
+        ranks: 0,
+    });
+    let deps = ev.0.gen.deps().clone();
+    let mut st = SearchState::new(&f, &deps, params(2000, 2, 3)).unwrap();
+    local_search::search(
+        &mut st,
+        &deps,
+        &mut ev,
+        &AtomicBool::new(false),
+        &mut |_| {},
+    )
+    .unwrap();
+    assert_eq!(st.phase, Phase::Done);
+    // Ranked: after each walk's first step and every RANK_EVERY steps, at the end of the
+    // bets, and once more at the end.
+    assert!(
+        ev.0.ranks >= 2000 / local_search::RANK_EVERY,
+        "{}",
+        ev.0.ranks
+    );
+    assert!(!st.elite.is_empty() && st.elite.len() <= local_search::ELITE);
+    assert!(st.elite.windows(2).all(|w| w[0].ratio <= w[1].ratio));
+    let winner = ev.0.cost(st.winner.as_ref().expect("a winner once done"));
+    let Phase::Done = st.phase else {
+        unreachable!()
+    };
+    let final_walk = st.best_walk();
+    let current = ev.0.cost(&st.walks[final_walk].current.clone());
+    let best_elite = st
+        .elite
+        .iter()
+        .map(|s| s.candidate.clone())
+        .map(|c| ev.0.cost(&c))
+        .fold(f64::INFINITY, f64::min);
+    assert_eq!(winner, current.min(best_elite));
+    assert_eq!(st.winner(), st.winner.as_ref().unwrap());
 }
