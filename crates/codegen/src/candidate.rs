@@ -10,6 +10,7 @@
 //! candidate is drawn (which numbers, in which order): a seed names a candidate, for
 //! `cryptopt codegen --seed` and for saved searches.
 
+use rand::seq::SliceRandom;
 use rand::Rng;
 
 use cryptopt_ir::{Function, Inst, Op, Operand};
@@ -221,6 +222,48 @@ impl Candidate {
                 }
             }
         }
+        Candidate {
+            order,
+            decisions: vec![[0; SLOTS]; n],
+        }
+    }
+
+    /// A depth-first order like [`Candidate::depth_first`], but the successors that
+    /// become ready are pushed in random order and one step in eight takes a random
+    /// ready instruction: a low-pressure schedule that differs from walk to walk (the
+    /// starting points of bets). All decisions zero.
+    pub fn depth_first_random<R: Rng + ?Sized>(
+        f: &Function,
+        deps: &Deps,
+        rng: &mut R,
+    ) -> Candidate {
+        let n = f.insts.len();
+        let mut missing: Vec<u32> = deps.preds.iter().map(|p| p.len() as u32).collect();
+        let mut ready: Vec<Inst> = all_insts(n)
+            .rev()
+            .filter(|k| missing[k.index()] == 0)
+            .collect();
+        let mut order = Vec::with_capacity(n);
+        let mut fresh: Vec<Inst> = Vec::new();
+        while !ready.is_empty() {
+            let k = if rng.random_range(0..8) == 0 {
+                let i = rng.random_range(0..ready.len());
+                ready.remove(i)
+            } else {
+                ready.pop().expect("not empty")
+            };
+            order.push(k);
+            fresh.clear();
+            for &s in &deps.succs[k.index()] {
+                missing[s.index()] -= 1;
+                if missing[s.index()] == 0 {
+                    fresh.push(s);
+                }
+            }
+            fresh.shuffle(rng);
+            ready.extend_from_slice(&fresh);
+        }
+        debug_assert_eq!(order.len(), n, "dependencies have a cycle");
         Candidate {
             order,
             decisions: vec![[0; SLOTS]; n],

@@ -217,14 +217,17 @@ impl SearchState {
                 // Walk 0 starts from the input's own order (Fiat's, which keeps carry
                 // chains together), walk 1 from a depth-first order, walk 2 from a
                 // demand-driven one (both keep register pressure low); the others from
-                // random orders and random decisions.
+                // randomized depth-first orders (low pressure too, but each its own),
+                // except walk 9 and every tenth after it, from a random order with
+                // random decisions (anything is reachable from somewhere).
                 let current = match w {
                     // Structured orders with the plainest templates (decision 0: `add`/
                     // `adc` chains, no swaps), so they start from sensible code.
                     0 => Candidate::first(f, deps),
                     1 => Candidate::depth_first(f, deps),
                     2 => Candidate::demand_driven(f, deps),
-                    _ => Candidate::random(f, deps, &mut rng),
+                    w if w % 10 == 9 => Candidate::random(f, deps, &mut rng),
+                    _ => Candidate::depth_first_random(f, deps, &mut rng),
                 };
                 Walk {
                     current,
