@@ -251,9 +251,9 @@ pub fn optimize(job: Job<'_>, stop: &AtomicBool) -> Result<Outcome> {
         bar.set_position(e.index);
         if e.index % 16 == 0 {
             bar.set_message(format!(
-                "best {:.3}x baseline ({:.0} vs {:.0} {})",
+                "best {:.3}x baseline (this walk {:.0} vs {:.0} {})",
                 e.best_ratio,
-                e.best_ratio * e.baseline,
+                e.walk_ratio * e.baseline,
                 e.baseline,
                 counter.name()
             ));

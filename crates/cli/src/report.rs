@@ -57,8 +57,11 @@ pub fn progress_svg(title: &str, rows: &[Row], walks: usize) -> Result<String, S
         let root = SVGBackend::with_string(&mut svg, (960, 540)).into_drawing_area();
         root.fill(&WHITE).map_err(|e| e.to_string())?;
         let max_x = rows.iter().map(|r| r.index).max().unwrap_or(1).max(2) as f64;
-        let ratio = |r: &Row| r.walk_ratio;
-        let ys: Vec<f64> = rows.iter().map(ratio).filter(|y| y.is_finite()).collect();
+        let ys: Vec<f64> = rows
+            .iter()
+            .map(|r| r.walk_ratio)
+            .filter(|y| y.is_finite())
+            .collect();
         let (lo, hi) = ys
             .iter()
             .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &y| {
@@ -86,7 +89,7 @@ pub fn progress_svg(title: &str, rows: &[Row], walks: usize) -> Result<String, S
             let pts: Vec<(f64, f64)> = rows
                 .iter()
                 .filter(|r| r.walk == w)
-                .map(|r| (r.index as f64, ratio(r)))
+                .map(|r| (r.index as f64, r.walk_ratio))
                 .filter(|p| p.1.is_finite())
                 .collect();
             if pts.is_empty() {

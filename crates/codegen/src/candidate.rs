@@ -168,26 +168,7 @@ impl Candidate {
     /// next: values are consumed soon after they are made, which keeps register
     /// pressure low) with all decisions zero.
     pub fn depth_first(f: &Function, deps: &Deps) -> Candidate {
-        let n = f.insts.len();
-        let mut missing: Vec<u32> = deps.preds.iter().map(|p| p.len() as u32).collect();
-        let mut ready: Vec<Inst> = all_insts(n)
-            .rev()
-            .filter(|k| missing[k.index()] == 0)
-            .collect();
-        let mut order = Vec::with_capacity(n);
-        while let Some(k) = ready.pop() {
-            order.push(k);
-            for &s in deps.succs[k.index()].iter().rev() {
-                missing[s.index()] -= 1;
-                if missing[s.index()] == 0 {
-                    ready.push(s);
-                }
-            }
-        }
-        Candidate {
-            order,
-            decisions: vec![[0; SLOTS]; n],
-        }
+        depth_first_order(f, deps, None::<&mut dyn rand::RngCore>)
     }
 
     /// A demand-driven order: a post-order walk over the dependencies from each store
@@ -237,37 +218,7 @@ impl Candidate {
         deps: &Deps,
         rng: &mut R,
     ) -> Candidate {
-        let n = f.insts.len();
-        let mut missing: Vec<u32> = deps.preds.iter().map(|p| p.len() as u32).collect();
-        let mut ready: Vec<Inst> = all_insts(n)
-            .rev()
-            .filter(|k| missing[k.index()] == 0)
-            .collect();
-        let mut order = Vec::with_capacity(n);
-        let mut fresh: Vec<Inst> = Vec::new();
-        while !ready.is_empty() {
-            let k = if rng.random_range(0..8) == 0 {
-                let i = rng.random_range(0..ready.len());
-                ready.remove(i)
-            } else {
-                ready.pop().expect("not empty")
-            };
-            order.push(k);
-            fresh.clear();
-            for &s in &deps.succs[k.index()] {
-                missing[s.index()] -= 1;
-                if missing[s.index()] == 0 {
-                    fresh.push(s);
-                }
-            }
-            fresh.shuffle(rng);
-            ready.extend_from_slice(&fresh);
-        }
-        debug_assert_eq!(order.len(), n, "dependencies have a cycle");
-        Candidate {
-            order,
-            decisions: vec![[0; SLOTS]; n],
-        }
+        depth_first_order(f, deps, Some(rng))
     }
 
     /// The first topological order (Kahn's algorithm taking the smallest ready index,
@@ -291,6 +242,52 @@ impl Candidate {
             order,
             decisions: vec![[0; SLOTS]; n],
         }
+    }
+}
+
+/// The depth-first order of [`Candidate::depth_first`] (no `rng`: successors in input
+/// order, always the last ready) or of [`Candidate::depth_first_random`].
+fn depth_first_order<R: Rng + ?Sized>(
+    f: &Function,
+    deps: &Deps,
+    mut rng: Option<&mut R>,
+) -> Candidate {
+    let n = f.insts.len();
+    let mut missing: Vec<u32> = deps.preds.iter().map(|p| p.len() as u32).collect();
+    let mut ready: Vec<Inst> = all_insts(n)
+        .rev()
+        .filter(|k| missing[k.index()] == 0)
+        .collect();
+    let mut order = Vec::with_capacity(n);
+    let mut fresh: Vec<Inst> = Vec::new();
+    while !ready.is_empty() {
+        let at = match rng.as_deref_mut() {
+            Some(rng) => match rng.random_range(0..8) {
+                0 => rng.random_range(0..ready.len()),
+                _ => ready.len() - 1,
+            },
+            None => ready.len() - 1,
+        };
+        let k = ready.remove(at);
+        order.push(k);
+        fresh.clear();
+        for &s in &deps.succs[k.index()] {
+            missing[s.index()] -= 1;
+            if missing[s.index()] == 0 {
+                fresh.push(s);
+            }
+        }
+        // Pushed so that the first successor is popped first (or in random order).
+        match rng.as_deref_mut() {
+            Some(rng) => fresh.shuffle(rng),
+            None => fresh.reverse(),
+        }
+        ready.extend_from_slice(&fresh);
+    }
+    debug_assert_eq!(order.len(), n, "dependencies have a cycle");
+    Candidate {
+        order,
+        decisions: vec![[0; SLOTS]; n],
     }
 }
 

@@ -222,6 +222,11 @@ fn structured_orders_are_topological() {
                     Candidate::first(&g, &deps),
                     Candidate::depth_first(&g, &deps),
                     Candidate::demand_driven(&g, &deps),
+                    Candidate::depth_first_random(
+                        &g,
+                        &deps,
+                        &mut Xoshiro256PlusPlus::seed_from_u64(checked as u64),
+                    ),
                 ] {
                     assert!(deps.is_topological(&c.order), "{}", f.name);
                     checked += 1;
@@ -229,5 +234,5 @@ fn structured_orders_are_topological() {
             }
         }
     }
-    assert_eq!(checked, 160 * 2 * 3);
+    assert_eq!(checked, 160 * 2 * 4);
 }

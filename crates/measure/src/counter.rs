@@ -157,67 +157,64 @@ const NOISE_TIE: f64 = 1.25;
 /// the clock frequency, the TSC does; which matters more on a given machine is what the
 /// noise probe measures.
 pub fn choose(choice: Choice) -> Result<Chosen> {
-    let pmc = Pmc::open();
-    let probe = |c: &Counter| Probe {
-        name: c.name(),
-        read_cost: overhead(c, 1001),
-        noise: noise(c),
+    let (candidates, why) = match (choice, Pmc::open()) {
+        (Choice::Tsc, _) => (vec![Counter::Tsc], "--counter tsc".to_string()),
+        (Choice::CoreCycles, Err(why)) => {
+            return Err(Error::Counter(format!(
+                "--counter core-cycles: core cycles cannot be read here: {why}"
+            )))
+        }
+        (Choice::CoreCycles, Ok(p)) => (
+            vec![Counter::CoreCycles(p)],
+            "--counter core-cycles".to_string(),
+        ),
+        (Choice::Auto, Err(why)) => (
+            vec![Counter::Tsc],
+            format!("core cycles unavailable: {why}; the TSC is the only counter"),
+        ),
+        (Choice::Auto, Ok(p)) => (vec![Counter::CoreCycles(p), Counter::Tsc], String::new()),
     };
-    match (choice, pmc) {
-        (Choice::Tsc, _) => {
-            let p = probe(&Counter::Tsc);
-            Ok(Chosen {
-                counter: Counter::Tsc,
-                why: "--counter tsc".to_string(),
-                probes: vec![p],
-            })
-        }
-        (Choice::CoreCycles, Err(why)) => Err(Error::Counter(format!(
-            "--counter core-cycles: core cycles cannot be read here: {why}"
-        ))),
-        (Choice::CoreCycles, Ok(p)) => {
-            let c = Counter::CoreCycles(p);
-            let pr = probe(&c);
-            Ok(Chosen {
-                counter: c,
-                why: "--counter core-cycles".to_string(),
-                probes: vec![pr],
-            })
-        }
-        (Choice::Auto, Err(why)) => {
-            let p = probe(&Counter::Tsc);
-            Ok(Chosen {
-                counter: Counter::Tsc,
-                why: format!("core cycles unavailable: {why}; the TSC is the only counter"),
-                probes: vec![p],
-            })
-        }
-        (Choice::Auto, Ok(p)) => {
-            let cc = Counter::CoreCycles(p);
-            let (pc, pt) = (probe(&cc), probe(&Counter::Tsc));
-            let tie = pc.noise.max(pt.noise) <= pc.noise.min(pt.noise) * NOISE_TIE;
-            let core = if tie {
-                pc.read_cost <= pt.read_cost
-            } else {
-                pc.noise < pt.noise
-            };
-            let why = format!(
-                "{} ({})",
-                if core { "core-cycles" } else { "tsc" },
-                if tie {
-                    "noise alike, cheaper to read"
-                } else {
-                    "less noisy"
-                }
-            );
-            let counter = if core { cc } else { Counter::Tsc };
-            Ok(Chosen {
-                counter,
-                why,
-                probes: vec![pc, pt],
-            })
-        }
+    let probes: Vec<Probe> = candidates
+        .iter()
+        .map(|c| Probe {
+            name: c.name(),
+            read_cost: overhead(c, 1001),
+            noise: noise(c),
+        })
+        .collect();
+    let least_noise = probes.iter().map(|p| p.noise).fold(f64::INFINITY, f64::min);
+    // Among those within the tie of the least noisy, the cheapest to read.
+    let pick = (0..probes.len())
+        .filter(|&i| probes[i].noise <= least_noise * NOISE_TIE)
+        .min_by_key(|&i| probes[i].read_cost)
+        .unwrap_or(0);
+    let why = if candidates.len() == 1 {
+        why
+    } else if probes.iter().all(|p| p.noise <= least_noise * NOISE_TIE) {
+        format!("{}: noise alike, cheaper to read", probes[pick].name)
+    } else {
+        format!("{}: less noisy", probes[pick].name)
+    };
+    let counter = candidates
+        .into_iter()
+        .nth(pick)
+        .expect("pick indexes the candidates");
+    Ok(Chosen {
+        counter,
+        why,
+        probes,
+    })
+}
+
+/// A chain of dependent additions, a few thousand cycles long: what the counters are
+/// checked and probed with.
+#[inline(never)]
+fn busy_work() {
+    let mut x = std::hint::black_box(1u64);
+    for i in 0..2048u64 {
+        x = std::hint::black_box(x.wrapping_add(i));
     }
+    std::hint::black_box(x);
 }
 
 /// One line about what [`choose`] measured: `tsc: read 49 ticks, noise 0.3%; ...`.
@@ -236,25 +233,18 @@ pub fn describe_probes(probes: &[Probe]) -> String {
         .join("; ")
 }
 
-/// Relative spread (IQR over median) of a fixed piece of work (a chain of dependent
-/// additions of a few thousand cycles) timed [`PROBE_SAMPLES`] times.
+/// Relative spread (IQR over median) of [`busy_work`] timed [`PROBE_SAMPLES`] times.
 fn noise(c: &Counter) -> f64 {
     let mut v: Vec<f64> = (0..PROBE_SAMPLES)
         .map(|_| {
             let t0 = c.read();
-            let mut x = std::hint::black_box(1u64);
-            for i in 0..2048u64 {
-                x = std::hint::black_box(x.wrapping_add(i));
-            }
-            std::hint::black_box(x);
+            busy_work();
             c.read().wrapping_sub(t0) as f64
         })
         .collect();
-    v.sort_unstable_by(f64::total_cmp);
-    let q = |f: f64| v[((v.len() - 1) as f64 * f).round() as usize];
-    let med = q(0.5);
-    if med > 0.0 {
-        (q(0.75) - q(0.25)) / med
+    let s = crate::timing::Stats::from_samples(&mut v);
+    if s.median > 0.0 {
+        (s.q3 - s.q1) / s.median
     } else {
         f64::INFINITY
     }
@@ -520,11 +510,7 @@ impl Pmc {
         }
         // Does it count? A few thousand dependent adds are thousands of cycles.
         let t0 = pmc.read();
-        let mut x = std::hint::black_box(1u64);
-        for i in 0..4096u64 {
-            x = std::hint::black_box(x.wrapping_add(i));
-        }
-        std::hint::black_box(x);
+        busy_work();
         let t1 = pmc.read();
         let d = t1.wrapping_sub(t0);
         if d == 0 || d > 1 << 40 {

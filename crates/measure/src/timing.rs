@@ -353,6 +353,12 @@ pub unsafe fn measure<R: Rng + ?Sized>(
     if cfg.mode == Mode::Latency {
         latency_shape(f)?;
     }
+    if let Some(e) = cfg.early_stop {
+        let n = programs.len();
+        if e.a >= n || e.b >= n || e.a == e.b || e.min_rounds == 0 {
+            return Err(refuse(format!("bad early stop {e:?}")));
+        }
+    }
     let fns: Vec<FiatFn> = programs
         .iter()
         // SAFETY: a non-null code pointer becomes a function pointer of the signature the
@@ -407,11 +413,6 @@ pub unsafe fn measure<R: Rng + ?Sized>(
     let mut order: Vec<usize> = (0..fns.len()).collect();
     let mut ticks: Vec<Vec<f64>> = vec![Vec::with_capacity(cfg.batches); fns.len()];
     let mut outputs: Vec<Vec<Vec<u128>>> = vec![vec![Vec::new(); f.returns.len()]; fns.len()];
-    if let Some(e) = cfg.early_stop {
-        if e.a >= fns.len() || e.b >= fns.len() || e.a == e.b || e.min_rounds == 0 {
-            return Err(refuse(format!("bad early stop {e:?}")));
-        }
-    }
     for round in 1..=cfg.batches {
         let inputs = inputs::random(f, rng);
         order.shuffle(rng);

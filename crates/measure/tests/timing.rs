@@ -54,6 +54,18 @@ fn slow_add(a: &mut CodeAssembler) -> Result<(), IcedError> {
     a.ret()
 }
 
+/// `fn(out1: u64[1], arg1: u64[1], arg2: u64)`: a scalar passed by value.
+fn add_scalar_fn() -> Function {
+    Function::new(
+        "add_scalar",
+        vec![
+            param("arg1", Ty::U64, Some(1)),
+            param("arg2", Ty::U64, None),
+        ],
+        vec![param("out1", Ty::U64, Some(1))],
+    )
+}
+
 /// `out[0] = a[0] + c` with `c` a u64 passed by value (in rdx).
 fn add_scalar(a: &mut CodeAssembler) -> Result<(), IcedError> {
     a.mov(rax, qword_ptr(rsi))?;
@@ -139,32 +151,14 @@ const CASES: &[Case] = &[
     },
     Case {
         name: "scalar by value",
-        f: || {
-            Function::new(
-                "add_scalar",
-                vec![
-                    param("arg1", Ty::U64, Some(1)),
-                    param("arg2", Ty::U64, None),
-                ],
-                vec![param("out1", Ty::U64, Some(1))],
-            )
-        },
+        f: add_scalar_fn,
         programs: &[add_scalar, add_scalar],
         mode: Mode::Throughput,
         expect: expect_add,
     },
     Case {
         name: "scalar by value, latency (arg1 is the array)",
-        f: || {
-            Function::new(
-                "add_scalar",
-                vec![
-                    param("arg1", Ty::U64, Some(1)),
-                    param("arg2", Ty::U64, None),
-                ],
-                vec![param("out1", Ty::U64, Some(1))],
-            )
-        },
+        f: add_scalar_fn,
         programs: &[add_scalar],
         mode: Mode::Latency,
         expect: expect_add,

@@ -386,8 +386,8 @@ fn choose_winner(state: &mut SearchState, walk: usize, ev: &mut dyn Evaluator) -
         .min_by(|&a, &b| r.ratios[a].total_cmp(&r.ratios[b]))
         .unwrap_or(0);
     state.winner = Some(cands[best].clone());
-    let ratio = r.ratios[best];
-    state.walks[walk].set_ranking(ratio, r.baseline);
+    // The walk's own current was ranked first.
+    state.walks[walk].set_ranking(r.ratios[0], r.baseline);
     Ok(())
 }
 

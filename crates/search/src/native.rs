@@ -229,16 +229,26 @@ impl Evaluator for Native<'_> {
     }
 
     fn rank(&mut self, candidates: &[&Candidate]) -> Result<Ranking> {
-        let mut mems = Vec::with_capacity(candidates.len());
-        for c in candidates {
-            let insts = self.gen.generate(c)?;
-            let mut code = Vec::new();
-            self.asm.encode(insts, &mut code)?;
-            let mut mem = ExecMem::with_capacity(code.len().next_power_of_two().max(4096))?;
-            mem.load(&code)?;
-            mems.push(mem);
+        // A candidate already in a code slot (the walk's current one, usually) is
+        // measured there; the others are generated and loaded for this ranking only.
+        let mut mems = Vec::new();
+        let mut programs: Vec<*const u8> = Vec::with_capacity(candidates.len() + 1);
+        for &c in candidates {
+            let ptr = match [&self.cur, &self.mutant]
+                .into_iter()
+                .find(|slot| slot.cand.as_ref() == Some(c))
+            {
+                Some(slot) => slot.mem.ptr(),
+                None => {
+                    self.gen.generate(c)?;
+                    let mem = ExecMem::from_program(&self.gen.program())?;
+                    let ptr = mem.ptr();
+                    mems.push(mem);
+                    ptr
+                }
+            };
+            programs.push(ptr);
         }
-        let mut programs: Vec<*const u8> = mems.iter().map(ExecMem::ptr).collect();
         programs.push(self.baseline);
         let mut names = vec!["a ranked candidate"; candidates.len()];
         names.push("C baseline");

@@ -263,14 +263,14 @@ fn the_winner_is_chosen_side_by_side_among_the_elite() {
     });
     let deps = ev.0.gen.deps().clone();
     let mut st = SearchState::new(&f, &deps, params(2000, 2, 3)).unwrap();
-    local_search::search(
-        &mut st,
-        &deps,
-        &mut ev,
-        &AtomicBool::new(false),
-        &mut |_| {},
-    )
+    let mut final_walk = None;
+    local_search::search(&mut st, &deps, &mut ev, &AtomicBool::new(false), &mut |e| {
+        if let Phase::Final { walk } = e.phase {
+            final_walk = Some(walk);
+        }
+    })
     .unwrap();
+    let final_walk = final_walk.expect("a final phase");
     assert_eq!(st.phase, Phase::Done);
     // Ranked: after each walk's first step and every RANK_EVERY steps, at the end of the
     // bets, and once more at the end.
@@ -282,10 +282,6 @@ fn the_winner_is_chosen_side_by_side_among_the_elite() {
     assert!(!st.elite.is_empty() && st.elite.len() <= local_search::ELITE);
     assert!(st.elite.windows(2).all(|w| w[0].ratio <= w[1].ratio));
     let winner = ev.0.cost(st.winner.as_ref().expect("a winner once done"));
-    let Phase::Done = st.phase else {
-        unreachable!()
-    };
-    let final_walk = st.best_walk();
     let current = ev.0.cost(&st.walks[final_walk].current.clone());
     let best_elite = st
         .elite
