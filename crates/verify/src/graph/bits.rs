@@ -79,6 +79,46 @@ impl Graph {
         self.concat(&segs, 0)
     }
 
+    /// `hi · 2^lo_bits + (lo mod 2^lo_bits)`: bits `0..lo_bits` of `lo` under bits
+    /// `0..hi_bits` of `hi` (a wide value from its halves).
+    pub fn halves(&mut self, lo: NodeId, lo_bits: u8, hi: NodeId, hi_bits: u8) -> NodeId {
+        let segs = [
+            Seg {
+                node: lo,
+                from: 0,
+                len: lo_bits,
+                at: 0,
+            },
+            Seg {
+                node: hi,
+                from: 0,
+                len: hi_bits,
+                at: lo_bits,
+            },
+        ];
+        self.concat(&segs, 0)
+    }
+
+    /// The 64-bit `old` with its bits `0..bits` replaced by those of `low` (a write to a
+    /// partial register).
+    pub fn with_low(&mut self, old: NodeId, low: NodeId, bits: u8) -> NodeId {
+        let segs = [
+            Seg {
+                node: low,
+                from: 0,
+                len: bits,
+                at: 0,
+            },
+            Seg {
+                node: old,
+                from: bits,
+                len: 64 - bits,
+                at: bits,
+            },
+        ];
+        self.concat(&segs, 0)
+    }
+
     /// The concatenation `k | Σ slices` (slices and `k` must be disjoint).
     pub fn concat(&mut self, segs: &[Seg], k: u128) -> NodeId {
         if let ([s], 0) = (segs, k) {

@@ -205,23 +205,7 @@ impl Graph {
             hi_terms.push((b, hm));
         }
         let hi = self.add(w - 64, &hi_terms, khi);
-        Some(self.concat(
-            &[
-                Seg {
-                    node: lo,
-                    from: 0,
-                    len: 64,
-                    at: 0,
-                },
-                Seg {
-                    node: hi,
-                    from: 0,
-                    len: (w - 64) as u8,
-                    at: 64,
-                },
-            ],
-            0,
-        ))
+        Some(self.halves(lo, 64, hi, (w - 64) as u8))
     }
 
     /// The rule `wide-mul-split`: `a·b mod 2^w`, `w > 64`, with an operand wider than 64

@@ -195,23 +195,7 @@ fn cases() -> Vec<Case> {
                 let lo = g.sum(64, &[pl, ql]);
                 let cf = g.carry(64, &[pl, ql], 0);
                 let hi = g.sum(64, &[ph, qh, cf]);
-                let r = g.concat(
-                    &[
-                        Seg {
-                            node: lo,
-                            from: 0,
-                            len: 64,
-                            at: 0,
-                        },
-                        Seg {
-                            node: hi,
-                            from: 0,
-                            len: 64,
-                            at: 64,
-                        },
-                    ],
-                    0,
-                );
+                let r = g.halves(lo, 64, hi, 64);
                 (l, Some(r))
             },
             reference: |v| (v[0] * v[1]).wrapping_add(v[3] * v[4]),
@@ -228,23 +212,7 @@ fn cases() -> Vec<Case> {
                 let lo = g.add(64, &[(pl, 1), (ql, M64)], 0);
                 let cf = g.borrow(pl, &[ql], 0);
                 let hi = g.add(64, &[(ph, 1), (qh, M64), (cf, M64)], 0);
-                let r = g.concat(
-                    &[
-                        Seg {
-                            node: lo,
-                            from: 0,
-                            len: 64,
-                            at: 0,
-                        },
-                        Seg {
-                            node: hi,
-                            from: 0,
-                            len: 64,
-                            at: 64,
-                        },
-                    ],
-                    0,
-                );
+                let r = g.halves(lo, 64, hi, 64);
                 (l, Some(r))
             },
             reference: |v| (v[0] * v[1]).wrapping_sub(v[3] * v[4]),
@@ -264,23 +232,7 @@ fn cases() -> Vec<Case> {
             rule: Rule::SliceExpand,
             what: "shrd lo, hi, 51 = (lo >> 51) | (hi << 13) = bits 51..115 of hi:lo",
             build: |g, [lo, hi, ..]| {
-                let x = g.concat(
-                    &[
-                        Seg {
-                            node: lo,
-                            from: 0,
-                            len: 64,
-                            at: 0,
-                        },
-                        Seg {
-                            node: hi,
-                            from: 0,
-                            len: 64,
-                            at: 64,
-                        },
-                    ],
-                    0,
-                );
+                let x = g.halves(lo, 64, hi, 64);
                 let l = g.slice(x, 51, 64);
                 let a = g.shr(lo, 51);
                 let b = g.shl(hi, 13, 64);

@@ -16,7 +16,7 @@ use super::flags::{FlagState, CF, OF};
 use super::memory::{assemble, Base, Byte, Clobber};
 use crate::abi::{Abi, ArgSlot};
 use crate::error::{Error, Result};
-use crate::graph::{mask, Graph, NodeId, Seg, Sym};
+use crate::graph::{mask, Graph, NodeId, Sym};
 use crate::verdict::{Aliasing, Problem};
 
 /// Why a run stopped early.
@@ -130,23 +130,7 @@ impl<'a> Machine<'a> {
                             u64::MAX as u128,
                             format!("junk({})", p.name),
                         );
-                        g.concat(
-                            &[
-                                Seg {
-                                    node: x,
-                                    from: 0,
-                                    len: cbits as u8,
-                                    at: 0,
-                                },
-                                Seg {
-                                    node: junk,
-                                    from: cbits as u8,
-                                    len: (64 - cbits) as u8,
-                                    at: cbits as u8,
-                                },
-                            ],
-                            0,
-                        )
+                        g.with_low(junk, x, cbits as u8)
                     }
                 }
             };
@@ -283,23 +267,7 @@ impl<'a> Machine<'a> {
                     Size::B64 | Size::B32 => self.g.trunc(v, w),
                     Size::B16 | Size::B8 => {
                         let old = self.regs[r.index()];
-                        self.g.concat(
-                            &[
-                                Seg {
-                                    node: v,
-                                    from: 0,
-                                    len: w as u8,
-                                    at: 0,
-                                },
-                                Seg {
-                                    node: old,
-                                    from: w as u8,
-                                    len: (64 - w) as u8,
-                                    at: w as u8,
-                                },
-                            ],
-                            0,
-                        )
+                        self.g.with_low(old, v, w as u8)
                     }
                 };
                 self.set_reg(r, new)

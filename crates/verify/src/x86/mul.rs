@@ -11,7 +11,7 @@ use cryptopt_x86::{Mnemonic as M, Operand as X, Reg, Size};
 
 use super::flags::{FlagState, CF, OF, SF, ZF};
 use super::machine::{bits, size_of, Machine, Step};
-use crate::graph::{mask, NodeId, Seg};
+use crate::graph::{mask, NodeId};
 
 impl Machine<'_> {
     /// `mul`, `imul` (one, two and three operands), `mulx`.
@@ -78,23 +78,7 @@ impl Machine<'_> {
     fn write_wide(&mut self, sz: Size, lo: NodeId, hi: NodeId) -> Step<()> {
         match sz {
             Size::B8 => {
-                let ax = self.g.concat(
-                    &[
-                        Seg {
-                            node: lo,
-                            from: 0,
-                            len: 8,
-                            at: 0,
-                        },
-                        Seg {
-                            node: hi,
-                            from: 0,
-                            len: 8,
-                            at: 8,
-                        },
-                    ],
-                    0,
-                );
+                let ax = self.g.halves(lo, 8, hi, 8);
                 self.write(X::Reg(Reg::Rax, Size::B16), ax)
             }
             _ => {
