@@ -76,6 +76,10 @@ pub(crate) struct CodegenArgs {
     /// Seed of the random candidate (order and decisions).
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
+    /// Instruction order: a random one (from --seed), or one of the search's starting
+    /// orders (all decisions then 0).
+    #[arg(long, value_enum, default_value = "random")]
+    pub order: OrderArg,
     /// Assembly syntax of the output.
     #[arg(long, value_enum, default_value = "nasm")]
     pub syntax: Syntax,
@@ -123,6 +127,16 @@ pub(crate) struct IrArgs {
     /// Print the function after lowering to the 64-bit machine-level dialect.
     #[arg(long)]
     pub lowered: bool,
+}
+
+/// The instruction orders `codegen` can start from.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum OrderArg {
+    Random,
+    /// The input order (the first topological order).
+    First,
+    DepthFirst,
+    DemandDriven,
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug)]

@@ -12,7 +12,7 @@ use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use crate::args::{
-    CheckArgs, CodegenArgs, EmitCArgs, GenArgs, InterpArgs, IrArgs, ListArgs, Syntax,
+    CheckArgs, CodegenArgs, EmitCArgs, GenArgs, InterpArgs, IrArgs, ListArgs, OrderArg, Syntax,
 };
 use crate::checks::{check_natively, prove, CheckFailed};
 use crate::files::{load, read, write_atomically};
@@ -71,14 +71,19 @@ pub(crate) fn gen(a: GenArgs, out: &mut dyn Write) -> Result<()> {
     Ok(())
 }
 
-/// One random candidate: generated, run against the interpreter, proved, then printed.
+/// One candidate (random, or a named starting order): generated, run against the interpreter, proved, then printed.
 pub(crate) fn codegen(a: CodegenArgs, out: &mut dyn Write) -> Result<()> {
     let f = load(&a.input, a.function.as_deref(), false)?;
     let g = lower::lower(&f)?;
     let opts = a.cg.options();
     let mut gen = Generator::new(&g, opts)?;
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(a.seed);
-    let cand = Candidate::random(&g, gen.deps(), &mut rng);
+    let cand = match a.order {
+        OrderArg::Random => Candidate::random(&g, gen.deps(), &mut rng),
+        OrderArg::First => Candidate::first(&g, gen.deps()),
+        OrderArg::DepthFirst => Candidate::depth_first(&g, gen.deps()),
+        OrderArg::DemandDriven => Candidate::demand_driven(&g, gen.deps()),
+    };
     gen.generate(&cand)?;
     let program = gen.program();
     check_natively(&f, &program, &opts, a.seed)?;

@@ -255,6 +255,32 @@ int main(int argc, char **argv) {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// `codegen --order`: the named starting orders are deterministic (the seed does not
+/// matter), each proved like a random candidate; they are not all the same program.
+#[test]
+fn codegen_starting_orders() {
+    let ex = example();
+    let mut programs = Vec::new();
+    for order in ["first", "depth-first", "demand-driven"] {
+        let runs: Vec<String> = ["1", "2"]
+            .iter()
+            .map(|seed| {
+                let (code, out, err) =
+                    cryptopt(&["codegen", &ex, "--order", order, "--seed", seed]);
+                assert_eq!(code, 0, "{order}: {err}");
+                out
+            })
+            .collect();
+        assert_eq!(runs[0], runs[1], "{order}: the seed changed the program");
+        programs.push(runs[0].clone());
+    }
+    let (code, _, err) = cryptopt(&["codegen", &ex, "--order", "sideways"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("invalid value 'sideways'"), "{err}");
+    programs.dedup();
+    assert!(programs.len() > 1, "every order gave the same program");
+}
+
 /// Errors of `codegen`: exit 2, one line, and no output file left behind.
 #[test]
 fn codegen_errors_leave_no_file() {

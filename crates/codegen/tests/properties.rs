@@ -236,3 +236,50 @@ fn structured_orders_are_topological() {
     }
     assert_eq!(checked, 160 * 2 * 4);
 }
+
+/// A carry that waits in OF is read by the sum that takes it (`adox`), never saved
+/// with `seto` first; one in CF likewise with `adc`/`adcx`. In the input order every
+/// `hi + b.hi + carry` comes right after the `addcarry` that made the carry.
+#[test]
+fn sums_take_their_carry_from_the_flag() {
+    let Some(dir) = std::env::var_os("CRYPTOPT_FIAT_JSON") else {
+        eprintln!("SKIPPED sums_take_their_carry_from_the_flag: CRYPTOPT_FIAT_JSON is not set");
+        return;
+    };
+    let text =
+        std::fs::read_to_string(std::path::Path::new(&dir).join("p448_solinas_64.json")).unwrap();
+    let f = lower::lower(&fiat::parse_function(&text, "fiat_p448_carry_mul").unwrap()).unwrap();
+    let mut gen = Generator::new(&f, Options::default()).unwrap();
+    let addcarries = f
+        .insts
+        .iter()
+        .filter(|d| matches!(d.op, cryptopt_ir::Op::AddCarry { .. }))
+        .count();
+    // (flavor of every addcarry with carry-in 0: 0 add, 2 test; adox), flag-save mnemonic
+    for (flavor, save) in [(0u8, Mnemonic::Setc), (2, Mnemonic::Seto)] {
+        let mut c = Candidate::first(&f, gen.deps());
+        for (k, d) in f.insts.iter().enumerate() {
+            if matches!(d.op, cryptopt_ir::Op::AddCarry { .. }) {
+                c.decisions[k][DecisionSlot::Flavor as usize] = flavor;
+            }
+        }
+        let insts = gen.generate(&c).unwrap().to_vec();
+        let count = |m: Mnemonic| insts.iter().filter(|i| i.mn == m).count();
+        for (i, x) in insts.iter().enumerate() {
+            if x.mn == save {
+                eprintln!(
+                    "{:?}",
+                    &insts[i.saturating_sub(4)..(i + 3).min(insts.len())]
+                );
+            }
+        }
+        assert_eq!(count(save), 0, "flavor {flavor}: a carry was saved");
+        if flavor == 2 {
+            assert_eq!(
+                count(Mnemonic::Adox),
+                2 * addcarries,
+                "an adox per addcarry and per sum"
+            );
+        }
+    }
+}

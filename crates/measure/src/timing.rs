@@ -174,6 +174,17 @@ impl Measurement {
             .collect();
         Stats::from_samples(&mut r).median
     }
+
+    /// Does the sign test ([`crate::stats::sign_decided`]) over the rounds say which of
+    /// `a` and `b` is faster? (The early stop asks the same question after every round.)
+    pub fn paired_decided(&self, a: usize, b: usize) -> bool {
+        let wins = self.samples[a]
+            .iter()
+            .zip(&self.samples[b])
+            .filter(|(x, y)| x < y)
+            .count();
+        crate::stats::sign_decided(wins, self.rounds())
+    }
 }
 
 /// The caller's oracle: gets every round's inputs (one `Vec` per parameter) and every

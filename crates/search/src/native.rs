@@ -200,6 +200,8 @@ impl Evaluator for Native<'_> {
                 mutant: 0.0,
                 ratio: 1.0,
                 rounds: 0,
+                decided: false,
+                lengths: [self.cur.insts, self.mutant.insts],
             });
         }
         let programs = [self.cur.mem.ptr(), self.mutant.mem.ptr()];
@@ -225,6 +227,8 @@ impl Evaluator for Native<'_> {
             mutant: m.per_call[1].median,
             ratio: m.paired_ratio(1, 0),
             rounds: m.rounds(),
+            decided: m.paired_decided(1, 0),
+            lengths: [self.cur.insts, self.mutant.insts],
         })
     }
 

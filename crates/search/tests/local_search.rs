@@ -48,6 +48,8 @@ impl Evaluator for InstCount<'_> {
             mutant,
             ratio: mutant / current,
             rounds: 1,
+            decided: mutant != current,
+            lengths: [current as usize, mutant as usize],
         })
     }
     fn rank(&mut self, cands: &[&Candidate]) -> cryptopt_search::Result<Ranking> {
@@ -291,4 +293,32 @@ fn the_winner_is_chosen_side_by_side_among_the_elite() {
         .fold(f64::INFINITY, f64::min);
     assert_eq!(winner, current.min(best_elite));
     assert_eq!(st.winner(), st.winner.as_ref().unwrap());
+}
+
+#[test]
+fn acceptance_rule() {
+    // (ratio mutant/current, rounds, decided, [current, mutant] lengths, kept?)
+    #[track_caller]
+    fn check(ratio: f64, rounds: usize, decided: bool, lengths: [usize; 2], want: bool) {
+        let c = Comparison {
+            current: 100.0,
+            mutant: 100.0 * ratio,
+            ratio,
+            rounds,
+            decided,
+            lengths,
+        };
+        assert_eq!(c.keeps(), want, "{c:?}");
+    }
+    // The same code: nothing measured, kept (a free move on the plateau).
+    check(1.0, 0, false, [50, 50], true);
+    // Decided by the sign test: the ratio alone says.
+    check(0.97, 5, true, [50, 60], true);
+    check(1.03, 5, true, [50, 40], false);
+    check(1.0, 31, true, [50, 40], false);
+    // Undecided: not slower and not longer.
+    check(0.99, 31, false, [50, 50], true);
+    check(1.0, 31, false, [50, 49], true);
+    check(0.99, 31, false, [50, 51], false);
+    check(1.01, 31, false, [50, 40], false);
 }

@@ -65,32 +65,48 @@ impl Generator<'_> {
             cands[self.decide(DecisionSlot::Swap, cands.len())]
         };
         let dst = self.dest_from(args[first])?;
-        // A carry waiting in CF is added first, together with another addend if there
-        // is one: `adc dst, x` (else `adc dst, 0`).
+        // A carry waiting in a flag is added first, together with another addend:
+        // `adc dst, x` (or `adc dst, 0` without a partner), `adcx dst, x` when OF holds a
+        // live value that `adc` would clobber, `adox dst, x` for a carry in OF (with a
+        // zeroed register for x when there is no partner).
         let mut done = vec![false; args.len()];
         done[first] = true;
-        let in_cf = (0..args.len()).find(|&i| {
-            !done[i]
-                && matches!(args[i], IrOperand::Value(v)
-                    if self.st.v_flag[v.index()] == Some(FlagReg::CF) && self.st.v_reg[v.index()].is_none())
-        });
-        if let Some(i) = in_cf {
-            let v = args[i].value().expect("a value");
-            done[i] = true;
-            let partner = (0..args.len()).find(|&j| {
+        let only_in = |g: &Self, i: usize, fl: FlagReg| {
+            matches!(args[i], IrOperand::Value(v)
+                if g.st.v_flag[v.index()] == Some(fl) && g.st.v_reg[v.index()].is_none())
+        };
+        let partner_of = |g: &Self, done: &[bool]| {
+            (0..args.len()).find(|&j| {
                 !done[j]
                     && args[j].value().is_none_or(|w| {
-                        self.st.v_flag[w.index()].is_none() || self.st.v_reg[w.index()].is_some()
+                        g.st.v_flag[w.index()].is_none() || g.st.v_reg[w.index()].is_some()
                     })
-            });
+            })
+        };
+        for fl in [FlagReg::CF, FlagReg::OF] {
+            let Some(i) = (0..args.len()).find(|&i| !done[i] && only_in(self, i, fl)) else {
+                continue;
+            };
+            // adcx/adox take a register or memory source (a literal partner is loaded).
+            let partner = partner_of(self, &done);
+            let v = args[i].value().expect("a value");
+            let other_live = self.st.flag[FlagReg::OF as usize].is_some();
+            let mn = match (fl, partner) {
+                (FlagReg::OF, _) => M::Adox,
+                (FlagReg::CF, Some(_)) if other_live => M::Adcx,
+                (FlagReg::CF, _) => M::Adc,
+            };
+            done[i] = true;
             let x = match partner {
                 Some(j) => {
                     done[j] = true;
-                    self.operand(args[j], true, true)?
+                    self.operand(args[j], true, mn == M::Adc)?
                 }
-                None => X::Imm(0),
+                None if mn == M::Adc => X::Imm(0),
+                // adox has no immediate form: a zeroed register (`mov`, flag-neutral).
+                None => self.operand(IrOperand::Const(0), false, false)?,
             };
-            self.emit(Inst::op2(M::Adc, X::r64(dst), x), Some(v))?;
+            self.emit(Inst::op2(mn, X::r64(dst), x), Some(v))?;
             self.release(x, dst);
         }
         for (i, &a) in args.iter().enumerate() {

@@ -8,7 +8,7 @@
 //! | addcarry.64, c set | `adc` · `adcx` (CF); `adox` when c is in OF     | Swap                     |
 //! | subborrow.64       | `sub` / `sbb` (`stc`/`bt` to load the borrow)   |                          |
 //! | mulx.64            | `mulx`                                         | Swap (which factor → rdx), Mem |
-//! | add (n-ary)        | `add`/`adc r, 0` chain · `lea` (two operands)   | Swap (dest)              |
+//! | add (n-ary)        | `add` chain, a carry read with `adc`/`adcx` (CF) or `adox` (OF) · `lea` (two operands) | Swap (dest) |
 //! | mul by constant    | `imul r, r/m, imm` · `mov; imul` · `mulx` · `shl` · `lea` | |
 //! | mul                | `imul` · `mulx`                                |                          |
 //! | and with a mask    | `and imm` · `movzx` (0xff) · `mov r32` (2^32-1) · `shl; shr` · `bzhi` | |
