@@ -129,6 +129,14 @@ pub(crate) struct IrArgs {
     pub lowered: bool,
 }
 
+/// What `bench` optimizes for.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum OptimizeForArg {
+    Both,
+    Throughput,
+    Latency,
+}
+
 /// The instruction orders `codegen` can start from.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum OrderArg {
@@ -392,6 +400,11 @@ pub(crate) struct BenchArgs {
     /// (each is proved and run against the interpreter again).
     #[arg(long)]
     pub reuse: bool,
+    /// Which measure the search optimizes: `both` runs one search per measure (the
+    /// latency winners go to OUT/latency/), so each table shows the program made for it;
+    /// with one, both tables show that one's winner.
+    #[arg(long, value_enum, default_value = "both")]
+    pub optimize_for: OptimizeForArg,
     /// Also measure an external implementation (NASM or GNU as, a function with the same
     /// name and C signature), after proving it equivalent: `--compare old=old.asm`.
     #[arg(long = "compare", value_name = "NAME=FILE.asm")]

@@ -1,7 +1,8 @@
 //! `cryptopt bench`: the evaluation harness (the paper's Table 2 on this machine).
 //!
 //! ```text
-//!  functions ─▶ optimize each (up to --jobs in parallel, each pinned to its own CPU)
+//!  functions ─▶ optimize each, once per measure (--optimize-for both: throughput, and
+//!               latency into OUT/latency/; up to --jobs in parallel, each on its own CPU)
 //!            ─▶ per function, on one pinned CPU: ours vs every --compilers baseline
 //!               (and --compare programs), interleaved, repeated --repeats times,
 //!               halves t-tested, throughput and latency
@@ -33,7 +34,7 @@ use cryptopt_measure::timing::{self, Config, Mode};
 use cryptopt_measure::ExecMem;
 use cryptopt_x86::Program;
 
-use crate::args::BenchArgs;
+use crate::args::{BenchArgs, OptimizeForArg};
 use crate::checks::{check_baseline, CheckFailed};
 use crate::files::write_atomically;
 use crate::optimize::{optimize, Job};
@@ -77,15 +78,53 @@ struct Winner {
     evals: u64,
 }
 
-/// One row of the report.
-struct Line {
-    function: String,
+/// Our program in one table: what it is and what making it cost.
+struct Ours {
     instructions: usize,
     stack_bytes: u32,
-    throughput: Compared,
-    latency: Option<Compared>,
     optimize_seconds: f64,
     evals_per_second: f64,
+}
+
+impl Ours {
+    fn of(w: &Winner) -> Ours {
+        Ours {
+            instructions: w.program.insts.len(),
+            stack_bytes: w.program.stack_bytes(),
+            optimize_seconds: w.seconds,
+            evals_per_second: if w.seconds > 0.0 {
+                w.evals as f64 / w.seconds
+            } else {
+                f64::NAN
+            },
+        }
+    }
+}
+
+/// One function of the report: per table, our program and the comparison.
+struct Line {
+    function: String,
+    throughput: (Ours, Compared),
+    latency: Option<(Ours, Compared)>,
+}
+
+/// The measures one function is optimized for: one search per measure (latency only
+/// where the function can be chained, see [`timing::latency_possible`]).
+fn modes_for(f: &Function, args: &BenchArgs) -> Vec<Mode> {
+    let latency = timing::latency_possible(f);
+    match args.optimize_for {
+        OptimizeForArg::Both if latency => vec![Mode::Throughput, Mode::Latency],
+        OptimizeForArg::Latency if latency => vec![Mode::Latency],
+        _ => vec![Mode::Throughput],
+    }
+}
+
+/// Where the winners of a search for `mode` are written (and read back by `--reuse`).
+fn out_dir(args: &BenchArgs, mode: Mode) -> PathBuf {
+    match mode {
+        Mode::Throughput => args.out.clone(),
+        Mode::Latency => args.out.join("latency"),
+    }
 }
 
 /// `cryptopt bench`: optimize every function, compare, write the reports.
@@ -126,15 +165,21 @@ pub fn command(args: BenchArgs) -> Result<()> {
     let ncpu = std::thread::available_parallelism().map_or(1, |n| n.get());
     let jobs = args.jobs.clamp(1, ncpu);
 
-    // Optimize, in parallel, each worker on its own CPU.
+    // Optimize, in parallel, each worker on its own CPU: one search per function and
+    // measure it is optimized for.
+    let searches: Vec<(usize, Mode)> = functions
+        .iter()
+        .enumerate()
+        .flat_map(|(i, f)| modes_for(f, &args).into_iter().map(move |m| (i, m)))
+        .collect();
     let next = Mutex::new(0usize);
     let results: Mutex<Vec<Option<Optimized>>> =
-        Mutex::new((0..functions.len()).map(|_| None).collect());
+        Mutex::new((0..searches.len()).map(|_| None).collect());
     let stop = AtomicBool::new(false);
     std::thread::scope(|s| {
         for worker in 0..jobs {
-            let (next, results, functions, args, stop) =
-                (&next, &results, &functions, &args, &stop);
+            let (next, results, functions, searches, args, stop) =
+                (&next, &results, &functions, &searches, &args, &stop);
             s.spawn(move || loop {
                 let i = {
                     let mut n = next.lock().expect("queue");
@@ -142,11 +187,18 @@ pub fn command(args: BenchArgs) -> Result<()> {
                     *n += 1;
                     i
                 };
-                let Some(f) = functions.get(i) else { return };
+                let Some(&(fi, mode)) = searches.get(i) else {
+                    return;
+                };
+                let f = &functions[fi];
+                let what = match mode {
+                    Mode::Throughput => f.name.clone(),
+                    Mode::Latency => format!("{} (latency)", f.name),
+                };
                 if args.reuse {
-                    let r = reuse(f, args, opts, worker % ncpu).map_err(|e| format!("{e:#}"));
+                    let r = reuse(f, args, opts, mode, worker % ncpu).map_err(|e| format!("{e:#}"));
                     if let Err(e) = &r {
-                        eprintln!("reusing {} failed: {e}", f.name);
+                        eprintln!("reusing {what} failed: {e}");
                     }
                     results.lock().expect("results")[i] = Some(r);
                     continue;
@@ -166,13 +218,13 @@ pub fn command(args: BenchArgs) -> Result<()> {
                     cfg: Config {
                         cyclegoal: 10_000,
                         batches: args.batches,
-                        mode: Mode::Throughput,
+                        mode,
                         ..Config::default()
                     },
                     cc: args.compilers[0].clone(),
                     cpu: worker % ncpu,
                     counter: args.counter.choice(),
-                    out: args.out.clone(),
+                    out: out_dir(args, mode),
                     interactive: false,
                     verify: true,
                     verify_every: 0,
@@ -186,18 +238,28 @@ pub fn command(args: BenchArgs) -> Result<()> {
                     .map_err(|e| format!("{e:#}"));
                 match &r {
                     Ok(w) => eprintln!(
-                        "optimized {} in {:.0} s ({:.0} evaluations/s)",
-                        f.name,
+                        "optimized {what} in {:.0} s ({:.0} evaluations/s)",
                         w.seconds,
                         w.evals as f64 / w.seconds
                     ),
-                    Err(e) => eprintln!("optimizing {} failed: {e}", f.name),
+                    Err(e) => eprintln!("optimizing {what} failed: {e}"),
                 }
                 results.lock().expect("results")[i] = Some(r);
             });
         }
     });
-    let results = results.into_inner().expect("results");
+    let mut results = results.into_inner().expect("results");
+    // Per function: the winner of each measure's search (a function optimized for one
+    // measure only uses that winner in both tables).
+    let mut winners: Vec<[Option<Winner>; 2]> = functions.iter().map(|_| [None, None]).collect();
+    for (k, &(fi, mode)) in searches.iter().enumerate() {
+        let w = match results[k].take() {
+            Some(Ok(w)) => w,
+            Some(Err(e)) => bail!("{}: {e}", functions[fi].name),
+            None => bail!("{}: not optimized", functions[fi].name),
+        };
+        winners[fi][mode as usize] = Some(w);
+    }
 
     // Measure, one comparison at a time, on CPU 0.
     counter::pin_to_cpu(0)?;
@@ -210,17 +272,12 @@ pub fn command(args: BenchArgs) -> Result<()> {
         counter::describe_probes(&chosen.probes)
     );
     let mut lines = Vec::new();
-    for (f, r) in functions.iter().zip(results) {
-        let Winner {
-            program,
-            seconds: secs,
-            evals,
-        } = match r {
-            Some(Ok(x)) => x,
-            Some(Err(e)) => bail!("{}: {e}", f.name),
-            None => bail!("{}: not optimized", f.name),
+    for (f, [through_w, latency_w]) in functions.iter().zip(winners) {
+        let (through_w, latency_w) = match (through_w, latency_w) {
+            (Some(t), l) => (t, l),
+            (None, Some(l)) => (l, None),
+            (None, None) => bail!("{}: not optimized", f.name),
         };
-        let ours = ExecMem::from_program(&program)?;
         let source = cryptopt_measure::c::emit(f);
         let mut compiled = Vec::new();
         for cc in &args.compilers {
@@ -228,6 +285,11 @@ pub fn command(args: BenchArgs) -> Result<()> {
             check_baseline(f, c.ptr(), &format!("the C baseline of {cc}"))?;
             compiled.push(c);
         }
+        let ours = ExecMem::from_program(&through_w.program)?;
+        let ours_latency = latency_w
+            .as_ref()
+            .map(|w| ExecMem::from_program(&w.program))
+            .transpose()?;
         let mut programs = vec![ours.ptr()];
         programs.extend(compiled.iter().map(|c| c.ptr()));
         // Each program's name in mismatch messages, in measurement order.
@@ -282,14 +344,23 @@ pub fn command(args: BenchArgs) -> Result<()> {
             &args,
         )?);
         let latency = if timing::latency_possible(f) {
-            Some(spread(compare(
-                f,
-                &programs,
-                &names,
-                Mode::Latency,
-                &counter,
-                &args,
-            )?))
+            // The latency table measures the latency search's winner where there is one.
+            let mut programs = programs.clone();
+            if let Some(m) = &ours_latency {
+                programs[0] = m.ptr();
+            }
+            let w = latency_w.as_ref().unwrap_or(&through_w);
+            Some((
+                Ours::of(w),
+                spread(compare(
+                    f,
+                    &programs,
+                    &names,
+                    Mode::Latency,
+                    &counter,
+                    &args,
+                )?),
+            ))
         } else {
             None
         };
@@ -309,16 +380,8 @@ pub fn command(args: BenchArgs) -> Result<()> {
         );
         lines.push(Line {
             function: f.name.clone(),
-            instructions: program.insts.len(),
-            stack_bytes: program.stack_bytes(),
-            throughput: through,
+            throughput: (Ours::of(&through_w), through),
             latency,
-            optimize_seconds: secs,
-            evals_per_second: if secs > 0.0 {
-                evals as f64 / secs
-            } else {
-                f64::NAN
-            },
         });
     }
     let columns: Vec<String> = args
@@ -335,7 +398,7 @@ pub fn command(args: BenchArgs) -> Result<()> {
         &source,
         started.elapsed().as_secs_f64(),
     )?;
-    let missing_agreement = lines.iter().filter(|l| !l.throughput.agreed).count();
+    let missing_agreement = lines.iter().filter(|l| !l.throughput.1.agreed).count();
     if missing_agreement > 0 {
         eprintln!("note: for {missing_agreement} function(s) the halves of the repeated measurement never agreed (marked * in the table)");
     }
@@ -349,9 +412,12 @@ fn reuse(
     f: &Function,
     args: &BenchArgs,
     opts: cryptopt_codegen::Options,
+    mode: Mode,
     cpu: usize,
 ) -> Result<Winner> {
-    let path = args.out.join(&f.name).join(format!("{}.asm", f.name));
+    let path = out_dir(args, mode)
+        .join(&f.name)
+        .join(format!("{}.asm", f.name));
     let text = std::fs::read_to_string(&path)
         .with_context(|| format!("--reuse: cannot read {}", path.display()))?;
     let programs = cryptopt_x86::parse::parse(&text).with_context(|| path.display().to_string())?;
@@ -478,7 +544,20 @@ fn write_reports(
     let programs = if args.reuse {
         format!("the programs of an earlier run in {}", args.out.display())
     } else {
-        format!("{} evaluations each", args.evals)
+        match args.optimize_for {
+            OptimizeForArg::Both => format!(
+                "{} evaluations per function and measure (each table shows the program optimized for its measure)",
+                args.evals
+            ),
+            OptimizeForArg::Throughput => format!(
+                "{} evaluations each, optimized for throughput (both tables show that program)",
+                args.evals
+            ),
+            OptimizeForArg::Latency => format!(
+                "{} evaluations each, optimized for latency (both tables show that program)",
+                args.evals
+            ),
+        }
     };
     let _ = writeln!(
         md,
@@ -486,14 +565,15 @@ fn write_reports(
         args.repeats, counter::cpu_model(), seconds
     );
     for (mode, pick) in [("throughput", 0usize), ("latency", 1)] {
-        let rows: Vec<(&Line, &Compared)> = lines
+        let rows: Vec<(&str, &Ours, &Compared)> = lines
             .iter()
             .filter_map(|l| {
-                if pick == 0 {
-                    Some((l, &l.throughput))
+                let (o, c) = if pick == 0 {
+                    &l.throughput
                 } else {
-                    l.latency.as_ref().map(|c| (l, c))
-                }
+                    l.latency.as_ref()?
+                };
+                Some((l.function.as_str(), o, c))
             })
             .collect();
         if rows.is_empty() {
@@ -506,17 +586,17 @@ fn write_reports(
         }
         let _ = writeln!(md, " optimize s | evals/s |");
         let _ = writeln!(md, "|{}", "---|".repeat(6 + 2 * ccs.len()));
-        for (l, c) in &rows {
+        for (function, l, c) in &rows {
             let star = if c.agreed { "" } else { "*" };
             let _ = write!(
                 md,
                 "| {} | {} | {} | {:.1}{star} |",
-                l.function, l.instructions, l.stack_bytes, c.means[0]
+                function, l.instructions, l.stack_bytes, c.means[0]
             );
             let _ = write!(
                 csv,
                 "{mode},{},{},{},{:.2}",
-                l.function, l.instructions, l.stack_bytes, c.means[0]
+                function, l.instructions, l.stack_bytes, c.means[0]
             );
             for k in 0..ccs.len() {
                 let su = c.ratios[k + 1];
@@ -540,7 +620,7 @@ fn write_reports(
         }
         let _ = write!(md, "| **geometric mean** | | | |");
         for k in 0..ccs.len() {
-            let g = geomean(rows.iter().map(|(_, c)| c.ratios[k + 1]));
+            let g = geomean(rows.iter().map(|(_, _, c)| c.ratios[k + 1]));
             let _ = write!(md, " | **{g:.2}** |");
         }
         let _ = writeln!(md, " | |\n");
@@ -606,7 +686,7 @@ fn bar_chart(lines: &[Line], ccs: &[String], counter: &str) -> Result<String> {
         root.fill(&WHITE).map_err(|e| anyhow!("{e}"))?;
         let max = lines
             .iter()
-            .flat_map(|l| l.throughput.ratios[1..].iter().copied())
+            .flat_map(|l| l.throughput.1.ratios[1..].iter().copied())
             .fold(1.0f64, f64::max)
             * 1.1;
         let n = lines.len().max(1);
@@ -639,7 +719,7 @@ fn bar_chart(lines: &[Line], ccs: &[String], counter: &str) -> Result<String> {
                 .draw_series(lines.iter().enumerate().map(|(i, l)| {
                     let x0 = i as f64 + 0.1 + k as f64 * w;
                     Rectangle::new(
-                        [(x0, 0.0), (x0 + w, l.throughput.ratios[k + 1])],
+                        [(x0, 0.0), (x0 + w, l.throughput.1.ratios[k + 1])],
                         color.filled(),
                     )
                 }))

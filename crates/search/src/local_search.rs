@@ -8,7 +8,8 @@
 //!               walk b ─ evals·ratio/bets steps ─┘   final phase: it continues for the
 //!                                                    rest of the budget
 //!  a step:      mutant = mutate(current); measure current and mutant in one interleaved,
-//!               paired run; keep the mutant if it is not slower.
+//!               paired run; keep the mutant if it is decided faster, or undecided,
+//!               not slower and not longer (Comparison::keeps).
 //!  every RANK_EVERY steps of a walk: its current against the baseline (the ratio that
 //!               reports show); in the final phase the best few of these are kept (elite)
 //!  at the end:  the final current and the elite re-measured side by side ─▶ winner
