@@ -176,6 +176,13 @@ pub fn sign_decided(wins: usize, rounds: usize) -> bool {
     2.0 * tail <= SIGN_ALPHA
 }
 
+/// The sign test on paired samples: does it say which of `a` and `b` (one time per
+/// round each) is faster? `a` wins a round when its time is strictly lower.
+pub fn paired_sign_decided(a: &[f64], b: &[f64]) -> bool {
+    let wins = a.iter().zip(b).filter(|(x, y)| x < y).count();
+    sign_decided(wins, a.len().min(b.len()))
+}
+
 /// Geometric mean of the finite values of `xs` (NaN when there are none).
 pub fn geomean(xs: impl Iterator<Item = f64>) -> f64 {
     let (sum, n) = xs
@@ -237,6 +244,27 @@ mod tests {
                     assert!(sign_decided(w - 1, n), "{w}/{n}");
                 }
             }
+        }
+    }
+
+    #[test]
+    fn paired_sign_test_counts_strict_wins() {
+        // (a, b, decided?)
+        for (a, b, want) in [
+            (
+                &[1.0, 1.0, 1.0, 1.0, 1.0][..],
+                &[2.0, 2.0, 2.0, 2.0, 2.0][..],
+                true,
+            ),
+            (&[2.0; 5][..], &[1.0; 5][..], true),
+            // Ties are not wins for a: five ties are five losses, which decides.
+            (&[1.0; 5][..], &[1.0; 5][..], true),
+            (&[1.0, 1.0, 1.0, 1.0, 3.0][..], &[2.0; 5][..], false),
+            // Paired by round, not by the medians.
+            (&[1.0, 9.0, 1.0, 9.0][..], &[2.0, 8.0, 2.0, 8.0][..], false),
+            (&[][..], &[][..], false),
+        ] {
+            assert_eq!(paired_sign_decided(a, b), want, "{a:?} vs {b:?}");
         }
     }
 

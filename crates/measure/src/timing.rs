@@ -178,12 +178,7 @@ impl Measurement {
     /// Does the sign test ([`crate::stats::sign_decided`]) over the rounds say which of
     /// `a` and `b` is faster? (The early stop asks the same question after every round.)
     pub fn paired_decided(&self, a: usize, b: usize) -> bool {
-        let wins = self.samples[a]
-            .iter()
-            .zip(&self.samples[b])
-            .filter(|(x, y)| x < y)
-            .count();
-        crate::stats::sign_decided(wins, self.rounds())
+        crate::stats::paired_sign_decided(&self.samples[a], &self.samples[b])
     }
 }
 
@@ -448,13 +443,9 @@ pub unsafe fn measure<R: Rng + ?Sized>(
         }
         check(&inputs, &outputs)?;
         if let Some(e) = cfg.early_stop {
-            if round >= e.min_rounds {
-                let wins = (0..round)
-                    .filter(|&r| ticks[e.a][r] < ticks[e.b][r])
-                    .count();
-                if crate::stats::sign_decided(wins, round) {
-                    break;
-                }
+            if round >= e.min_rounds && crate::stats::paired_sign_decided(&ticks[e.a], &ticks[e.b])
+            {
+                break;
             }
         }
     }
