@@ -26,6 +26,14 @@ impl Generator<'_> {
         self.st.v_flag[v.index()] = Some(fl);
     }
 
+    /// The flag that operand `o` must be read from: its only location besides memory
+    /// (a value also in a register is read from the register).
+    pub(super) fn flag_only(&self, o: IrOperand) -> Option<FlagReg> {
+        let v = o.value()?.index();
+        self.st.v_reg[v].is_none().then_some(())?;
+        self.st.v_flag[v]
+    }
+
     /// Emits `i`, first saving any live value in a flag that `i` writes. `consumes`
     /// names the value `i` reads from a flag (its carry-in), if any.
     pub(super) fn emit(&mut self, i: Inst, consumes: Option<Value>) -> Result<()> {

@@ -57,7 +57,7 @@ impl Generator<'_> {
         }
         // Destination: one of the operands that is not only in a flag.
         let cands: Vec<usize> = (0..args.len())
-            .filter(|&i| matches!(args[i], IrOperand::Value(v) if self.st.v_flag[v.index()].is_none() || self.st.v_reg[v.index()].is_some()))
+            .filter(|&i| args[i].value().is_some() && self.flag_only(args[i]).is_none())
             .collect();
         let first = if cands.is_empty() {
             0
@@ -71,24 +71,14 @@ impl Generator<'_> {
         // zeroed register for x when there is no partner).
         let mut done = vec![false; args.len()];
         done[first] = true;
-        let only_in = |g: &Self, i: usize, fl: FlagReg| {
-            matches!(args[i], IrOperand::Value(v)
-                if g.st.v_flag[v.index()] == Some(fl) && g.st.v_reg[v.index()].is_none())
-        };
-        let partner_of = |g: &Self, done: &[bool]| {
-            (0..args.len()).find(|&j| {
-                !done[j]
-                    && args[j].value().is_none_or(|w| {
-                        g.st.v_flag[w.index()].is_none() || g.st.v_reg[w.index()].is_some()
-                    })
-            })
-        };
         for fl in [FlagReg::CF, FlagReg::OF] {
-            let Some(i) = (0..args.len()).find(|&i| !done[i] && only_in(self, i, fl)) else {
+            let Some(i) =
+                (0..args.len()).find(|&i| !done[i] && self.flag_only(args[i]) == Some(fl))
+            else {
                 continue;
             };
             // adcx/adox take a register or memory source (a literal partner is loaded).
-            let partner = partner_of(self, &done);
+            let partner = (0..args.len()).find(|&j| !done[j] && self.flag_only(args[j]).is_none());
             let v = args[i].value().expect("a value");
             let other_live = self.st.flag[FlagReg::OF as usize].is_some();
             let mn = match (fl, partner) {
