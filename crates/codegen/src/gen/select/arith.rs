@@ -196,19 +196,7 @@ impl Generator<'_> {
                 }
                 dst
             }
-            F::Lea(scale, with_base) => {
-                let rx = self.reg_operand(x)?;
-                let m = Mem {
-                    base: with_base.then_some(rx),
-                    index: Some(rx),
-                    scale,
-                    disp: 0,
-                    size: Size::B64,
-                };
-                let dst = self.result_reg(&[x])?;
-                self.emit(Inst::op2(M::Lea, X::r64(dst), X::Mem(m)), None)?;
-                dst
-            }
+            F::Lea(scale, with_base) => self.lea_scaled(x, scale, with_base)?,
         };
         self.finish_result(d, dst)
     }

@@ -36,7 +36,7 @@ mod memory;
 mod shift;
 
 use cryptopt_ir::{InstData, Op, Operand as IrOperand};
-use cryptopt_x86::Reg;
+use cryptopt_x86::{Inst, Mem, Mnemonic as M, Operand as X, Reg, Size};
 
 use super::{Generator, Owner};
 use crate::error::{Error, Result};
@@ -64,6 +64,22 @@ impl Generator<'_> {
             Op::Cast => self.t_cast(d),
             Op::Mulx { size } => Err(Error::Unsupported(format!("mulx of size {size}"))),
         }
+    }
+
+    /// `lea dst, [x·scale]` or, `with_base`, `[x + x·scale]`: x times 1, 2, 4, 8 (or 3,
+    /// 5, 9) without touching the flags. Returns `dst`.
+    fn lea_scaled(&mut self, x: IrOperand, scale: u8, with_base: bool) -> Result<Reg> {
+        let rx = self.reg_operand(x)?;
+        let m = Mem {
+            base: with_base.then_some(rx),
+            index: Some(rx),
+            scale,
+            disp: 0,
+            size: Size::B64,
+        };
+        let dst = self.result_reg(&[x])?;
+        self.emit(Inst::op2(M::Lea, X::r64(dst), X::Mem(m)), None)?;
+        Ok(dst)
     }
 
     /// A result register: the register of an operand that dies here if there is one

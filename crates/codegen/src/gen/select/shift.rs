@@ -6,7 +6,7 @@
 //! anything else is refused as unsupported).
 
 use cryptopt_ir::{InstData, Op};
-use cryptopt_x86::{Inst, Mem, Mnemonic as M, Operand as X, Size};
+use cryptopt_x86::{Inst, Mnemonic as M, Operand as X};
 
 use crate::candidate::DecisionSlot;
 use crate::error::{Error, Result};
@@ -43,19 +43,7 @@ impl Generator<'_> {
                 self.emit(Inst::op3(mn, X::r64(dst), src, X::r64(cnt)), None)?;
                 dst
             }
-            _ => {
-                let rx = self.reg_operand(x)?;
-                let m = Mem {
-                    base: None,
-                    index: Some(rx),
-                    scale: 1 << n,
-                    disp: 0,
-                    size: Size::B64,
-                };
-                let dst = self.result_reg(&[x])?;
-                self.emit(Inst::op2(M::Lea, X::r64(dst), X::Mem(m)), None)?;
-                dst
-            }
+            _ => self.lea_scaled(x, 1 << n, false)?,
         };
         self.finish_result(d, dst)
     }
