@@ -99,6 +99,27 @@ impl Graph {
         self.concat(&segs, 0)
     }
 
+    /// The `w`-bit funnel shift right of `hi:lo` by `c` (`c < w ≤ 64`): bits `c..w` of
+    /// `lo`, then bits `0..c` of `hi` above them. `shrd lo, hi, c` is this; `shld a, b, c`
+    /// is `funnel_right(b, a, w - c, w)`; a rotation right is `funnel_right(a, a, c, w)`.
+    pub fn funnel_right(&mut self, lo: NodeId, hi: NodeId, c: u32, w: u32) -> NodeId {
+        let segs = [
+            Seg {
+                node: lo,
+                from: c as u8,
+                len: (w - c) as u8,
+                at: 0,
+            },
+            Seg {
+                node: hi,
+                from: 0,
+                len: c as u8,
+                at: (w - c) as u8,
+            },
+        ];
+        self.concat(&segs, 0)
+    }
+
     /// The 64-bit `old` with its bits `0..bits` replaced by those of `low` (a write to a
     /// partial register).
     pub fn with_low(&mut self, old: NodeId, low: NodeId, bits: u8) -> NodeId {

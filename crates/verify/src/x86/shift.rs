@@ -12,7 +12,6 @@ use cryptopt_x86::{Mnemonic as M, Operand as X};
 
 use super::flags::{FlagState, CF, OF};
 use super::machine::{bits, size_of, Machine, Step};
-use crate::graph::Seg;
 
 impl Machine<'_> {
     /// `shl`, `shr`, `sar`, `shld`, `shrd`, `shlx`, `shrx`, `sarx`, `rorx`.
@@ -76,42 +75,10 @@ impl Machine<'_> {
                 }
                 let b = self.read(s, sz)?;
                 let (r, cf) = if mn == M::Shld {
-                    let r = self.g.concat(
-                        &[
-                            Seg {
-                                node: b,
-                                from: (w - c) as u8,
-                                len: c as u8,
-                                at: 0,
-                            },
-                            Seg {
-                                node: a,
-                                from: 0,
-                                len: (w - c) as u8,
-                                at: c as u8,
-                            },
-                        ],
-                        0,
-                    );
+                    let r = self.g.funnel_right(b, a, w - c, w);
                     (r, self.g.slice(a, w - c, 1))
                 } else {
-                    let r = self.g.concat(
-                        &[
-                            Seg {
-                                node: a,
-                                from: c as u8,
-                                len: (w - c) as u8,
-                                at: 0,
-                            },
-                            Seg {
-                                node: b,
-                                from: 0,
-                                len: c as u8,
-                                at: (w - c) as u8,
-                            },
-                        ],
-                        0,
-                    );
+                    let r = self.g.funnel_right(a, b, c, w);
                     (r, self.g.slice(a, c - 1, 1))
                 };
                 self.flags[CF] = FlagState::Node(cf);
@@ -141,23 +108,7 @@ impl Machine<'_> {
                 let w = bits(sz);
                 let c = (v as u32) & (w - 1);
                 let a = self.read(s, sz)?;
-                let r = self.g.concat(
-                    &[
-                        Seg {
-                            node: a,
-                            from: c as u8,
-                            len: (w - c) as u8,
-                            at: 0,
-                        },
-                        Seg {
-                            node: a,
-                            from: 0,
-                            len: c as u8,
-                            at: (w - c) as u8,
-                        },
-                    ],
-                    0,
-                );
+                let r = self.g.funnel_right(a, a, c, w);
                 self.write(d, r)?;
             }
             _ => return Err(self.not_modelled()),
