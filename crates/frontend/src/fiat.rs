@@ -254,26 +254,31 @@ impl Parser {
         Ok(())
     }
 
+    /// The element `reference` (`x` or `x[i]`, already split into `index`) names of
+    /// parameter or return `p`: a scalar takes no index, an array an index below its
+    /// length.
+    fn element(&self, p: &Param, reference: &str, index: Option<u32>, path: &str) -> Result<u32> {
+        match (index, p.len) {
+            (None, None) => Ok(0),
+            (Some(i), Some(n)) if i < n => Ok(i),
+            _ => Err(self.err(
+                path,
+                format!(
+                    "`{reference}` does not match the shape {} of `{}`",
+                    p.shape(),
+                    p.name
+                ),
+            )),
+        }
+    }
+
     fn dest(&self, name: &str, path: &str) -> Result<Dest> {
         if name == "_" {
             return Ok(Dest::Discard);
         }
         if let Some((base, index)) = split_ref(name) {
             if let Some(ret) = self.func.returns.iter().position(|p| p.name == base) {
-                let p = &self.func.returns[ret];
-                let index = match (index, p.len) {
-                    (None, None) => 0,
-                    (Some(i), Some(n)) if i < n => i,
-                    _ => {
-                        return Err(self.err(
-                            path,
-                            format!(
-                                "`{name}` does not match the shape {} of `{base}`",
-                                p.shape()
-                            ),
-                        ))
-                    }
-                };
+                let index = self.element(&self.func.returns[ret], name, index, path)?;
                 return Ok(Dest::Out {
                     ret: ret as u32,
                     index,
@@ -428,16 +433,7 @@ impl Parser {
         if let Some((base, index)) = split_ref(s) {
             if let Some(param) = self.func.params.iter().position(|p| p.name == base) {
                 let p = &self.func.params[param];
-                let index = match (index, p.len) {
-                    (None, None) => 0,
-                    (Some(i), Some(n)) if i < n => i,
-                    _ => {
-                        return Err(self.err(
-                            path,
-                            format!("`{s}` does not match the shape {} of `{base}`", p.shape()),
-                        ))
-                    }
-                };
+                let index = self.element(p, s, index, path)?;
                 let key = (param as u32, index);
                 if let Some(&v) = self.loads.get(&key) {
                     return Ok(Operand::Value(v));
@@ -557,7 +553,13 @@ mod tests {
                 &with_body(
                     r#"[{"datatype":"u64","name":["out1"],"operation":"static_cast","arguments":["arg1[3]"]}]"#,
                 ),
-                "does not match the shape u64",
+                "`arg1[3]` does not match the shape u64 of `arg1`",
+            ),
+            (
+                &with_body(
+                    r#"[{"datatype":"u64","name":["out1[2]"],"operation":"static_cast","arguments":["arg1"]}]"#,
+                ),
+                "`out1[2]` does not match the shape u64 of `out1`",
             ),
             (&with_body(r#"[]"#), "out1 is never written"),
             (
