@@ -251,14 +251,19 @@ pub fn command(args: BenchArgs) -> Result<()> {
     let mut results = results.into_inner().expect("results");
     // Per function: the winner of each measure's search (a function optimized for one
     // measure only uses that winner in both tables).
-    let mut winners: Vec<[Option<Winner>; 2]> = functions.iter().map(|_| [None, None]).collect();
+    let mut winners: Vec<(Option<Winner>, Option<Winner>)> =
+        functions.iter().map(|_| (None, None)).collect();
     for (k, &(fi, mode)) in searches.iter().enumerate() {
         let w = match results[k].take() {
             Some(Ok(w)) => w,
             Some(Err(e)) => bail!("{}: {e}", functions[fi].name),
             None => bail!("{}: not optimized", functions[fi].name),
         };
-        winners[fi][mode as usize] = Some(w);
+        let (through, latency) = &mut winners[fi];
+        match mode {
+            Mode::Throughput => *through = Some(w),
+            Mode::Latency => *latency = Some(w),
+        }
     }
 
     // Measure, one comparison at a time, on CPU 0.
@@ -272,7 +277,7 @@ pub fn command(args: BenchArgs) -> Result<()> {
         counter::describe_probes(&chosen.probes)
     );
     let mut lines = Vec::new();
-    for (f, [through_w, latency_w]) in functions.iter().zip(winners) {
+    for (f, (through_w, latency_w)) in functions.iter().zip(winners) {
         let (through_w, latency_w) = match (through_w, latency_w) {
             (Some(t), l) => (t, l),
             (None, Some(l)) => (l, None),
