@@ -25,10 +25,16 @@ impl Bounds {
                 }
             };
             let raw = raw_bound(f, d.op, &d.args, &b);
+            // A product's bound; its high half is at most the bound's high half.
+            let prod = match d.op {
+                Op::Mulx { .. } => b(&d.args[0]) as u128 * b(&d.args[1]) as u128,
+                _ => 0,
+            };
             for (k, &r) in d.results.iter().enumerate() {
                 let mask = f.ty(r).mask().min(MAX as u128) as u64;
                 let raw = match (d.op, k) {
-                    (Op::Mulx { .. }, _) => MAX,
+                    (Op::Mulx { .. }, 0) => prod.min(MAX as u128) as u64,
+                    (Op::Mulx { size }, _) => (prod >> size.min(64)).min(MAX as u128) as u64,
                     (Op::AddCarry { .. } | Op::SubBorrow { .. }, 1) => 1,
                     (Op::AddCarry { .. } | Op::SubBorrow { .. }, _) => MAX,
                     (Op::Load { param, index }, _) => {
@@ -41,6 +47,20 @@ impl Bounds {
             }
         }
         Bounds { ub }
+    }
+
+    /// Does the sum `d` (an `add`) stay below 2^64, so that every carry out of a chain
+    /// computing it (any partial sum, any order) is 0?
+    pub fn sum_fits(&self, d: &cryptopt_ir::InstData) -> bool {
+        d.args
+            .iter()
+            .try_fold(0u64, |acc, a| {
+                acc.checked_add(match *a {
+                    Operand::Const(c) => u64::try_from(c).ok()?,
+                    Operand::Value(v) => self.ub[v.index()],
+                })
+            })
+            .is_some()
     }
 
     /// Does the 64-bit machine result of the one-result instruction `d` (computed with

@@ -280,6 +280,15 @@ fn sums_take_their_carry_from_the_flag() {
                 2 * addcarries,
                 "an adox per addcarry and per sum"
             );
+            // A column's sum `hi + b.hi + carry` fits in 64 bits, so its `adox` leaves OF
+            // 0 and the next chain starts without clearing it: only chains after an
+            // instruction that leaves OF undefined (`shrd`, `add`, ...) need a `test`. In
+            // the input order, that is only the first.
+            assert_eq!(
+                count(Mnemonic::Test),
+                1,
+                "flag clears before {addcarries} chains"
+            );
         }
     }
 }

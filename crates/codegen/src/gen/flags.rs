@@ -3,6 +3,12 @@
 //! instruction writes; a carry-in is put into its flag (`clc`, `stc`, `test`, `bt`)
 //! right before the instruction that reads it.
 //!
+//! A flag is also tracked as *known zero*: after `clc`, after `test`/`and`/`or`/`xor`
+//! (which clear CF and OF), and after an addition whose sum provably fits (every carry
+//! out of its chain is 0, [`crate::bounds::Bounds::sum_fits`]). A carry-in 0 into a
+//! known-zero flag needs no clear. Only `emit` forgets it, and every instruction that
+//! writes a flag goes through `emit`.
+//!
 //! It must never let a live value in a flag be overwritten unsaved, nor read a flag that
 //! does not hold the wanted value.
 
@@ -45,7 +51,28 @@ impl Generator<'_> {
             self.clobber_flag(FlagReg::OF, consumes)?;
         }
         self.st.body.push(i);
+        if fx.writes_cf {
+            self.st.flag_zero[FlagReg::CF as usize] = false;
+        }
+        if fx.writes_of {
+            self.st.flag_zero[FlagReg::OF as usize] = false;
+        }
+        match i.mn {
+            M::Clc => self.st.flag_zero[FlagReg::CF as usize] = true,
+            M::And | M::Or | M::Xor | M::Test => self.st.flag_zero = [true; 2],
+            _ => {}
+        }
         Ok(())
+    }
+
+    /// After an `add`/`adc`/`adcx`/`adox` just emitted whose carry out is provably 0:
+    /// the flag it wrote its carry to holds 0.
+    pub(super) fn carry_out_zero(&mut self, mn: M) {
+        match mn {
+            M::Add | M::Adc | M::Adcx => self.st.flag_zero[FlagReg::CF as usize] = true,
+            M::Adox => self.st.flag_zero[FlagReg::OF as usize] = true,
+            _ => {}
+        }
     }
 
     fn clobber_flag(&mut self, fl: FlagReg, consumes: Option<Value>) -> Result<()> {
@@ -85,6 +112,7 @@ impl Generator<'_> {
         clear: Option<M>,
     ) -> Result<Option<Value>> {
         match c {
+            IrOperand::Const(0) if self.st.flag_zero[fl as usize] => Ok(None),
             IrOperand::Const(0) => {
                 let m = clear.unwrap_or(if fl == FlagReg::CF { M::Clc } else { M::Test });
                 let i = if m == M::Clc {

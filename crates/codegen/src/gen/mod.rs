@@ -127,6 +127,9 @@ struct State {
     abi_use_cur: Vec<u32>,
     owner: [Owner; 16],
     flag: [Option<u32>; 2],
+    /// Per flag (CF, OF): known to hold 0 (see `flags.rs`); never while a value lives
+    /// there.
+    flag_zero: [bool; 2],
     slots_free: Vec<u32>,
     nslots: u32,
     used_callee_saved: u16,
@@ -381,6 +384,7 @@ impl<'f> Generator<'f> {
             }
         }
         st.flag = [None; 2];
+        st.flag_zero = [false; 2];
         st.slots_free.clear();
         st.nslots = 0;
         st.used_callee_saved = 0;

@@ -69,6 +69,8 @@ impl Generator<'_> {
         // `adc dst, x` (or `adc dst, 0` without a partner), `adcx dst, x` when OF holds a
         // live value that `adc` would clobber, `adox dst, x` for a carry in OF (with a
         // zeroed register for x when there is no partner).
+        // Every partial sum fits too: each instruction's carry out is 0.
+        let fits = self.bounds.sum_fits(d);
         let mut done = vec![false; args.len()];
         done[first] = true;
         for fl in [FlagReg::CF, FlagReg::OF] {
@@ -97,6 +99,9 @@ impl Generator<'_> {
                 None => self.operand(IrOperand::Const(0), false, false)?,
             };
             self.emit(Inst::op2(mn, X::r64(dst), x), Some(v))?;
+            if fits {
+                self.carry_out_zero(mn);
+            }
             self.release(x, dst);
         }
         for (i, &a) in args.iter().enumerate() {
@@ -105,6 +110,9 @@ impl Generator<'_> {
             }
             let x = self.operand(a, true, true)?;
             self.emit(Inst::op2(M::Add, X::r64(dst), x), None)?;
+            if fits {
+                self.carry_out_zero(M::Add);
+            }
             self.release(x, dst);
         }
         self.finish_result(d, dst)
