@@ -279,16 +279,17 @@ pub(crate) enum MeasureArg {
 
 #[derive(clap::Args, Debug)]
 pub(crate) struct OptimizeArgs {
-    /// A Fiat JSON file; leave it out with --field.
-    #[arg(required_unless_present = "field")]
+    /// A Fiat JSON file; leave it out with --field or --resume.
+    #[arg(required_unless_present_any = ["field", "resume"])]
     pub input: Option<PathBuf>,
     #[arg(long, short)]
     pub function: Option<String>,
     #[command(flatten)]
     pub field: FieldArgs,
-    /// Evaluations (mutants measured): a number, or with a k/M suffix (10k).
-    #[arg(long, default_value = DEFAULT_EVALS, value_parser = parse_count)]
-    pub evals: u64,
+    /// Evaluations (mutants measured): a number, or with a k/M suffix (10k) [default:
+    /// 100k; with --resume: the saved run's budget, which a larger value extends].
+    #[arg(long, value_parser = parse_count)]
+    pub evals: Option<u64>,
     /// Independent runs before the best one continues (bet-and-run).
     #[arg(long, default_value_t = 10)]
     pub bets: u32,
@@ -319,10 +320,12 @@ pub(crate) struct OptimizeArgs {
     /// The clock batches are timed with.
     #[arg(long, value_enum, default_value = "auto")]
     pub counter: CounterArg,
-    /// Output folder; results go to DIR/<function>/.
-    #[arg(long, default_value = "cryptopt-out")]
-    pub out: PathBuf,
-    /// Continue a saved run (its state.json).
+    /// Output folder; results go to DIR/<function>/ [default: cryptopt-out; with
+    /// --resume: the folder the state is in].
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Continue a saved run from its DIR/<function>/state.json: the function, the
+    /// code-generation options, the seed and the output folder come from the state.
     #[arg(long)]
     pub resume: Option<PathBuf>,
     /// Do not prove the final program with the equivalence checker (it is still run

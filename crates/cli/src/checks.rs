@@ -23,6 +23,19 @@ impl std::fmt::Display for CheckFailed {
 
 impl std::error::Error for CheckFailed {}
 
+/// The run was stopped by Ctrl-C after writing what it had: exit code 130 (the shell's
+/// code for SIGINT), no error line (the result line and the resume hint are printed).
+#[derive(Debug)]
+pub(crate) struct Interrupted;
+
+impl std::fmt::Display for Interrupted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("interrupted")
+    }
+}
+
+impl std::error::Error for Interrupted {}
+
 /// Proves `program` equivalent to `f` under the aliasing `opts` allows; a program that
 /// is not proved is a CheckFailed (exit 1) with the checker's report.
 pub(crate) fn prove(f: &Function, program: &cryptopt_x86::Program, opts: &Options) -> Result<()> {

@@ -29,6 +29,16 @@ pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
     result.with_context(|| format!("cannot write {}", path.display()))
 }
 
+/// Makes folder `dir` and checks that files can be written there (a probe file is
+/// written and removed): called before a long run, so that a bad `--out` fails at once.
+pub(crate) fn ensure_writable(dir: &Path) -> Result<()> {
+    let probe = dir.join(format!(".cryptopt-probe{}", std::process::id()));
+    std::fs::create_dir_all(dir)
+        .and_then(|()| std::fs::write(&probe, b""))
+        .and_then(|()| std::fs::remove_file(&probe))
+        .with_context(|| format!("cannot write results to {}", dir.display()))
+}
+
 pub(crate) fn read(path: &Path) -> Result<String> {
     std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))
 }

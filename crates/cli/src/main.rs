@@ -35,6 +35,7 @@ fn main() -> ExitCode {
     match dispatch(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS, // `cryptopt ... | head`
+        Err(e) if e.downcast_ref::<checks::Interrupted>().is_some() => ExitCode::from(130),
         Err(e) => {
             // One line: the chain of causes joined.
             let msg: Vec<String> = e.chain().map(|c| c.to_string()).collect();

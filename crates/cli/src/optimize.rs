@@ -11,7 +11,7 @@
 //! Ctrl-C stops the search after the current step; the best program and the state so
 //! far are then written as at the end of a run.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
@@ -28,9 +28,9 @@ use cryptopt_measure::timing::{self, Config, Mode};
 use cryptopt_search::native::Native;
 use cryptopt_search::{local_search, Phase, SearchState};
 
-use crate::args::{MeasureArg, OptimizeArgs};
-use crate::checks::{check_baseline, check_natively, prove, CheckFailed};
-use crate::files::{load, write_atomically};
+use crate::args::{parse_count, MeasureArg, OptimizeArgs, DEFAULT_EVALS};
+use crate::checks::{check_baseline, check_natively, prove, CheckFailed, Interrupted};
+use crate::files::{ensure_writable, load, write_atomically};
 use crate::report::{self, Row};
 
 /// One optimization: everything `optimize` needs besides the command line.
@@ -74,45 +74,68 @@ pub fn command(args: OptimizeArgs) -> Result<()> {
     if args.field.field.is_some() && args.input.is_some() {
         bail!("give either an input file or --field, not both");
     }
-    let f = match (&args.input, args.field.function()?) {
-        (_, Some(f)) => f,
-        (Some(input), None) => load(input, args.function.as_deref(), false)?,
-        (None, None) => bail!("give an input file or --field"),
+    let saved = args.resume.as_deref().map(read_state).transpose()?;
+    let generated = args.field.function()?;
+    let (f, input) = match (&args.input, generated, &saved) {
+        (_, Some(f), _) => {
+            let input = PathBuf::from(format!(
+                "--field {} --op {}",
+                args.field.field.as_deref().unwrap_or(""),
+                args.field.op
+            ));
+            (f, input)
+        }
+        (Some(input), None, _) => (load(input, args.function.as_deref(), false)?, input.clone()),
+        (None, None, Some(s)) => (s.function()?, s.input.clone()),
+        (None, None, None) => bail!("give an input file, --field or --resume"),
     };
-    let input = args.input.clone().unwrap_or_else(|| {
-        PathBuf::from(format!(
-            "--field {} --op {}",
-            args.field.field.as_deref().unwrap_or(""),
-            args.field.op
-        ))
-    });
-    let opts = args.cg.options();
+    let given = args.cg.options();
+    let opts = match &saved {
+        // Options left at their defaults take the saved ones.
+        Some(s) if given == Options::default() || given == s.options => s.options,
+        Some(s) => bail!(
+            "{} was made with other code-generation options ({:?}); give the same options or none",
+            args.resume.as_deref().unwrap_or(Path::new("")).display(),
+            s.options
+        ),
+        None => given,
+    };
     let mode = match args.measure {
         MeasureArg::Throughput => Mode::Throughput,
         MeasureArg::Latency => Mode::Latency,
     };
-    let params = local_search::Params {
-        evals: args.evals,
-        bets: if args.single { 1 } else { args.bets },
-        bet_ratio: args.bet_ratio,
-        seed: args.seed,
-    };
-    let resume = match &args.resume {
-        Some(path) => {
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("cannot read {}", path.display()))?;
-            let saved: SavedState = serde_json::from_str(&text)
-                .with_context(|| format!("{} is not a cryptopt state", path.display()))?;
-            if saved.options != opts {
+    let default_evals = parse_count(DEFAULT_EVALS).map_err(|e| anyhow!(e))?;
+    let params = match &saved {
+        Some(s) => {
+            let p = s.search.params;
+            if let Some(n) = args.evals.filter(|&n| n < s.search.evals) {
                 bail!(
-                    "{} was made with other code-generation options ({:?}); give the same options",
-                    path.display(),
-                    saved.options
+                    "the saved run has done {} evaluations already; --evals {n} must be more",
+                    s.search.evals
                 );
             }
-            Some(saved.search)
+            local_search::Params {
+                evals: args.evals.unwrap_or(p.evals).max(p.evals),
+                ..p
+            }
         }
-        None => None,
+        None => local_search::Params {
+            evals: args.evals.unwrap_or(default_evals),
+            bets: if args.single { 1 } else { args.bets },
+            bet_ratio: args.bet_ratio,
+            seed: args.seed,
+        },
+    };
+    let out = match (&args.out, &args.resume) {
+        (Some(out), _) => out.clone(),
+        // DIR/<function>/state.json: results go back to DIR.
+        (None, Some(state)) => state
+            .parent()
+            .and_then(Path::parent)
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(Path::new("."))
+            .to_path_buf(),
+        (None, None) => PathBuf::from("cryptopt-out"),
     };
     // Ctrl-C: finish the step, then write what we have.
     let stop = Arc::new(AtomicBool::new(false));
@@ -126,7 +149,7 @@ pub fn command(args: OptimizeArgs) -> Result<()> {
         input,
         opts,
         params,
-        resume,
+        resume: saved.map(|s| s.search),
         cfg: Config {
             cyclegoal: args.cyclegoal,
             batches: args.batches,
@@ -136,20 +159,14 @@ pub fn command(args: OptimizeArgs) -> Result<()> {
         cc: args.cc.clone(),
         cpu: args.cpu,
         counter: args.counter.choice(),
-        out: args.out.clone(),
+        out,
         interactive: true,
         verify: !args.no_verify,
         verify_every: args.verify_every,
     };
     let o = optimize(job, &stop)?;
-    if o.stopped {
-        eprintln!(
-            "stopped by Ctrl-C after {} evaluations; best program and state written",
-            o.evals
-        );
-    }
     println!(
-        "result: function={} cycles={:.1} baseline={:.1} ratio={:.3} counter={} evals={} seconds={:.1} file={}",
+        "result: function={} cycles={:.1} baseline={:.1} ratio={:.3} counter={} evals={} seconds={:.1} proof={} status={} file={}",
         f.name,
         o.cycles,
         o.baseline,
@@ -157,9 +174,28 @@ pub fn command(args: OptimizeArgs) -> Result<()> {
         o.counter,
         o.evals,
         o.seconds,
+        if args.no_verify { "not-proved" } else { "proved" },
+        if o.stopped { "interrupted" } else { "complete" },
         o.asm_path.display()
     );
+    if o.stopped {
+        let state = o.asm_path.with_file_name("state.json");
+        eprintln!(
+            "interrupted by Ctrl-C after {} evaluations; the best program and the state are written; continue with: cryptopt optimize --resume {}",
+            o.evals,
+            state.display()
+        );
+        return Err(Interrupted.into());
+    }
     Ok(())
+}
+
+/// Reads a saved `state.json`.
+fn read_state(path: &Path) -> Result<SavedState> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    serde_json::from_str(&text)
+        .with_context(|| format!("{} is not a cryptopt state", path.display()))
 }
 
 /// Runs one optimization and writes its results; see the module doc.
@@ -174,6 +210,16 @@ pub fn optimize(job: Job<'_>, stop: &AtomicBool) -> Result<Outcome> {
     if job.resume.is_none() {
         job.params.check()?;
     }
+
+    // Everything that can fail is checked before the search: the output folder first.
+    let dir = job.out.join(&f.name);
+    ensure_writable(&dir)?;
+    let start_evals = job.resume.as_ref().map_or(0, |s| s.evals);
+    let (log_before, seconds_before) = if job.resume.is_some() {
+        earlier_log(&dir.join("log.csv"), start_evals)
+    } else {
+        (String::new(), 0.0)
+    };
 
     // The machine.
     counter::pin_to_cpu(job.cpu).with_context(|| format!("cannot pin to --cpu {}", job.cpu))?;
@@ -222,11 +268,13 @@ pub fn optimize(job: Job<'_>, stop: &AtomicBool) -> Result<Outcome> {
     } else {
         ProgressBar::hidden()
     };
+    // Rates and the ETA count this run's evaluations only.
+    bar.set_position(state.evals);
+    bar.reset_eta();
     bar.set_style(
         ProgressStyle::with_template("{bar:30} {pos}/{len} evals {per_sec} eta {eta} {msg}")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
-    bar.set_position(state.evals);
     let mut rows: Vec<Row> = Vec::new();
     let walks = state.walks.len();
     let result = local_search::search(&mut state, &deps, &mut ev, stop, &mut |e| {
@@ -247,6 +295,7 @@ pub fn optimize(job: Job<'_>, stop: &AtomicBool) -> Result<Outcome> {
             walk_ratio: e.walk_ratio,
             best_ratio: e.best_ratio,
             baseline: e.baseline,
+            seconds: seconds_before + started.elapsed().as_secs_f64(),
         });
         bar.set_position(e.index);
         if e.index % 16 == 0 {
@@ -260,11 +309,11 @@ pub fn optimize(job: Job<'_>, stop: &AtomicBool) -> Result<Outcome> {
         }
     });
     bar.finish_and_clear();
-    let dir = job.out.join(&f.name);
-    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let function_json = cryptopt_gen::to_fiat_json(f).ok();
     let saved = |st: &SearchState| SavedState {
         options: opts,
         input: job.input.clone(),
+        function: function_json.clone(),
         search: st.clone(),
     };
     if let Err(e) = result {
@@ -304,29 +353,57 @@ pub fn optimize(job: Job<'_>, stop: &AtomicBool) -> Result<Outcome> {
     let (cycles, base) =
         final_measurement(f, &program, baseline.ptr(), &counter, &cfg, job.params.seed)?;
 
-    let asm_path = dir.join(format!("{}.asm", f.name));
-    write_atomically(&asm_path, cryptopt_x86::print::nasm(&program).as_bytes())?;
-    write_atomically(
-        &dir.join(format!("{}.S", f.name)),
-        cryptopt_x86::print::gas(&program).as_bytes(),
-    )?;
-    write_atomically(&dir.join(format!("{}.h", f.name)), header(f).as_bytes())?;
-    write_atomically(
-        &dir.join("state.json"),
-        serde_json::to_string_pretty(&saved(&state))?.as_bytes(),
-    )?;
+    let provenance = Provenance {
+        f,
+        input: &job.input,
+        seed: state.params.seed,
+        evals: state.evals,
+        counter: counter.name(),
+        baseline: &job.cc,
+        speedup: base / cycles,
+        proved: job.verify,
+        opts: &opts,
+    };
     let mut csv = String::from(report::CSV_HEADER);
+    csv.push_str(&log_before);
     for r in &rows {
         csv.push_str(&r.csv());
     }
-    write_atomically(&dir.join("log.csv"), csv.as_bytes())?;
     let svg = report::progress_svg(
         &format!("{} vs {} ({})", f.name, job.cc, counter.name()),
         &rows,
         walks,
     )
     .map_err(|e| anyhow!("plotting failed: {e}"))?;
-    write_atomically(&dir.join("progress.svg"), svg.as_bytes())?;
+    let files = [
+        (format!("{}.asm", f.name), provenance.nasm(&program)),
+        (format!("{}.S", f.name), provenance.gas(&program)),
+        (format!("{}.h", f.name), provenance.header(&program)),
+        (
+            "state.json".to_string(),
+            serde_json::to_string_pretty(&saved(&state))?,
+        ),
+        ("log.csv".to_string(), csv),
+        ("progress.svg".to_string(), svg),
+    ];
+    // A finished search is never lost: if its folder cannot take the files any more,
+    // they go to a fresh folder in the temporary directory.
+    let dir = match write_all(&dir, &files) {
+        Ok(()) => dir,
+        Err(e) => {
+            let rescue = std::env::temp_dir().join(format!(
+                "cryptopt-rescue-{}-{}",
+                f.name,
+                std::process::id()
+            ));
+            write_all(&rescue, &files).with_context(|| format!("{e:#}; rescue failed too"))?;
+            bail!(
+                "{e:#}; the results were written to {} instead",
+                rescue.display()
+            );
+        }
+    };
+    let asm_path = dir.join(format!("{}.asm", f.name));
     Ok(Outcome {
         program,
         cycles,
@@ -344,7 +421,25 @@ pub fn optimize(job: Job<'_>, stop: &AtomicBool) -> Result<Outcome> {
 struct SavedState {
     options: Options,
     input: PathBuf,
+    /// The function itself, as Fiat JSON (so `--resume` needs nothing else, whether it
+    /// came from a file or a generator). Absent in states of older versions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    function: Option<serde_json::Value>,
     search: SearchState,
+}
+
+impl SavedState {
+    /// The function the state is for: the saved copy, or (older states) its input file.
+    fn function(&self) -> Result<Function> {
+        let name = &self.search.function;
+        match &self.function {
+            Some(json) => Ok(cryptopt_frontend::fiat::parse_function(
+                &json.to_string(),
+                name,
+            )?),
+            None => load(&self.input, Some(name), false),
+        }
+    }
 }
 
 /// Winner against baseline with three times the batches; returns median ticks per call.
@@ -379,12 +474,124 @@ fn final_measurement(
     Ok((m.per_call[0].median, m.per_call[1].median))
 }
 
-/// The C header: the prototype of the generated function.
-fn header(f: &Function) -> String {
-    let guard = format!("{}_H", f.name.to_uppercase());
-    format!(
-        "/* Generated by cryptopt. */\n#ifndef {guard}\n#define {guard}\n{}\n#ifdef __cplusplus\nextern \"C\" {{\n#endif\n{}\n#ifdef __cplusplus\n}}\n#endif\n#endif\n",
-        cryptopt_measure::c::PRELUDE,
-        cryptopt_measure::c::prototype(f)
-    )
+/// Writes `files` (name, contents) into `dir`, each atomically.
+fn write_all(dir: &Path, files: &[(String, String)]) -> Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    for (name, text) in files {
+        write_atomically(&dir.join(name), text.as_bytes())?;
+    }
+    Ok(())
+}
+
+/// The rows of an earlier run's `log.csv` up to evaluation `upto` (where the resumed
+/// state stands) and the last kept row's seconds, so that a resumed run appends to its
+/// log; nothing if the log is missing or has another header (an older version's, which
+/// the new log then replaces).
+fn earlier_log(path: &Path, upto: u64) -> (String, f64) {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return (String::new(), 0.0);
+    };
+    let mut lines = text.lines();
+    if lines.next().map(|h| format!("{h}\n")) != Some(report::CSV_HEADER.to_string()) {
+        return (String::new(), 0.0);
+    }
+    let (mut kept, mut seconds) = (String::new(), 0.0);
+    for line in lines {
+        let mut cols = line.split(',');
+        match cols.next().and_then(|n| n.parse::<u64>().ok()) {
+            Some(n) if n <= upto => {
+                seconds = line
+                    .rsplit(',')
+                    .next()
+                    .and_then(|t| t.parse().ok())
+                    .unwrap_or(seconds);
+                kept.push_str(line);
+                kept.push('\n');
+            }
+            _ => {}
+        }
+    }
+    (kept, seconds)
+}
+
+/// Where a written program came from and what was shown about it: the header comment
+/// every output file starts with.
+struct Provenance<'a> {
+    f: &'a Function,
+    input: &'a Path,
+    seed: u64,
+    evals: u64,
+    counter: &'static str,
+    baseline: &'a str,
+    speedup: f64,
+    proved: bool,
+    opts: &'a Options,
+}
+
+impl Provenance<'_> {
+    /// The header's lines, without comment markers.
+    fn lines(&self, program: &cryptopt_x86::Program) -> Vec<String> {
+        let f = self.f;
+        let features = program.required_features();
+        let aliasing = match self.opts.aliasing {
+            cryptopt_ir::Aliasing::None => "outputs must not overlap the inputs".to_string(),
+            cryptopt_ir::Aliasing::Out1Arg1 => {
+                "out1 may be the same buffer as arg1; no other overlap".to_string()
+            }
+            cryptopt_ir::Aliasing::All => {
+                "any output may be the same buffer as any input".to_string()
+            }
+        };
+        vec![
+            format!("{}: generated by cryptopt {}", f.name, env!("CARGO_PKG_VERSION")),
+            format!("from: {}", self.input.display()),
+            format!(
+                "search: seed {}, {} evaluations, counter {}; {:.2}x the speed of {} -O3 on the machine it was tuned on",
+                self.seed, self.evals, self.counter, self.speedup, self.baseline
+            ),
+            if self.proved {
+                format!(
+                    "proof: proved equivalent to {} by cryptopt's checker (aliasing: {:?})",
+                    f.name, self.opts.aliasing
+                )
+            } else {
+                "proof: NOT PROVED (--no-verify); only tested against the interpreter".to_string()
+            },
+            format!(
+                "requires: x86-64{}",
+                features.iter().map(|x| format!(" + {x}")).collect::<String>()
+            ),
+            format!(
+                "data: the same representation as {} (limbs, bounds and domain unchanged); memory: {aliasing}",
+                f.name
+            ),
+        ]
+    }
+
+    fn nasm(&self, p: &cryptopt_x86::Program) -> String {
+        self.commented(p, "; ", "") + &cryptopt_x86::print::nasm(p)
+    }
+
+    fn gas(&self, p: &cryptopt_x86::Program) -> String {
+        // C comments: a .S file goes through the C preprocessor.
+        self.commented(p, "/* ", " */") + &cryptopt_x86::print::gas(p)
+    }
+
+    fn header(&self, p: &cryptopt_x86::Program) -> String {
+        let f = self.f;
+        let guard = format!("{}_H", f.name.to_uppercase());
+        format!(
+            "{}#ifndef {guard}\n#define {guard}\n{}\n#ifdef __cplusplus\nextern \"C\" {{\n#endif\n{}\n#ifdef __cplusplus\n}}\n#endif\n#endif\n",
+            self.commented(p, "/* ", " */"),
+            cryptopt_measure::c::PRELUDE,
+            cryptopt_measure::c::prototype(f)
+        )
+    }
+
+    fn commented(&self, p: &cryptopt_x86::Program, open: &str, close: &str) -> String {
+        self.lines(p)
+            .iter()
+            .map(|l| format!("{open}{l}{close}\n"))
+            .collect()
+    }
 }

@@ -24,14 +24,16 @@ pub struct Row {
     pub walk_ratio: f64,
     pub best_ratio: f64,
     pub baseline: f64,
+    /// Seconds since the run started (continued across resumes).
+    pub seconds: f64,
 }
 
-pub const CSV_HEADER: &str = "evaluation,walk,phase,mutation,kept,current_cycles,mutant_cycles,step_ratio,rounds,walk_ratio,best_ratio,baseline_cycles\n";
+pub const CSV_HEADER: &str = "evaluation,walk,phase,mutation,kept,current_cycles,mutant_cycles,step_ratio,rounds,walk_ratio,best_ratio,baseline_cycles,seconds\n";
 
 impl Row {
     pub fn csv(&self) -> String {
         format!(
-            "{},{},{},{},{},{:.1},{:.1},{:.4},{},{:.4},{:.4},{:.1}\n",
+            "{},{},{},{},{},{:.1},{:.1},{:.4},{},{:.4},{:.4},{:.1},{:.2}\n",
             self.index,
             self.walk,
             self.phase,
@@ -43,7 +45,8 @@ impl Row {
             self.rounds,
             self.walk_ratio,
             self.best_ratio,
-            self.baseline
+            self.baseline,
+            self.seconds
         )
     }
 }

@@ -444,6 +444,22 @@ pub struct Program {
 }
 
 impl Program {
+    /// The CPU features beyond baseline x86-64 that the program's instructions need
+    /// (`BMI2` for mulx, shlx/shrx/sarx, rorx and bzhi; `ADX` for adcx/adox), in that
+    /// order; what a caller must check (CPUID) before calling it.
+    pub fn required_features(&self) -> Vec<&'static str> {
+        let uses = |ms: &[Mnemonic]| self.insts.iter().any(|i| ms.contains(&i.mn));
+        let mut out = Vec::new();
+        use Mnemonic::*;
+        if uses(&[Mulx, Shlx, Shrx, Sarx, Rorx, Bzhi]) {
+            out.push("BMI2");
+        }
+        if uses(&[Adcx, Adox]) {
+            out.push("ADX");
+        }
+        out
+    }
+
     /// Bytes of stack the program uses: its pushes, its `sub rsp, n`, and the deepest
     /// slot below rsp (the red zone). Read off the instructions, not from any code
     /// generator's bookkeeping, so it applies to anyone's program.

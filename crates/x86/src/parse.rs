@@ -4,7 +4,8 @@
 //!
 //! A file is a sequence of lines:
 //!
-//! * blank lines and comments (`;`, `#`, `//`, to the end of the line) are skipped;
+//! * blank lines and comments (`;`, `#`, `//`, and `/*` as a one-line C comment, to the end
+//!   of the line) are skipped;
 //! * directives are skipped: any word starting with `.` (`.globl`, `.type`, `.size`,
 //!   `.p2align`, `.text`, `.section`, `.cfi_*`, `.intel_syntax` ...), NASM's `section`,
 //!   `segment`, `global`, `extern`, `default`, `bits`, `align`, `cpu` and `[...]` forms;
@@ -97,7 +98,7 @@ pub fn mnemonic(name: &str) -> Option<Mnemonic> {
 
 fn strip_comment(line: &str) -> &str {
     let mut end = line.len();
-    for pat in [";", "#", "//"] {
+    for pat in [";", "#", "//", "/*"] {
         if let Some(i) = line.find(pat) {
             end = end.min(i);
         }
