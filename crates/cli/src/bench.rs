@@ -612,11 +612,16 @@ fn write_reports(
                 }
                 let _ = write!(csv, ",{:.2},{:.3}", c.means[k + 1], su);
             }
-            let _ = writeln!(
-                md,
-                " {:.0} | {:.0} |",
-                l.optimize_seconds, l.evals_per_second
-            );
+            if l.evals_per_second.is_finite() {
+                let _ = writeln!(
+                    md,
+                    " {:.0} | {:.0} |",
+                    l.optimize_seconds, l.evals_per_second
+                );
+            } else {
+                // A reused program: no search ran in this run.
+                md.push_str(" – | – |\n");
+            }
             let _ = writeln!(
                 csv,
                 ",{},{counter},{:.1},{:.0}",

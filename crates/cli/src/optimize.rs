@@ -211,7 +211,16 @@ pub fn optimize(job: Job<'_>, stop: &AtomicBool) -> Result<Outcome> {
         job.params.check()?;
     }
 
-    // Everything that can fail is checked before the search: the output folder first.
+    // The machine.
+    counter::pin_to_cpu(job.cpu).with_context(|| {
+        let n = std::thread::available_parallelism().map_or(1, |n| n.get());
+        format!(
+            "cannot pin to --cpu {} (this machine lets it use {n} CPUs, numbered from 0)",
+            job.cpu
+        )
+    })?;
+    // Everything that can fail is checked before the search: the CPU above, the output
+    // folder here.
     let dir = job.out.join(&f.name);
     ensure_writable(&dir)?;
     let start_evals = job.resume.as_ref().map_or(0, |s| s.evals);
@@ -221,8 +230,6 @@ pub fn optimize(job: Job<'_>, stop: &AtomicBool) -> Result<Outcome> {
         (String::new(), 0.0)
     };
 
-    // The machine.
-    counter::pin_to_cpu(job.cpu).with_context(|| format!("cannot pin to --cpu {}", job.cpu))?;
     let chosen = counter::choose(job.counter)?;
     let counter = chosen.counter;
     if job.interactive {

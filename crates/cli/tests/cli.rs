@@ -537,6 +537,17 @@ fn optimize_usage_errors_exit_2() {
             &[
                 "optimize",
                 &ex,
+                "--cpu",
+                "4095",
+                "--out",
+                "/proc/cryptopt-x",
+            ],
+            "cannot pin to --cpu 4095 (this machine lets it use",
+        ),
+        (
+            &[
+                "optimize",
+                &ex,
                 "--measure",
                 "latency",
                 "--evals",
