@@ -14,14 +14,17 @@ use crate::options::FramePointer;
 impl Generator<'_> {
     pub(super) fn assemble(&mut self) {
         let st = &mut self.st;
-        let mut pushes: Vec<Reg> = Reg::CALLEE_SAVED
-            .iter()
-            .copied()
-            .filter(|r| st.used_callee_saved & (1 << r.index()) != 0)
-            .collect();
-        if self.opts.frame_pointer == FramePointer::Save {
-            pushes.retain(|&r| r != Reg::Rbp);
+        // The used callee-saved registers (rbp has its own push in frame-pointer mode);
+        // a fixed array, as nothing in generation allocates once warm.
+        let fp = self.opts.frame_pointer == FramePointer::Save;
+        let (mut saved, mut n) = ([Reg::Rbx; Reg::CALLEE_SAVED.len()], 0);
+        for r in Reg::CALLEE_SAVED {
+            if st.used_callee_saved & (1 << r.index()) != 0 && !(fp && r == Reg::Rbp) {
+                saved[n] = r;
+                n += 1;
+            }
         }
+        let pushes = &saved[..n];
         let slots_bytes = 8 * st.nslots as i32;
         let use_red_zone = self.opts.red_zone && slots_bytes <= 128;
         let frame = if use_red_zone { 0 } else { slots_bytes };
@@ -30,7 +33,7 @@ impl Generator<'_> {
             st.out
                 .push(Inst::op2(M::Mov, X::r64(Reg::Rbp), X::r64(Reg::Rsp)));
         }
-        for &r in &pushes {
+        for &r in pushes {
             st.out.push(Inst::op1(M::Push, X::r64(r)));
         }
         if frame > 0 {

@@ -131,6 +131,8 @@ struct State {
     /// there.
     flag_zero: [bool; 2],
     slots_free: Vec<u32>,
+    /// Scratch of the sum template: which addends are added.
+    sum_done: Vec<bool>,
     nslots: u32,
     used_callee_saved: u16,
     pinned: u16,

@@ -55,23 +55,32 @@ impl Generator<'_> {
             self.emit(Inst::op2(M::Lea, X::r64(dst), X::Mem(m)), None)?;
             return self.finish_result(d, dst);
         }
-        // Destination: one of the operands that is not only in a flag.
-        let cands: Vec<usize> = (0..args.len())
-            .filter(|&i| args[i].value().is_some() && self.flag_only(args[i]).is_none())
-            .collect();
-        let first = if cands.is_empty() {
+        // Destination: one of the operands that is not only in a flag (no allocation:
+        // this runs for every sum of every candidate).
+        let eligible =
+            |g: &Self, i: usize| args[i].value().is_some() && g.flag_only(args[i]).is_none();
+        let n = (0..args.len()).filter(|&i| eligible(self, i)).count();
+        let first = if n == 0 {
             0
         } else {
-            cands[self.decide(DecisionSlot::Swap, cands.len())]
+            let k = self.decide(DecisionSlot::Swap, n);
+            (0..args.len())
+                .filter(|&i| eligible(self, i))
+                .nth(k)
+                .expect("k < n")
         };
         let dst = self.dest_from(args[first])?;
+        // Every partial sum fits when the whole does: then each instruction's carry out
+        // is 0, and the flag it leaves is known zero.
+        let fits = self.bounds.sum_fits(d);
         // A carry waiting in a flag is added first, together with another addend:
         // `adc dst, x` (or `adc dst, 0` without a partner), `adcx dst, x` when OF holds a
         // live value that `adc` would clobber, `adox dst, x` for a carry in OF (with a
-        // zeroed register for x when there is no partner).
-        // Every partial sum fits too: each instruction's carry out is 0.
-        let fits = self.bounds.sum_fits(d);
-        let mut done = vec![false; args.len()];
+        // zeroed register for x when there is no partner). `done` is scratch kept in the
+        // state.
+        let mut done = std::mem::take(&mut self.st.sum_done);
+        done.clear();
+        done.resize(args.len(), false);
         done[first] = true;
         for fl in [FlagReg::CF, FlagReg::OF] {
             let Some(i) =
@@ -115,6 +124,7 @@ impl Generator<'_> {
             }
             self.release(x, dst);
         }
+        self.st.sum_done = done;
         self.finish_result(d, dst)
     }
 
