@@ -8,6 +8,8 @@ use anyhow::Result;
 use clap::{Parser, Subcommand};
 use cryptopt_codegen::{FramePointer, Options};
 use cryptopt_ir::{Aliasing, Function};
+use cryptopt_measure::timing::Config;
+use cryptopt_search::Params;
 
 /// An optimizing compiler for straight-line cryptographic arithmetic.
 #[derive(Parser, Debug)]
@@ -291,10 +293,10 @@ pub(crate) struct OptimizeArgs {
     #[arg(long, value_parser = parse_count)]
     pub evals: Option<u64>,
     /// Independent runs before the best one continues (bet-and-run).
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = Params::BETS)]
     pub bets: u32,
     /// Share of the evaluations spent on the bets.
-    #[arg(long, default_value_t = 0.2)]
+    #[arg(long, default_value_t = Params::BET_RATIO)]
     pub bet_ratio: f64,
     /// One run, no bets.
     #[arg(long)]
@@ -303,10 +305,10 @@ pub(crate) struct OptimizeArgs {
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Target length of one measured batch, in counter ticks.
-    #[arg(long, default_value_t = 10_000)]
+    #[arg(long, default_value_t = Config::default().cyclegoal)]
     pub cyclegoal: u64,
     /// Batches per program in one interleaved measurement.
-    #[arg(long, default_value_t = 31)]
+    #[arg(long, default_value_t = Config::default().batches)]
     pub batches: usize,
     /// C compiler of the baseline (compiled with -O3 -march=native -mtune=native).
     #[arg(long, default_value = "gcc")]
@@ -397,7 +399,7 @@ pub(crate) struct BenchArgs {
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Batches per measurement.
-    #[arg(long, default_value_t = 31)]
+    #[arg(long, default_value_t = Config::default().batches)]
     pub batches: usize,
     /// Measure the programs an earlier run wrote to --out instead of optimizing again
     /// (each is proved and run against the interpreter again).

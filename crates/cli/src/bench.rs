@@ -73,17 +73,28 @@ type Optimized = Result<Winner, String>;
 
 struct Winner {
     program: Program,
-    /// Seconds and evaluations the optimization took (0 for a reused program).
+    /// What the search cost; `None` for a program reused from an earlier run.
+    search: Option<Search>,
+}
+
+/// Seconds and evaluations an optimization took.
+#[derive(Clone, Copy)]
+struct Search {
     seconds: f64,
     evals: u64,
+}
+
+impl Search {
+    fn rate(self) -> f64 {
+        self.evals as f64 / self.seconds.max(1e-9)
+    }
 }
 
 /// Our program in one table: what it is and what making it cost.
 struct Ours {
     instructions: usize,
     stack_bytes: u32,
-    optimize_seconds: f64,
-    evals_per_second: f64,
+    search: Option<Search>,
 }
 
 impl Ours {
@@ -91,12 +102,7 @@ impl Ours {
         Ours {
             instructions: w.program.insts.len(),
             stack_bytes: w.program.stack_bytes(),
-            optimize_seconds: w.seconds,
-            evals_per_second: if w.seconds > 0.0 {
-                w.evals as f64 / w.seconds
-            } else {
-                f64::NAN
-            },
+            search: w.search,
         }
     }
 }
@@ -136,7 +142,7 @@ pub fn command(args: BenchArgs) -> Result<()> {
     if args.repeats < 4 {
         bail!("--repeats must be at least 4 (two halves of two)");
     }
-    let (functions, source) = resolve(&args)?;
+    let (functions, inputs, source) = resolve(&args)?;
     let mut externals: Vec<(String, Vec<Program>)> = Vec::new();
     for spec in &args.compare {
         let (name, file) = spec
@@ -178,8 +184,9 @@ pub fn command(args: BenchArgs) -> Result<()> {
     let stop = AtomicBool::new(false);
     std::thread::scope(|s| {
         for worker in 0..jobs {
-            let (next, results, functions, searches, args, stop) =
-                (&next, &results, &functions, &searches, &args, &stop);
+            let (next, results, functions, inputs, searches, args, stop) = (
+                &next, &results, &functions, &inputs, &searches, &args, &stop,
+            );
             s.spawn(move || loop {
                 let i = {
                     let mut n = next.lock().expect("queue");
@@ -206,17 +213,16 @@ pub fn command(args: BenchArgs) -> Result<()> {
                 let t = Instant::now();
                 let job = Job {
                     f,
-                    input: PathBuf::from(&f.name),
+                    input: inputs[fi].clone(),
                     opts,
                     params: cryptopt_search::Params {
                         evals: args.evals,
-                        bets: 10,
-                        bet_ratio: 0.2,
+                        bets: cryptopt_search::Params::BETS,
+                        bet_ratio: cryptopt_search::Params::BET_RATIO,
                         seed: args.seed,
                     },
                     resume: None,
                     cfg: Config {
-                        cyclegoal: 10_000,
                         batches: args.batches,
                         mode,
                         ..Config::default()
@@ -232,16 +238,21 @@ pub fn command(args: BenchArgs) -> Result<()> {
                 let r = optimize(job, stop)
                     .map(|o| Winner {
                         program: o.program,
-                        seconds: t.elapsed().as_secs_f64(),
-                        evals: o.evals,
+                        search: Some(Search {
+                            seconds: t.elapsed().as_secs_f64(),
+                            evals: o.evals,
+                        }),
                     })
                     .map_err(|e| format!("{e:#}"));
                 match &r {
-                    Ok(w) => eprintln!(
+                    Ok(Winner {
+                        search: Some(sr), ..
+                    }) => eprintln!(
                         "optimized {what} in {:.0} s ({:.0} evaluations/s)",
-                        w.seconds,
-                        w.evals as f64 / w.seconds
+                        sr.seconds,
+                        sr.rate()
                     ),
+                    Ok(_) => {}
                     Err(e) => eprintln!("optimizing {what} failed: {e}"),
                 }
                 results.lock().expect("results")[i] = Some(r);
@@ -435,13 +446,13 @@ fn reuse(
     crate::checks::prove(f, &program, &opts)?;
     Ok(Winner {
         program,
-        seconds: 0.0,
-        evals: 0,
+        search: None,
     })
 }
 
-/// The functions to measure, and where they come from.
-fn resolve(args: &BenchArgs) -> Result<(Vec<Function>, String)> {
+/// The functions to measure, the input each came from (for the written programs'
+/// headers and states), and where they come from as a phrase.
+fn resolve(args: &BenchArgs) -> Result<(Vec<Function>, Vec<PathBuf>, String)> {
     let names: Vec<(Option<&str>, String)> = if args.paper {
         PAPER
             .iter()
@@ -459,13 +470,18 @@ fn resolve(args: &BenchArgs) -> Result<(Vec<Function>, String)> {
     let Some(dir) = dir else {
         // No Fiat JSON: the built-in generator makes the same functions.
         let mut out = Vec::new();
-        for (_, name) in names {
-            let f = cryptopt_gen::fields::builtin(&name)
+        for (_, name) in &names {
+            let f = cryptopt_gen::fields::builtin(name)
                 .ok_or_else(|| anyhow!("`{name}` is not a function of the built-in generator"))??;
             out.push(f);
         }
+        let inputs = names
+            .iter()
+            .map(|(_, n)| PathBuf::from(format!("the built-in field generator ({n})")))
+            .collect();
         return Ok((
             out,
+            inputs,
             "the built-in field generator (no --fiat-json or CRYPTOPT_FIAT_JSON)".to_string(),
         ));
     };
@@ -475,7 +491,7 @@ fn resolve(args: &BenchArgs) -> Result<(Vec<Function>, String)> {
         .filter(|p| p.extension().is_some_and(|e| e == "json"))
         .collect();
     files.sort();
-    let mut out = Vec::new();
+    let (mut out, mut inputs) = (Vec::new(), Vec::new());
     for (file, name) in names {
         let candidates: Vec<PathBuf> = match file {
             Some(file) => vec![dir.join(file)],
@@ -486,13 +502,16 @@ fn resolve(args: &BenchArgs) -> Result<(Vec<Function>, String)> {
             let text = std::fs::read_to_string(&path)
                 .with_context(|| format!("cannot read {}", path.display()))?;
             if fiat::function_names(&text)?.contains(&name) {
-                found = Some(fiat::parse_function(&text, &name)?);
+                found = Some((fiat::parse_function(&text, &name)?, path));
                 break;
             }
         }
-        out.push(found.ok_or_else(|| anyhow!("no function `{name}` in {}", dir.display()))?);
+        let (f, path) =
+            found.ok_or_else(|| anyhow!("no function `{name}` in {}", dir.display()))?;
+        out.push(f);
+        inputs.push(path);
     }
-    Ok((out, format!("Fiat JSON in {}", dir.display())))
+    Ok((out, inputs, format!("Fiat JSON in {}", dir.display())))
 }
 
 /// Repeated interleaved measurement with the halves t-test ([`stats::compare`]), every
@@ -506,7 +525,6 @@ fn compare(
     args: &BenchArgs,
 ) -> Result<Compared> {
     let cfg = Config {
-        cyclegoal: 10_000,
         batches: args.batches,
         mode,
         ..Config::default()
@@ -612,21 +630,17 @@ fn write_reports(
                 }
                 let _ = write!(csv, ",{:.2},{:.3}", c.means[k + 1], su);
             }
-            if l.evals_per_second.is_finite() {
-                let _ = writeln!(
-                    md,
-                    " {:.0} | {:.0} |",
-                    l.optimize_seconds, l.evals_per_second
-                );
-            } else {
-                // A reused program: no search ran in this run.
-                md.push_str(" – | – |\n");
-            }
-            let _ = writeln!(
-                csv,
-                ",{},{counter},{:.1},{:.0}",
-                c.agreed, l.optimize_seconds, l.evals_per_second
-            );
+            // A reused program: no search ran in this run, the columns stay empty.
+            let (secs, rate) = match l.search {
+                Some(sr) => (format!("{:.0}", sr.seconds), format!("{:.0}", sr.rate())),
+                None => ("–".to_string(), "–".to_string()),
+            };
+            let _ = writeln!(md, " {secs} | {rate} |");
+            let (secs, rate) = match l.search {
+                Some(sr) => (format!("{:.1}", sr.seconds), format!("{:.0}", sr.rate())),
+                None => (String::new(), String::new()),
+            };
+            let _ = writeln!(csv, ",{},{counter},{secs},{rate}", c.agreed);
         }
         let _ = write!(md, "| **geometric mean** | | | |");
         for k in 0..ccs.len() {

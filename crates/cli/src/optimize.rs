@@ -67,6 +67,8 @@ pub struct Outcome {
     pub counter: &'static str,
     pub asm_path: PathBuf,
     pub stopped: bool,
+    /// Whether the checker proved the program (the job asked for it).
+    pub proved: bool,
 }
 
 /// `cryptopt optimize`: one function, from the command line to the result line.
@@ -174,7 +176,7 @@ pub fn command(args: OptimizeArgs) -> Result<()> {
         o.counter,
         o.evals,
         o.seconds,
-        if args.no_verify { "not-proved" } else { "proved" },
+        if o.proved { "proved" } else { "not-proved" },
         if o.stopped { "interrupted" } else { "complete" },
         o.asm_path.display()
     );
@@ -420,6 +422,7 @@ pub fn optimize(job: Job<'_>, stop: &AtomicBool) -> Result<Outcome> {
         counter: counter.name(),
         asm_path,
         stopped,
+        proved: job.verify,
     })
 }
 
@@ -504,8 +507,7 @@ fn earlier_log(path: &Path, upto: u64) -> (String, f64) {
     }
     let (mut kept, mut seconds) = (String::new(), 0.0);
     for line in lines {
-        let mut cols = line.split(',');
-        match cols.next().and_then(|n| n.parse::<u64>().ok()) {
+        match line.split(',').next().and_then(|n| n.parse::<u64>().ok()) {
             Some(n) if n <= upto => {
                 seconds = line
                     .rsplit(',')

@@ -119,6 +119,11 @@ pub struct Params {
 }
 
 impl Params {
+    /// The default bet-and-run shape (`optimize` and `bench`): 10 bets sharing 20% of
+    /// the budget.
+    pub const BETS: u32 = 10;
+    pub const BET_RATIO: f64 = 0.2;
+
     /// Evaluations per bet in the bets phase.
     pub fn per_bet(&self) -> u64 {
         if self.bets <= 1 {
