@@ -46,6 +46,23 @@ pub(crate) enum Cmd {
     Ir(IrArgs),
 }
 
+/// The function a command works on: a Fiat JSON file and a name in it.
+#[derive(clap::Args, Debug)]
+pub(crate) struct InputArgs {
+    /// A Fiat JSON file (an array of functions, or one function).
+    pub input: PathBuf,
+    /// The function's name (e.g. fiat_p256_mul); may be left out when the file has
+    /// only one.
+    #[arg(long, short)]
+    pub function: Option<String>,
+}
+
+/// Seconds between progress lines where there is no terminal for a live bar.
+pub(crate) const DEFAULT_PROGRESS_EVERY: f64 = 10.0;
+
+/// The seed every command defaults to (one home: a run is reproducible by default).
+pub(crate) const DEFAULT_SEED: u64 = 1;
+
 // `cryptopt list`
 #[derive(clap::Args, Debug)]
 pub(crate) struct ListArgs {
@@ -56,10 +73,8 @@ pub(crate) struct ListArgs {
 // `cryptopt interp`
 #[derive(clap::Args, Debug)]
 pub(crate) struct InterpArgs {
-    pub input: PathBuf,
-    /// The function's name; may be left out when the file has only one.
-    #[arg(long, short)]
-    pub function: Option<String>,
+    #[command(flatten)]
+    pub input: InputArgs,
     /// The arguments as JSON: one array of hex or decimal strings per argument,
     /// e.g. '[["0x1","0x2"],["0x3","0x4"]]' (a scalar may be a bare string).
     #[arg(long)]
@@ -72,11 +87,10 @@ pub(crate) struct InterpArgs {
 // `cryptopt codegen`
 #[derive(clap::Args, Debug)]
 pub(crate) struct CodegenArgs {
-    pub input: PathBuf,
-    #[arg(long, short)]
-    pub function: Option<String>,
+    #[command(flatten)]
+    pub input: InputArgs,
     /// Seed of the random candidate (order and decisions).
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = DEFAULT_SEED)]
     pub seed: u64,
     /// Instruction order: a random one (from --seed), or one of the search's starting
     /// orders (all decisions then 0).
@@ -86,8 +100,8 @@ pub(crate) struct CodegenArgs {
     #[arg(long, value_enum, default_value = "nasm")]
     pub syntax: Syntax,
     /// Output file (written atomically); standard output when left out.
-    #[arg(short = 'o', long)]
-    pub output: Option<PathBuf>,
+    #[arg(short = 'o', long, alias = "output", value_name = "FILE")]
+    pub out: Option<PathBuf>,
     #[command(flatten)]
     pub cg: InterfaceArgs,
 }
@@ -95,14 +109,12 @@ pub(crate) struct CodegenArgs {
 // `cryptopt check`
 #[derive(clap::Args, Debug)]
 pub(crate) struct CheckArgs {
-    pub input: PathBuf,
-    #[arg(long, short)]
-    pub function: Option<String>,
-    /// The assembly file.
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// The assembly file (NASM or GNU as, Intel syntax).
     pub program: PathBuf,
-    /// Which outputs may be the same memory as which inputs in callers.
-    #[arg(long, value_enum, default_value = "none")]
-    pub aliasing: MemoryConstraintsArg,
+    #[command(flatten)]
+    pub aliasing: AliasingArgs,
 }
 
 // `cryptopt gen`
@@ -115,17 +127,15 @@ pub(crate) struct GenArgs {
 // `cryptopt emit-c`
 #[derive(clap::Args, Debug)]
 pub(crate) struct EmitCArgs {
-    pub input: PathBuf,
-    #[arg(long, short)]
-    pub function: Option<String>,
+    #[command(flatten)]
+    pub input: InputArgs,
 }
 
 // `cryptopt ir`
 #[derive(clap::Args, Debug)]
 pub(crate) struct IrArgs {
-    pub input: PathBuf,
-    #[arg(long, short)]
-    pub function: Option<String>,
+    #[command(flatten)]
+    pub input: InputArgs,
     /// Print the function after lowering to the 64-bit machine-level dialect.
     #[arg(long)]
     pub lowered: bool,
@@ -163,10 +173,23 @@ pub(crate) enum FramePointerArg {
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug)]
-pub(crate) enum MemoryConstraintsArg {
+pub(crate) enum AliasingArg {
+    /// No output is the same memory as any input.
     None,
+    /// The first output may be the first input (`mul(x, x, y)`).
     Out1Arg1,
+    /// Any output may be any input of the same shape (Fiat's C allows it).
     All,
+}
+
+/// The aliasing contract, one flag with one default for every command that makes or
+/// checks code (`--memory-constraints` is its old name, still accepted).
+#[derive(clap::Args, Debug)]
+pub(crate) struct AliasingArgs {
+    /// Which outputs may be the same memory as which inputs in callers; the code must be
+    /// correct under every such call (all: the safe default).
+    #[arg(long, value_enum, default_value = "all", alias = "memory-constraints")]
+    pub aliasing: AliasingArg,
 }
 
 /// Options that change the emitted code's interface.
@@ -178,9 +201,8 @@ pub(crate) struct InterfaceArgs {
     /// Do not use the 128 bytes below rsp for spills.
     #[arg(long)]
     pub no_red_zone: bool,
-    /// Which outputs may alias which inputs in C callers (all: the safe default).
-    #[arg(long, value_enum, default_value = "all")]
-    pub memory_constraints: MemoryConstraintsArg,
+    #[command(flatten)]
+    pub aliasing: AliasingArgs,
 }
 
 impl InterfaceArgs {
@@ -192,7 +214,7 @@ impl InterfaceArgs {
                 FramePointerArg::Keep => FramePointer::Keep,
             },
             red_zone: !self.no_red_zone,
-            aliasing: self.memory_constraints.policy(),
+            aliasing: self.aliasing.aliasing.policy(),
         }
     }
 }
@@ -284,6 +306,8 @@ pub(crate) struct OptimizeArgs {
     /// A Fiat JSON file; leave it out with --field or --resume.
     #[arg(required_unless_present_any = ["field", "resume"])]
     pub input: Option<PathBuf>,
+    /// The function's name (e.g. fiat_p256_mul); may be left out when the file has
+    /// only one.
     #[arg(long, short)]
     pub function: Option<String>,
     #[command(flatten)]
@@ -302,11 +326,11 @@ pub(crate) struct OptimizeArgs {
     #[arg(long)]
     pub single: bool,
     /// Seed of the search (a run is reproducible from it, up to measurement noise).
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = DEFAULT_SEED)]
     pub seed: u64,
     /// Target length of one measured batch, in counter ticks.
-    #[arg(long, default_value_t = Config::default().cyclegoal)]
-    pub cyclegoal: u64,
+    #[arg(long, default_value_t = Config::default().cyclegoal, alias = "cyclegoal")]
+    pub cycle_goal: u64,
     /// Batches per program in one interleaved measurement.
     #[arg(long, default_value_t = Config::default().batches)]
     pub batches: usize,
@@ -324,7 +348,7 @@ pub(crate) struct OptimizeArgs {
     pub counter: CounterArg,
     /// Output folder; results go to DIR/<function>/ [default: cryptopt-out; with
     /// --resume: the folder the state is in].
-    #[arg(long)]
+    #[arg(short = 'o', long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Continue a saved run from its DIR/<function>/state.json: the function, the
     /// code-generation options, the seed and the output folder come from the state.
@@ -334,6 +358,10 @@ pub(crate) struct OptimizeArgs {
     /// against the interpreter).
     #[arg(long)]
     pub no_verify: bool,
+    /// Seconds between progress lines when stderr is not a terminal (a terminal gets a
+    /// live bar instead).
+    #[arg(long, default_value_t = DEFAULT_PROGRESS_EVERY, value_name = "SECONDS")]
+    pub progress_every: f64,
     /// Also prove every N-th improvement during the search (0: never).
     #[arg(long, default_value_t = 0)]
     pub verify_every: u64,
@@ -357,13 +385,13 @@ pub(crate) fn parse_count(s: &str) -> std::result::Result<u64, String> {
         .ok_or_else(|| format!("`{s}` is not a count (e.g. 10000, 10k, 1M)"))
 }
 
-impl MemoryConstraintsArg {
+impl AliasingArg {
     /// The aliasing policy this option names.
     pub(crate) fn policy(self) -> Aliasing {
         match self {
-            MemoryConstraintsArg::None => Aliasing::None,
-            MemoryConstraintsArg::Out1Arg1 => Aliasing::Out1Arg1,
-            MemoryConstraintsArg::All => Aliasing::All,
+            AliasingArg::None => Aliasing::None,
+            AliasingArg::Out1Arg1 => Aliasing::Out1Arg1,
+            AliasingArg::All => Aliasing::All,
         }
     }
 }
@@ -385,7 +413,13 @@ pub(crate) struct BenchArgs {
     /// Baseline compilers (each with -O3 -march=native -mtune=native).
     #[arg(long, value_delimiter = ',', default_value = "gcc,clang-19")]
     pub compilers: Vec<String>,
-    #[arg(long, default_value = "cryptopt-bench")]
+    /// Output folder: the reports, and each function's results in DIR/<function>/.
+    #[arg(
+        short = 'o',
+        long,
+        value_name = "DIR",
+        default_value = "cryptopt-bench"
+    )]
     pub out: PathBuf,
     /// Fiat JSON folder (default: $CRYPTOPT_FIAT_JSON).
     #[arg(long)]
@@ -396,11 +430,15 @@ pub(crate) struct BenchArgs {
     /// Optimizations run at the same time (each on its own CPU).
     #[arg(long, default_value_t = 2)]
     pub jobs: usize,
-    #[arg(long, default_value_t = 1)]
+    /// Seed of every search and measurement.
+    #[arg(long, default_value_t = DEFAULT_SEED)]
     pub seed: u64,
     /// Batches per measurement.
     #[arg(long, default_value_t = Config::default().batches)]
     pub batches: usize,
+    /// Seconds between each search's progress lines.
+    #[arg(long, default_value_t = DEFAULT_PROGRESS_EVERY, value_name = "SECONDS")]
+    pub progress_every: f64,
     /// Measure the programs an earlier run wrote to --out instead of optimizing again
     /// (each is proved and run against the interpreter again).
     #[arg(long)]

@@ -15,7 +15,7 @@ use crate::args::{
     CheckArgs, CodegenArgs, EmitCArgs, GenArgs, InterpArgs, IrArgs, ListArgs, OrderArg, Syntax,
 };
 use crate::checks::{check_natively, prove, CheckFailed};
-use crate::files::{load, read, write_atomically};
+use crate::files::{load_input, read, write_atomically};
 
 pub(crate) fn list(a: ListArgs, out: &mut dyn Write) -> Result<()> {
     let text = read(&a.input)?;
@@ -26,7 +26,7 @@ pub(crate) fn list(a: ListArgs, out: &mut dyn Write) -> Result<()> {
 }
 
 pub(crate) fn interp(a: InterpArgs, out: &mut dyn Write) -> Result<()> {
-    let f = load(&a.input, a.function.as_deref(), a.lowered)?;
+    let f = load_input(&a.input, a.lowered)?;
     let inputs = parse_args(&f, &a.args)?;
     let outputs = interp::run(&f, &inputs)?;
     let obj: serde_json::Map<String, serde_json::Value> = f
@@ -46,13 +46,13 @@ pub(crate) fn interp(a: InterpArgs, out: &mut dyn Write) -> Result<()> {
 }
 
 pub(crate) fn ir(a: IrArgs, out: &mut dyn Write) -> Result<()> {
-    let f = load(&a.input, a.function.as_deref(), a.lowered)?;
+    let f = load_input(&a.input, a.lowered)?;
     write!(out, "{}", text::render(&f))?;
     Ok(())
 }
 
 pub(crate) fn emit_c(a: EmitCArgs, out: &mut dyn Write) -> Result<()> {
-    let f = load(&a.input, a.function.as_deref(), false)?;
+    let f = load_input(&a.input, false)?;
     write!(out, "{}", cryptopt_measure::c::emit(&f))?;
     Ok(())
 }
@@ -73,7 +73,7 @@ pub(crate) fn gen(a: GenArgs, out: &mut dyn Write) -> Result<()> {
 
 /// One candidate (random, or a named starting order): generated, run against the interpreter, proved, then printed.
 pub(crate) fn codegen(a: CodegenArgs, out: &mut dyn Write) -> Result<()> {
-    let f = load(&a.input, a.function.as_deref(), false)?;
+    let f = load_input(&a.input, false)?;
     let g = lower::lower(&f)?;
     let opts = a.cg.options();
     let mut gen = Generator::new(&g, opts)?;
@@ -92,7 +92,7 @@ pub(crate) fn codegen(a: CodegenArgs, out: &mut dyn Write) -> Result<()> {
         Syntax::Nasm => cryptopt_x86::print::nasm(&program),
         Syntax::Gas => cryptopt_x86::print::gas(&program),
     };
-    match a.output {
+    match a.out {
         Some(path) => write_atomically(&path, text.as_bytes())?,
         None => write!(out, "{text}")?,
     }
@@ -101,10 +101,10 @@ pub(crate) fn codegen(a: CodegenArgs, out: &mut dyn Write) -> Result<()> {
 
 /// Anyone's program against a function: `equivalent`, or the report and exit code 1.
 pub(crate) fn check(a: CheckArgs, out: &mut dyn Write) -> Result<()> {
-    let f = load(&a.input, a.function.as_deref(), false)?;
+    let f = load_input(&a.input, false)?;
     let asm = read(&a.program)?;
     let opts = cryptopt_verify::CheckOptions {
-        aliasing: a.aliasing.policy(),
+        aliasing: a.aliasing.aliasing.policy(),
     };
     match cryptopt_verify::check_asm(&f, &asm, opts)
         .with_context(|| a.program.display().to_string())?

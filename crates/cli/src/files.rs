@@ -43,6 +43,11 @@ pub(crate) fn read(path: &Path) -> Result<String> {
     std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))
 }
 
+/// The function a command's `INPUT [--function NAME]` names, lowered if asked.
+pub(crate) fn load_input(i: &crate::args::InputArgs, lowered: bool) -> Result<Function> {
+    load(&i.input, i.function.as_deref(), lowered)
+}
+
 /// Reads the named function (or the only one) from a Fiat JSON file, lowered if asked.
 pub(crate) fn load(path: &Path, name: Option<&str>, lowered: bool) -> Result<Function> {
     let text = read(path)?;

@@ -31,7 +31,10 @@ use args::{Cli, Cmd};
 use checks::CheckFailed;
 
 fn main() -> ExitCode {
-    let cli = Cli::parse(); // clap prints usage errors itself and exits with 2
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return usage_error(e),
+    };
     match dispatch(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS, // `cryptopt ... | head`
@@ -47,6 +50,49 @@ fn main() -> ExitCode {
             }
         }
     }
+}
+
+/// Help and version go to stdout as clap prints them; a usage error becomes one line
+/// (clap's message and its tip, if any) and exit code 2.
+fn usage_error(e: clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    if matches!(
+        e.kind(),
+        ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        let _ = e.print();
+        return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
+    }
+    eprintln!("cryptopt: error: {}", one_line(&e.render().to_string()));
+    ExitCode::from(2)
+}
+
+/// clap's rendered error (`error: ...`, a blank line, `  tip: ...`, `Usage: ...`,
+/// `For more information, try '--help'.`) as one line: the message, the tips, and the
+/// help hint.
+fn one_line(rendered: &str) -> String {
+    let mut parts: Vec<&str> = Vec::new();
+    let mut usage = None;
+    for line in rendered.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        if let Some(u) = line.strip_prefix("Usage: ") {
+            usage = Some(u);
+        } else if !line.starts_with("For more information") {
+            parts.push(line.strip_prefix("error: ").unwrap_or(line));
+        }
+    }
+    let mut out = String::new();
+    for p in parts {
+        if !out.is_empty() {
+            out.push_str(if out.ends_with(':') { " " } else { "; " });
+        }
+        out.push_str(p);
+    }
+    if let Some(u) = usage {
+        out.push_str(&format!(" (usage: {u}; see --help)"));
+    }
+    out
 }
 
 fn is_broken_pipe(e: &anyhow::Error) -> bool {

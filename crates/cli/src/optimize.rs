@@ -11,6 +11,7 @@
 //! Ctrl-C stops the search after the current step; the best program and the state so
 //! far are then written as at the end of a run.
 
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -31,7 +32,7 @@ use cryptopt_search::{local_search, Phase, SearchState};
 use crate::args::{parse_count, MeasureArg, OptimizeArgs, DEFAULT_EVALS};
 use crate::checks::{check_baseline, check_natively, prove, CheckFailed, Interrupted};
 use crate::files::{ensure_writable, load, write_atomically};
-use crate::report::{self, Row};
+use crate::report::{self, Log, Row};
 
 /// One optimization: everything `optimize` needs besides the command line.
 pub struct Job<'a> {
@@ -48,11 +49,23 @@ pub struct Job<'a> {
     pub counter: counter::Choice,
     /// Results go to `out/<function>/`.
     pub out: PathBuf,
-    /// Show the live progress line and the machine report.
+    /// Show the machine report (CPU, counter, baseline) before the search.
     pub interactive: bool,
+    /// How the search shows its progress.
+    pub progress: Progress,
     /// Prove the final program (and every `verify_every`-th improvement).
     pub verify: bool,
     pub verify_every: u64,
+}
+
+/// How a search shows its progress on stderr.
+pub enum Progress {
+    /// A live bar on a terminal; elsewhere (a log file, a pipe) one line every so many
+    /// seconds.
+    Auto(f64),
+    /// Only the lines, every so many seconds, each starting with the label (for
+    /// `bench`'s parallel searches).
+    Lines(String, f64),
 }
 
 /// What an optimization produced (a written program was always run against the
@@ -153,7 +166,7 @@ pub fn command(args: OptimizeArgs) -> Result<()> {
         params,
         resume: saved.map(|s| s.search),
         cfg: Config {
-            cyclegoal: args.cyclegoal,
+            cyclegoal: args.cycle_goal,
             batches: args.batches,
             mode,
             ..Config::default()
@@ -163,12 +176,13 @@ pub fn command(args: OptimizeArgs) -> Result<()> {
         counter: args.counter.choice(),
         out,
         interactive: true,
+        progress: Progress::Auto(args.progress_every),
         verify: !args.no_verify,
         verify_every: args.verify_every,
     };
     let o = optimize(job, &stop)?;
     println!(
-        "result: function={} cycles={:.1} baseline={:.1} ratio={:.3} counter={} evals={} seconds={:.1} proof={} status={} file={}",
+        "result: function={} cycles={:.1} baseline={:.1} speedup={:.3} counter={} evals={} seconds={:.1} proof={} status={} file={}",
         f.name,
         o.cycles,
         o.baseline,
@@ -207,7 +221,7 @@ pub fn optimize(job: Job<'_>, stop: &AtomicBool) -> Result<Outcome> {
     let g = lower::lower(f)?;
     let opts = job.opts;
     if job.cfg.batches == 0 || job.cfg.cyclegoal == 0 {
-        bail!("--batches and --cyclegoal must be at least 1");
+        bail!("--batches and --cycle-goal must be at least 1");
     }
     if job.resume.is_none() {
         job.params.check()?;
@@ -226,11 +240,12 @@ pub fn optimize(job: Job<'_>, stop: &AtomicBool) -> Result<Outcome> {
     let dir = job.out.join(&f.name);
     ensure_writable(&dir)?;
     let start_evals = job.resume.as_ref().map_or(0, |s| s.evals);
-    let (log_before, seconds_before) = if job.resume.is_some() {
-        earlier_log(&dir.join("log.csv"), start_evals)
+    let mut log = if job.resume.is_some() {
+        Log::resume(&dir.join("log.csv"), start_evals)
     } else {
-        (String::new(), 0.0)
+        Log::default()
     };
+    let seconds_before = log.seconds;
 
     let chosen = counter::choose(job.counter)?;
     let counter = chosen.counter;
@@ -272,10 +287,14 @@ pub fn optimize(job: Job<'_>, stop: &AtomicBool) -> Result<Outcome> {
         }));
     }
 
-    let bar = if job.interactive {
-        ProgressBar::new(state.params.evals)
-    } else {
-        ProgressBar::hidden()
+    let (bar, lines_label, every) = match &job.progress {
+        Progress::Auto(_) if std::io::stderr().is_terminal() => {
+            (ProgressBar::new(state.params.evals), None, 0.0)
+        }
+        Progress::Auto(every) => (ProgressBar::hidden(), Some(String::new()), *every),
+        Progress::Lines(label, every) => {
+            (ProgressBar::hidden(), Some(format!("{label}: ")), *every)
+        }
     };
     // Rates and the ETA count this run's evaluations only.
     bar.set_position(state.evals);
@@ -284,10 +303,12 @@ pub fn optimize(job: Job<'_>, stop: &AtomicBool) -> Result<Outcome> {
         ProgressStyle::with_template("{bar:30} {pos}/{len} evals {per_sec} eta {eta} {msg}")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
-    let mut rows: Vec<Row> = Vec::new();
+    let mut last_line = Instant::now();
     let walks = state.walks.len();
+    let total = state.params.evals;
+    let search_started = Instant::now();
     let result = local_search::search(&mut state, &deps, &mut ev, stop, &mut |e| {
-        rows.push(Row {
+        log.record(&Row {
             index: e.index,
             walk: e.walk,
             phase: if matches!(e.phase, Phase::Bets) {
@@ -299,22 +320,41 @@ pub fn optimize(job: Job<'_>, stop: &AtomicBool) -> Result<Outcome> {
             kept: e.kept,
             current: e.cmp.current,
             mutant: e.cmp.mutant,
-            step_ratio: e.cmp.ratio,
+            step_speedup: 1.0 / e.cmp.ratio,
             rounds: e.cmp.rounds,
-            walk_ratio: e.walk_ratio,
-            best_ratio: e.best_ratio,
+            walk_speedup: e.walk_speedup,
             baseline: e.baseline,
             seconds: seconds_before + started.elapsed().as_secs_f64(),
         });
-        bar.set_position(e.index);
-        if e.index % 16 == 0 {
-            bar.set_message(format!(
-                "best {:.3}x baseline (this walk {:.0} vs {:.0} {})",
-                e.best_ratio,
-                e.walk_ratio * e.baseline,
+        let speeds = || {
+            format!(
+                "best {:.3}x faster than {} (walk {} now {:.3}x: {:.0} vs {:.0} {} ticks)",
+                log.best,
+                job.cc,
+                e.walk,
+                e.walk_speedup,
+                e.baseline / e.walk_speedup,
                 e.baseline,
                 counter.name()
-            ));
+            )
+        };
+        bar.set_position(e.index);
+        if e.index % 16 == 0 {
+            bar.set_message(speeds());
+        }
+        if let Some(label) = &lines_label {
+            if last_line.elapsed().as_secs_f64() >= every {
+                last_line = Instant::now();
+                let secs = search_started.elapsed().as_secs_f64();
+                let rate = (e.index - start_evals) as f64 / secs.max(1e-9);
+                let eta = total.saturating_sub(e.index) as f64 / rate.max(1e-9);
+                eprintln!(
+                    "{label}{}/{total} evals, {rate:.0}/s, eta {}; {}",
+                    e.index,
+                    human_seconds(eta),
+                    speeds()
+                );
+            }
         }
     });
     bar.finish_and_clear();
@@ -373,14 +413,9 @@ pub fn optimize(job: Job<'_>, stop: &AtomicBool) -> Result<Outcome> {
         proved: job.verify,
         opts: &opts,
     };
-    let mut csv = String::from(report::CSV_HEADER);
-    csv.push_str(&log_before);
-    for r in &rows {
-        csv.push_str(&r.csv());
-    }
     let svg = report::progress_svg(
-        &format!("{} vs {} ({})", f.name, job.cc, counter.name()),
-        &rows,
+        &format!("{}: speed-up over {} ({})", f.name, job.cc, counter.name()),
+        &log.points,
         walks,
     )
     .map_err(|e| anyhow!("plotting failed: {e}"))?;
@@ -392,7 +427,7 @@ pub fn optimize(job: Job<'_>, stop: &AtomicBool) -> Result<Outcome> {
             "state.json".to_string(),
             serde_json::to_string_pretty(&saved(&state))?,
         ),
-        ("log.csv".to_string(), csv),
+        ("log.csv".to_string(), log.csv()),
         ("progress.svg".to_string(), svg),
     ];
     // A finished search is never lost: if its folder cannot take the files any more,
@@ -493,34 +528,17 @@ fn write_all(dir: &Path, files: &[(String, String)]) -> Result<()> {
     Ok(())
 }
 
-/// The rows of an earlier run's `log.csv` up to evaluation `upto` (where the resumed
-/// state stands) and the last kept row's seconds, so that a resumed run appends to its
-/// log; nothing if the log is missing or has another header (an older version's, which
-/// the new log then replaces).
-fn earlier_log(path: &Path, upto: u64) -> (String, f64) {
-    let Ok(text) = std::fs::read_to_string(path) else {
-        return (String::new(), 0.0);
-    };
-    let mut lines = text.lines();
-    if lines.next().map(|h| format!("{h}\n")) != Some(report::CSV_HEADER.to_string()) {
-        return (String::new(), 0.0);
+/// `95 s`, `12 min`, `2.5 h`.
+pub(crate) fn human_seconds(s: f64) -> String {
+    if !s.is_finite() {
+        "unknown".to_string()
+    } else if s < 120.0 {
+        format!("{s:.0} s")
+    } else if s < 7200.0 {
+        format!("{:.0} min", s / 60.0)
+    } else {
+        format!("{:.1} h", s / 3600.0)
     }
-    let (mut kept, mut seconds) = (String::new(), 0.0);
-    for line in lines {
-        match line.split(',').next().and_then(|n| n.parse::<u64>().ok()) {
-            Some(n) if n <= upto => {
-                seconds = line
-                    .rsplit(',')
-                    .next()
-                    .and_then(|t| t.parse().ok())
-                    .unwrap_or(seconds);
-                kept.push_str(line);
-                kept.push('\n');
-            }
-            _ => {}
-        }
-    }
-    (kept, seconds)
 }
 
 /// Where a written program came from and what was shown about it: the header comment

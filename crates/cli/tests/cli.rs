@@ -2,39 +2,11 @@
 //! one-line errors, and golden files for text output. Set `CRYPTOPT_BLESS=1` to rewrite
 //! the golden files after an intended change, then review the diff.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn example() -> String {
-    root()
-        .join("examples/running_example.json")
-        .display()
-        .to_string()
-}
-
-/// Runs the binary; returns (exit code, stdout, stderr).
-fn cryptopt(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_cryptopt"))
-        .args(args)
-        .output()
-        .expect("run cryptopt");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
-/// Where the golden files are (rewrite them with CRYPTOPT_BLESS=1, then review the diff).
-const GOLDEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden");
-
-fn golden(name: &str, got: &str) {
-    cryptopt_testkit::golden(GOLDEN, name, got)
-}
+mod common;
+use common::*;
 
 #[test]
 fn interp_running_example() {
@@ -165,23 +137,6 @@ fn fiat_golden() {
     let (code, out, _) = cryptopt(&["list", &p256]);
     assert_eq!(code, 0);
     golden("p256_64.list", &out);
-}
-
-fn have(tool: &str) -> bool {
-    Command::new(tool)
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
-
-fn sh(cmd: &mut Command) -> String {
-    let out = cmd.output().unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
-    assert!(
-        out.status.success(),
-        "{cmd:?} failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 /// `cryptopt codegen` output assembles (nasm and gcc) and links with C code that calls
@@ -337,8 +292,18 @@ fn optimize_writes_results_and_resumes() {
         "5",
         "--out",
         out,
+        "--progress-every",
+        "0",
     ]);
     assert_eq!(code, 0, "{err}");
+    // Not a terminal: progress lines instead of a bar, the last one at the budget.
+    let progress: Vec<&str> = err.lines().filter(|l| l.contains(" evals, ")).collect();
+    assert_eq!(progress.len(), 300, "one line per evaluation at 0 s: {err}");
+    assert!(
+        progress[299].starts_with("300/300 evals, ") && progress[299].contains("x faster than gcc"),
+        "{}",
+        progress[299]
+    );
     let line = stdout.lines().last().unwrap_or("");
     assert!(
         line.starts_with("result: function=example_running cycles="),
@@ -346,7 +311,7 @@ fn optimize_writes_results_and_resumes() {
     );
     for key in [
         "baseline=",
-        "ratio=",
+        "speedup=",
         "counter=",
         "evals=300",
         "seconds=",
@@ -427,6 +392,27 @@ fn optimize_writes_results_and_resumes() {
         (1..=450).collect::<Vec<u64>>(),
         "every evaluation once, in order"
     );
+    // Speed-ups, one direction (baseline / ours), and the best one never falls, across
+    // both resumes.
+    let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let best: Vec<f64> = csv
+        .lines()
+        .skip(1)
+        .map(|l| {
+            l.split(',')
+                .nth(col("best_speedup"))
+                .unwrap()
+                .parse()
+                .unwrap()
+        })
+        .collect();
+    assert!(best.windows(2).all(|w| w[1] >= w[0]), "best fell: {best:?}");
+    assert!(best[449] > 0.0);
+    let _ = col("walk_speedup") + col("step_speedup");
+    // The plot covers the whole run, not only the last resume.
+    let svg = std::fs::read_to_string(fdir.join("progress.svg")).unwrap();
+    assert!(svg.contains("baseline (1.0)") && svg.contains("best speed-up so far"));
     // A budget below what the state has done is refused.
     let (code, _, err) = cryptopt(&[
         "optimize",
@@ -615,8 +601,19 @@ fn bench_smoke() {
         dir.to_str().unwrap(),
         "--out",
         out.to_str().unwrap(),
+        "--progress-every",
+        "0",
     ]);
     assert_eq!(code, 0, "{err}");
+    // Progress while it optimizes: each search's lines, and the searches done.
+    for want in [
+        "fiat_p256_mul: ",
+        "fiat_25519_carry_square (latency): ",
+        "/300 evals, ",
+        "[4/4 searches; the rest in about 0 s]",
+    ] {
+        assert!(err.contains(want), "{want:?} not in {err}");
+    }
     for f in ["bench.md", "bench.csv", "bench.html"] {
         assert!(out.join(f).is_file(), "{f} missing");
     }

@@ -1,7 +1,7 @@
 //! Code-generation options that change the emitted code's interface with its caller.
 //!
 //! The aliasing policy is [`cryptopt_ir::Aliasing`] (its one home); here it is only
-//! carried as the option `--memory-constraints`.
+//! carried as the option `--aliasing`.
 //!
 //! The defaults must never be unsafe for a C caller: every aliasing Fiat's API allows,
 //! and callee-saved registers (rbp included) restored.

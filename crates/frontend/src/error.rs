@@ -14,8 +14,13 @@ pub enum Error {
     #[error("{location}: {message}")]
     Input { location: String, message: String },
     /// `--function NAME` names nothing in the file.
-    #[error("no function named `{name}` in the input (it has: {available})")]
-    NoSuchFunction { name: String, available: String },
+    #[error("no function named `{name}` in the input{suggestion} (it has: {available})")]
+    NoSuchFunction {
+        name: String,
+        /// "; did you mean `x`?" or empty ([`cryptopt_ir::names::did_you_mean`]).
+        suggestion: String,
+        available: String,
+    },
     /// The function read is not valid IR (the structural verifier's report).
     #[error(transparent)]
     Ir(#[from] cryptopt_ir::Error),

@@ -57,6 +57,7 @@ pub fn parse_function(text: &str, name: &str) -> Result<Function> {
     }
     Err(Error::NoSuchFunction {
         name: name.to_string(),
+        suggestion: cryptopt_ir::names::did_you_mean(name, names.iter().map(String::as_str)),
         available: if names.is_empty() {
             "no functions".to_string()
         } else {

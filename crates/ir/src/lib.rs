@@ -13,7 +13,8 @@
 //! * [`interp`]: the reference interpreter;
 //! * [`lower`]: lowering to the 64-bit machine-level dialect code generation consumes;
 //! * [`text`]: the readable text form (`cryptopt ir`), used by golden tests;
-//! * [`inputs`]: random and edge-case inputs within a function's declared bounds.
+//! * [`inputs`]: random and edge-case inputs within a function's declared bounds;
+//! * [`names`]: "did you mean" for a name a user misspelled (functions, presets).
 //!
 //! This crate has no knowledge of x86 and must never gain any. It reads no file format
 //! and generates no function: readers live in `cryptopt-frontend`, generators (fields,
@@ -25,6 +26,7 @@ pub mod func;
 pub mod inputs;
 pub mod interp;
 pub mod lower;
+pub mod names;
 pub mod text;
 pub mod validate;
 

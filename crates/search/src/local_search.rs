@@ -169,7 +169,18 @@ pub struct Walk {
 }
 
 impl Walk {
-    /// `cycles / baseline` of the last measurement (infinite before the first).
+    /// Its speed-up over the baseline in its last ranking (baseline time / its time),
+    /// the direction every report uses; NaN before the first ranking.
+    pub fn speedup(&self) -> f64 {
+        if self.baseline > 0.0 && self.cycles > 0.0 {
+            self.baseline / self.cycles
+        } else {
+            f64::NAN
+        }
+    }
+
+    /// `cycles / baseline` of the last ranking (infinite before the first): the cost
+    /// the search compares walks by, lower is better.
     pub fn ratio(&self) -> f64 {
         if self.baseline > 0.0 && self.cycles > 0.0 {
             self.cycles / self.baseline
@@ -222,12 +233,11 @@ pub struct Event {
     pub mutation: Mutation,
     pub kept: bool,
     pub cmp: Comparison,
-    /// The walk's last known baseline cost (ticks per call) and its ratio to it, from
-    /// its last ranking.
+    /// The walk's last known baseline cost (ticks per call) and its speed-up over it
+    /// (baseline time / the walk's time: above 1 is faster), from its last ranking;
+    /// NaN before the walk was first ranked.
     pub baseline: f64,
-    pub walk_ratio: f64,
-    /// Best ratio over the baseline so far, over all walks (from their rankings).
-    pub best_ratio: f64,
+    pub walk_speedup: f64,
     pub phase: Phase,
 }
 
@@ -498,12 +508,7 @@ fn step(
     if ranked_now {
         rank_walk(state, w, ev)?;
     }
-    let (baseline, walk_ratio) = (state.walks[w].baseline, state.walks[w].ratio());
-    let best_ratio = state
-        .walks
-        .iter()
-        .map(Walk::ratio)
-        .fold(f64::INFINITY, f64::min);
+    let (baseline, walk_speedup) = (state.walks[w].baseline, state.walks[w].speedup());
     on_event(&Event {
         index: state.evals,
         walk: w,
@@ -511,8 +516,7 @@ fn step(
         kept,
         cmp,
         baseline,
-        walk_ratio,
-        best_ratio,
+        walk_speedup,
         phase: state.phase,
     });
     Ok(())

@@ -14,7 +14,7 @@
 //! report says when the halves never agreed. Nothing here changes a program.
 
 use std::path::PathBuf;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
@@ -23,6 +23,7 @@ use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use cryptopt_frontend::fiat;
+use cryptopt_ir::names::did_you_mean;
 use cryptopt_ir::Function;
 use cryptopt_measure::baseline::CompiledC;
 use cryptopt_measure::counter;
@@ -34,7 +35,7 @@ use cryptopt_x86::Program;
 
 use crate::args::{BenchArgs, OptimizeForArg};
 use crate::checks::{check_baseline, CheckFailed};
-use crate::optimize::{optimize, Job};
+use crate::optimize::{human_seconds, optimize, Job, Progress};
 
 mod report;
 
@@ -162,9 +163,11 @@ pub fn command(args: BenchArgs) -> Result<()> {
         functions.len(),
         args.evals
     );
+    let mut versions = Vec::new();
     for cc in &args.compilers {
         let v = cryptopt_measure::baseline::compiler_version(cc)?;
         eprintln!("compiler: {cc}: {v}");
+        versions.push((cc.clone(), v));
     }
     let opts = args.cg.options();
     let ncpu = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -181,10 +184,11 @@ pub fn command(args: BenchArgs) -> Result<()> {
     let results: Mutex<Vec<Option<Optimized>>> =
         Mutex::new((0..searches.len()).map(|_| None).collect());
     let stop = AtomicBool::new(false);
+    let done = AtomicUsize::new(0);
     std::thread::scope(|s| {
         for worker in 0..jobs {
-            let (next, results, functions, inputs, searches, args, stop) = (
-                &next, &results, &functions, &inputs, &searches, &args, &stop,
+            let (next, results, functions, inputs, searches, args, stop, done) = (
+                &next, &results, &functions, &inputs, &searches, &args, &stop, &done,
             );
             s.spawn(move || loop {
                 let i = {
@@ -231,6 +235,7 @@ pub fn command(args: BenchArgs) -> Result<()> {
                     counter: args.counter.choice(),
                     out: out_dir(args, mode),
                     interactive: false,
+                    progress: Progress::Lines(what.clone(), args.progress_every),
                     verify: true,
                     verify_every: 0,
                 };
@@ -243,16 +248,25 @@ pub fn command(args: BenchArgs) -> Result<()> {
                         }),
                     })
                     .map_err(|e| format!("{e:#}"));
+                // Searches take about equally long: the rest takes what those done took.
+                let finished = done.fetch_add(1, Ordering::SeqCst) + 1;
+                let left = searches.len() - finished;
+                let eta = started.elapsed().as_secs_f64() * left as f64 / finished as f64;
+                let progress = format!(
+                    "[{finished}/{} searches; the rest in about {}]",
+                    searches.len(),
+                    human_seconds(eta)
+                );
                 match &r {
                     Ok(Winner {
                         search: Some(sr), ..
                     }) => eprintln!(
-                        "optimized {what} in {:.0} s ({:.0} evaluations/s)",
+                        "optimized {what} in {:.0} s ({:.0} evaluations/s) {progress}",
                         sr.seconds,
                         sr.rate()
                     ),
                     Ok(_) => {}
-                    Err(e) => eprintln!("optimizing {what} failed: {e}"),
+                    Err(e) => eprintln!("optimizing {what} failed: {e} {progress}"),
                 }
                 results.lock().expect("results")[i] = Some(r);
             });
@@ -409,9 +423,13 @@ pub fn command(args: BenchArgs) -> Result<()> {
         &args,
         &columns,
         &lines,
-        counter.name(),
-        &source,
-        started.elapsed().as_secs_f64(),
+        &report::Setting {
+            source: &source,
+            counter: counter.name(),
+            counter_describe: &counter.describe(),
+            compilers: &versions,
+            seconds: started.elapsed().as_secs_f64(),
+        },
     )?;
     let missing_agreement = lines.iter().filter(|l| !l.throughput.1.agreed).count();
     if missing_agreement > 0 {
@@ -465,13 +483,19 @@ fn resolve(args: &BenchArgs) -> Result<(Vec<Function>, Vec<PathBuf>, String)> {
     let dir = args
         .fiat_json
         .clone()
-        .or_else(|| std::env::var_os("CRYPTOPT_FIAT_JSON").map(PathBuf::from));
+        .or_else(|| std::env::var_os("CRYPTOPT_FIAT_JSON").map(PathBuf::from))
+        .filter(|d| !d.as_os_str().is_empty());
     let Some(dir) = dir else {
         // No Fiat JSON: the built-in generator makes the same functions.
         let mut out = Vec::new();
         for (_, name) in &names {
-            let f = cryptopt_gen::fields::builtin(name)
-                .ok_or_else(|| anyhow!("`{name}` is not a function of the built-in generator"))??;
+            let f = cryptopt_gen::fields::builtin(name).ok_or_else(|| {
+                let known = cryptopt_gen::fields::builtin_names();
+                anyhow!(
+                    "`{name}` is not a function of the built-in generator{}",
+                    did_you_mean(name, known.iter().map(String::as_str))
+                )
+            })??;
             out.push(f);
         }
         let inputs = names
@@ -491,6 +515,7 @@ fn resolve(args: &BenchArgs) -> Result<(Vec<Function>, Vec<PathBuf>, String)> {
         .collect();
     files.sort();
     let (mut out, mut inputs) = (Vec::new(), Vec::new());
+    let mut seen: Vec<String> = Vec::new();
     for (file, name) in names {
         let candidates: Vec<PathBuf> = match file {
             Some(file) => vec![dir.join(file)],
@@ -500,13 +525,20 @@ fn resolve(args: &BenchArgs) -> Result<(Vec<Function>, Vec<PathBuf>, String)> {
         for path in candidates {
             let text = std::fs::read_to_string(&path)
                 .with_context(|| format!("cannot read {}", path.display()))?;
-            if fiat::function_names(&text)?.contains(&name) {
+            let in_file = fiat::function_names(&text)?;
+            if in_file.contains(&name) {
                 found = Some((fiat::parse_function(&text, &name)?, path));
                 break;
             }
+            seen.extend(in_file);
         }
-        let (f, path) =
-            found.ok_or_else(|| anyhow!("no function `{name}` in {}", dir.display()))?;
+        let (f, path) = found.ok_or_else(|| {
+            anyhow!(
+                "no function `{name}` in {}{}",
+                dir.display(),
+                did_you_mean(&name, seen.iter().map(String::as_str))
+            )
+        })?;
         out.push(f);
         inputs.push(path);
     }
@@ -545,4 +577,3 @@ fn compare(
     }?;
     Ok(c)
 }
-

@@ -104,11 +104,16 @@ pub enum FieldError {
         message: String,
     },
     /// A name that is neither a preset nor an expression.
-    #[error("unknown field `{name}` (presets: {presets})")]
-    UnknownField { name: String, presets: String },
+    #[error("unknown field `{name}`{suggestion} (presets: {presets})")]
+    UnknownField {
+        name: String,
+        /// "; did you mean `x`?" or empty ([`cryptopt_ir::names::did_you_mean`]).
+        suggestion: String,
+        presets: String,
+    },
     /// An operation name that is not one of [`FieldOp::ALL`].
-    #[error("unknown operation `{name}` (operations: mul, square, add, sub, opp)")]
-    UnknownOp { name: String },
+    #[error("unknown operation `{name}`{suggestion} (operations: mul, square, add, sub, opp)")]
+    UnknownOp { name: String, suggestion: String },
     #[error("modulus {p} is even")]
     Even { p: String },
     #[error("modulus {p} is too small: {bits} bits, at least {MIN_BITS} are required (more than one 64-bit word)")]
@@ -201,6 +206,10 @@ impl FromStr for FieldOp {
             .find(|op| op.name() == s)
             .ok_or_else(|| FieldError::UnknownOp {
                 name: s.to_string(),
+                suggestion: cryptopt_ir::names::did_you_mean(
+                    s,
+                    FieldOp::ALL.into_iter().map(FieldOp::name),
+                ),
             })
     }
 }
@@ -212,6 +221,15 @@ pub fn generate(spec: &FieldSpec, op: FieldOp) -> Result<Function, FieldError> {
         Repr::Montgomery => montgomery::generate(spec, op),
         Repr::Solinas { .. } => solinas::generate(spec, op),
     }
+}
+
+/// The Fiat names of every built-in function ([`builtin`] makes each).
+pub fn builtin_names() -> Vec<String> {
+    PRESETS
+        .iter()
+        .filter_map(|p| preset(p))
+        .flat_map(|spec| FieldOp::ALL.map(|op| spec.function_name(op)))
+        .collect()
 }
 
 /// The built-in function of that Fiat name (`fiat_p256_mul`, `fiat_25519_carry_square`,

@@ -193,6 +193,7 @@ pub fn resolve(field: &str, opts: &FieldOptions) -> Result<FieldSpec, FieldError
     if looks_like_name {
         return Err(FieldError::UnknownField {
             name: field.to_string(),
+            suggestion: cryptopt_ir::names::did_you_mean(field, PRESETS.iter().copied()),
             presets: PRESETS.join(", "),
         });
     }
@@ -513,7 +514,8 @@ mod tests {
             ..FieldOptions::default()
         };
         let cases: &[(&str, &FieldOptions, &str)] = &[
-            ("p255", &opts, "unknown field `p255` (presets: curve25519, p224, p256, p384, p434, p448, p521, poly1305, secp256k1, bls12-381-p)"),
+            ("p255", &opts, "unknown field `p255`; did you mean `p256`? (presets: curve25519, p224, p256, p384, p434, p448, p521, poly1305, secp256k1, bls12-381-p)"),
+            ("ed448", &opts, "unknown field `ed448` (presets: curve25519"),
             ("2^255 - 20", &opts, "modulus 0x7fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffec is even"),
             ("2^61 - 1", &opts, "modulus 0x1fffffffffffffff is too small: 61 bits, at least 65 are required"),
             ("2^25 - 39", &opts, "is too small: 25 bits"),

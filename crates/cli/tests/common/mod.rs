@@ -1,0 +1,54 @@
+//! What every integration test of the binary shares: running it, the example input,
+//! golden files, and tools on PATH.
+#![allow(dead_code)] // each test file uses a part
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+pub fn example() -> String {
+    root()
+        .join("examples/running_example.json")
+        .display()
+        .to_string()
+}
+
+/// Runs the binary; returns (exit code, stdout, stderr).
+pub fn cryptopt(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_cryptopt"))
+        .args(args)
+        .output()
+        .expect("run cryptopt");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Where the golden files are (rewrite them with CRYPTOPT_BLESS=1, then review the diff).
+pub const GOLDEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden");
+
+pub fn golden(name: &str, got: &str) {
+    cryptopt_testkit::golden(GOLDEN, name, got)
+}
+
+pub fn have(tool: &str) -> bool {
+    Command::new(tool)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+pub fn sh(cmd: &mut Command) -> String {
+    let out = cmd.output().unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
+    assert!(
+        out.status.success(),
+        "{cmd:?} failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
