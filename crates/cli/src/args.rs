@@ -248,8 +248,8 @@ pub(crate) enum ReprArg {
 }
 
 impl FieldArgs {
-    /// The generated function, if --field was given.
-    pub(crate) fn function(&self) -> Result<Option<Function>> {
+    /// The generated function and its representation in one line, if --field was given.
+    pub(crate) fn function(&self) -> Result<Option<(Function, String)>> {
         use cryptopt_gen::fields;
         let Some(field) = &self.field else {
             return Ok(None);
@@ -265,7 +265,7 @@ impl FieldArgs {
         };
         let spec = fields::resolve(field, &opts)?;
         let op: fields::FieldOp = self.op.parse()?;
-        Ok(Some(fields::generate(&spec, op)?))
+        Ok(Some((fields::generate(&spec, op)?, spec.representation())))
     }
 }
 

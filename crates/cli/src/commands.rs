@@ -61,7 +61,7 @@ pub(crate) fn gen(a: GenArgs, out: &mut dyn Write) -> Result<()> {
     if a.field.field.is_none() {
         bail!("gen needs --field (a preset or a prime)");
     }
-    let f = a.field.function()?.expect("--field given");
+    let (f, _) = a.field.function()?.expect("--field given");
     let json = cryptopt_gen::to_fiat_json(&f)?;
     writeln!(
         out,

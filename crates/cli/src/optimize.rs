@@ -39,6 +39,9 @@ pub struct Job<'a> {
     pub f: &'a Function,
     /// Where the function came from (kept in the state for resuming).
     pub input: PathBuf,
+    /// How its limbs stand for a field element, where the generator made it (in the
+    /// header of every written program; Fiat JSON does not say).
+    pub representation: Option<String>,
     pub opts: Options,
     pub params: local_search::Params,
     /// A saved search to continue instead of starting one.
@@ -91,17 +94,21 @@ pub fn command(args: OptimizeArgs) -> Result<()> {
     }
     let saved = args.resume.as_deref().map(read_state).transpose()?;
     let generated = args.field.function()?;
-    let (f, input) = match (&args.input, generated, &saved) {
-        (_, Some(f), _) => {
+    let (f, input, representation) = match (&args.input, generated, &saved) {
+        (_, Some((f, repr)), _) => {
             let input = PathBuf::from(format!(
                 "--field {} --op {}",
                 args.field.field.as_deref().unwrap_or(""),
                 args.field.op
             ));
-            (f, input)
+            (f, input, Some(repr))
         }
-        (Some(input), None, _) => (load(input, args.function.as_deref(), false)?, input.clone()),
-        (None, None, Some(s)) => (s.function()?, s.input.clone()),
+        (Some(input), None, _) => (
+            load(input, args.function.as_deref(), false)?,
+            input.clone(),
+            None,
+        ),
+        (None, None, Some(s)) => (s.function()?, s.input.clone(), s.representation.clone()),
         (None, None, None) => bail!("give an input file, --field or --resume"),
     };
     let given = args.cg.options();
@@ -162,6 +169,7 @@ pub fn command(args: OptimizeArgs) -> Result<()> {
     let job = Job {
         f: &f,
         input,
+        representation,
         opts,
         params,
         resume: saved.map(|s| s.search),
@@ -363,6 +371,7 @@ pub fn optimize(job: Job<'_>, stop: &AtomicBool) -> Result<Outcome> {
         options: opts,
         input: job.input.clone(),
         function: function_json.clone(),
+        representation: job.representation.clone(),
         search: st.clone(),
     };
     if let Err(e) = result {
@@ -405,6 +414,7 @@ pub fn optimize(job: Job<'_>, stop: &AtomicBool) -> Result<Outcome> {
     let provenance = Provenance {
         f,
         input: &job.input,
+        representation: job.representation.as_deref(),
         seed: state.params.seed,
         evals: state.evals,
         counter: counter.name(),
@@ -470,6 +480,9 @@ struct SavedState {
     /// came from a file or a generator). Absent in states of older versions.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     function: Option<serde_json::Value>,
+    /// [`Job::representation`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    representation: Option<String>,
     search: SearchState,
 }
 
@@ -546,6 +559,7 @@ pub(crate) fn human_seconds(s: f64) -> String {
 struct Provenance<'a> {
     f: &'a Function,
     input: &'a Path,
+    representation: Option<&'a str>,
     seed: u64,
     evals: u64,
     counter: &'static str,
@@ -553,6 +567,40 @@ struct Provenance<'a> {
     speedup: f64,
     proved: bool,
     opts: &'a Options,
+}
+
+/// Every argument and output with its shape and Fiat's bounds:
+/// `out1 u64[4]; arg1 u64[4] each ≤ 0xffffffffffffffff; arg2 ...`.
+fn arguments(f: &Function) -> String {
+    let one = |p: &cryptopt_ir::Param| {
+        let mut s = format!("{} {}", p.name, p.shape());
+        if !p.ubound.is_empty() {
+            let range = |i: usize| {
+                if p.lbound[i] == 0 {
+                    format!("≤ {:#x}", p.ubound[i])
+                } else {
+                    format!("in [{:#x}, {:#x}]", p.lbound[i], p.ubound[i])
+                }
+            };
+            if p.len.is_none() {
+                s.push_str(&format!(" {}", range(0)));
+            } else if p.ubound.iter().all(|&u| u == p.ubound[0])
+                && p.lbound.iter().all(|&l| l == p.lbound[0])
+            {
+                s.push_str(&format!(" each {}", range(0)));
+            } else {
+                let all: Vec<String> = (0..p.ubound.len()).map(range).collect();
+                s.push_str(&format!(" [{}]", all.join(", ")));
+            }
+        }
+        s
+    };
+    f.returns
+        .iter()
+        .map(one)
+        .chain(f.params.iter().map(one))
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 impl Provenance<'_> {
@@ -589,9 +637,12 @@ impl Provenance<'_> {
                 features.iter().map(|x| format!(" + {x}")).collect::<String>()
             ),
             format!(
-                "data: the same representation as {} (limbs, bounds and domain unchanged); memory: {aliasing}",
-                f.name
+                "data: {}",
+                self.representation
+                    .unwrap_or("the representation of the input function (limbs, bounds and domain unchanged)")
             ),
+            format!("arguments: {}", arguments(f)),
+            format!("memory: {aliasing}"),
         ]
     }
 

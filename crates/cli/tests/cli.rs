@@ -360,6 +360,9 @@ fn optimize_writes_results_and_resumes() {
             "proof: proved equivalent",
             "requires: x86-64 + BMI2",
             "memory: any output may be the same buffer as any input",
+            "data: the representation of the input function",
+            "arguments: out1 u64[2]",
+            "; arg1 u64 ≤ 0x",
         ] {
             assert!(text.contains(want), "{file} lacks {want:?}");
         }
@@ -835,7 +838,31 @@ fn optimize_builtin_field() {
     ]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("result: function=fiat_p256_mul"), "{out}");
-    assert!(dir.join("fiat_p256_mul/fiat_p256_mul.asm").is_file());
+    // The header says what the limbs mean (the generator knows) and their bounds, and
+    // so does a resumed run's.
+    let asm = dir.join("fiat_p256_mul/fiat_p256_mul.asm");
+    let state = dir.join("fiat_p256_mul/state.json");
+    for resumed in [false, true] {
+        if resumed {
+            let (code, _, err) = cryptopt(&[
+                "optimize",
+                "--resume",
+                state.to_str().unwrap(),
+                "--evals",
+                "250",
+                "--batches",
+                "5",
+            ]);
+            assert_eq!(code, 0, "{err}");
+        }
+        let text = std::fs::read_to_string(&asm).unwrap();
+        for want in [
+            "; data: word-by-word Montgomery, 4 saturated 64-bit limbs, R = 2^256",
+            "; arguments: out1 u64[4] each ≤ 0xffffffffffffffff; arg1 u64[4] each ≤ 0xffffffffffffffff; arg2 u64[4]",
+        ] {
+            assert!(text.contains(want), "resumed {resumed}: {want:?} not in\n{text}");
+        }
+    }
     let (code, _, err) = cryptopt(&[
         "optimize",
         "examples/running_example.json",

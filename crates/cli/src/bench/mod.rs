@@ -142,7 +142,12 @@ pub fn command(args: BenchArgs) -> Result<()> {
     if args.repeats < 4 {
         bail!("--repeats must be at least 4 (two halves of two)");
     }
-    let (functions, inputs, source) = resolve(&args)?;
+    let Resolved {
+        functions,
+        inputs,
+        representations,
+        source,
+    } = resolve(&args)?;
     let mut externals: Vec<(String, Vec<Program>)> = Vec::new();
     for spec in &args.compare {
         let (name, file) = spec
@@ -190,6 +195,7 @@ pub fn command(args: BenchArgs) -> Result<()> {
             let (next, results, functions, inputs, searches, args, stop, done) = (
                 &next, &results, &functions, &inputs, &searches, &args, &stop, &done,
             );
+            let representations = &representations;
             s.spawn(move || loop {
                 let i = {
                     let mut n = next.lock().expect("queue");
@@ -217,6 +223,7 @@ pub fn command(args: BenchArgs) -> Result<()> {
                 let job = Job {
                     f,
                     input: inputs[fi].clone(),
+                    representation: representations[fi].clone(),
                     opts,
                     params: cryptopt_search::Params {
                         evals: args.evals,
@@ -467,9 +474,17 @@ fn reuse(
     })
 }
 
-/// The functions to measure, the input each came from (for the written programs'
-/// headers and states), and where they come from as a phrase.
-fn resolve(args: &BenchArgs) -> Result<(Vec<Function>, Vec<PathBuf>, String)> {
+/// The functions to measure, the input each came from and its representation where the
+/// generator made it (for the written programs' headers and states), and where they
+/// come from as a phrase.
+struct Resolved {
+    functions: Vec<Function>,
+    inputs: Vec<PathBuf>,
+    representations: Vec<Option<String>>,
+    source: String,
+}
+
+fn resolve(args: &BenchArgs) -> Result<Resolved> {
     let names: Vec<(Option<&str>, String)> = if args.paper {
         PAPER
             .iter()
@@ -487,26 +502,29 @@ fn resolve(args: &BenchArgs) -> Result<(Vec<Function>, Vec<PathBuf>, String)> {
         .filter(|d| !d.as_os_str().is_empty());
     let Some(dir) = dir else {
         // No Fiat JSON: the built-in generator makes the same functions.
-        let mut out = Vec::new();
+        let (mut out, mut representations) = (Vec::new(), Vec::new());
         for (_, name) in &names {
-            let f = cryptopt_gen::fields::builtin(name).ok_or_else(|| {
+            let (spec, op) = cryptopt_gen::fields::builtin_spec(name).ok_or_else(|| {
                 let known = cryptopt_gen::fields::builtin_names();
                 anyhow!(
                     "`{name}` is not a function of the built-in generator{}",
                     did_you_mean(name, known.iter().map(String::as_str))
                 )
-            })??;
-            out.push(f);
+            })?;
+            out.push(cryptopt_gen::fields::generate(&spec, op)?);
+            representations.push(Some(spec.representation()));
         }
         let inputs = names
             .iter()
             .map(|(_, n)| PathBuf::from(format!("the built-in field generator ({n})")))
             .collect();
-        return Ok((
-            out,
+        return Ok(Resolved {
+            functions: out,
             inputs,
-            "the built-in field generator (no --fiat-json or CRYPTOPT_FIAT_JSON)".to_string(),
-        ));
+            representations,
+            source: "the built-in field generator (no --fiat-json or CRYPTOPT_FIAT_JSON)"
+                .to_string(),
+        });
     };
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .with_context(|| format!("cannot read {}", dir.display()))?
@@ -542,7 +560,12 @@ fn resolve(args: &BenchArgs) -> Result<(Vec<Function>, Vec<PathBuf>, String)> {
         out.push(f);
         inputs.push(path);
     }
-    Ok((out, inputs, format!("Fiat JSON in {}", dir.display())))
+    Ok(Resolved {
+        representations: vec![None; out.len()],
+        functions: out,
+        inputs,
+        source: format!("Fiat JSON in {}", dir.display()),
+    })
 }
 
 /// Repeated interleaved measurement with the halves t-test ([`stats::compare`]), every

@@ -236,11 +236,16 @@ pub fn builtin_names() -> Vec<String> {
 /// ...): the preset and operation whose [`FieldSpec::function_name`] it is, generated.
 /// `None` when no preset has a function of that name.
 pub fn builtin(name: &str) -> Option<Result<Function, FieldError>> {
+    builtin_spec(name).map(|(spec, op)| generate(&spec, op))
+}
+
+/// The preset and operation of the built-in function of that Fiat name.
+pub fn builtin_spec(name: &str) -> Option<(FieldSpec, FieldOp)> {
     for p in PRESETS {
         let Some(spec) = preset(p) else { continue };
         for op in FieldOp::ALL {
             if spec.function_name(op) == name {
-                return Some(generate(&spec, op));
+                return Some((spec, op));
             }
         }
     }

@@ -342,6 +342,28 @@ impl FieldSpec {
             .collect()
     }
 
+    /// How a limb vector stands for a field element, in one line (also the `data:` line
+    /// of the header on every program made from a generated function).
+    pub fn representation(&self) -> String {
+        let n = self.limbs();
+        match &self.solinas {
+            None => format!(
+                "word-by-word Montgomery, {n} saturated 64-bit limbs, R = 2^{}; a limb vector z stands for (Σ z[i]·2^(64i))·R⁻¹ mod p, p = {}",
+                64 * n,
+                self.formula
+            ),
+            Some(sp) => {
+                let weights: Vec<String> = self.weights().iter().map(|w| w.to_string()).collect();
+                format!(
+                    "unsaturated Solinas {}, {}; a limb vector z stands for Σ z[i]·2^W[i] mod p, W = [{}]",
+                    solinas::form(sp.k, &sp.taps),
+                    solinas::limbs_text(sp.k, sp.n),
+                    weights.join(", ")
+                )
+            }
+        }
+    }
+
     /// A few lines for `cryptopt gen --describe` and the docs: modulus, representation,
     /// limb weights, bounds, laws, and for a preset why this representation.
     pub fn describe(&self) -> String {
@@ -364,14 +386,9 @@ impl FieldSpec {
                 .collect::<Vec<_>>()
                 .join(", ")
         };
-        let n = self.limbs();
+        let _ = writeln!(s, "  representation: {}", self.representation());
         match &self.solinas {
             None => {
-                let _ = writeln!(
-                    s,
-                    "  representation: word-by-word Montgomery, {n} saturated 64-bit limbs, R = 2^{}; a limb vector z stands for (Σ z[i]·2^(64i))·R⁻¹ mod p",
-                    64 * n
-                );
                 let _ = writeln!(
                     s,
                     "  bounds: every limb in [0, 2^64-1]; every input must be < p (Fiat's precondition), every output is < p"
@@ -382,14 +399,6 @@ impl FieldSpec {
                 );
             }
             Some(sp) => {
-                let weights: Vec<String> = self.weights().iter().map(|w| w.to_string()).collect();
-                let _ = writeln!(
-                    s,
-                    "  representation: unsaturated Solinas {}, {}; a limb vector z stands for Σ z[i]·2^W[i] mod p, W = [{}]",
-                    solinas::form(sp.k, &sp.taps),
-                    solinas::limbs_text(sp.k, sp.n),
-                    weights.join(", ")
-                );
                 let _ = writeln!(s, "  tight bounds: [{}]", hexes(&self.tight_bounds()));
                 let _ = writeln!(s, "  loose bounds: [{}]", hexes(&self.loose_bounds()));
                 let chain: Vec<String> = sp.carry_chain().iter().map(|c| c.to_string()).collect();
