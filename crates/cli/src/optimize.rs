@@ -336,7 +336,7 @@ pub fn optimize(job: Job<'_>, stop: &AtomicBool) -> Result<Outcome> {
         });
         let speeds = || {
             format!(
-                "best {:.3}x faster than {} (walk {} now {:.3}x: {:.0} vs {:.0} {} ticks)",
+                "best speed-up {:.3}x over {} (walk {} now {:.3}x: {:.0} vs {:.0} {} ticks)",
                 log.best,
                 job.cc,
                 e.walk,

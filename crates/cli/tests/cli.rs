@@ -300,7 +300,9 @@ fn optimize_writes_results_and_resumes() {
     let progress: Vec<&str> = err.lines().filter(|l| l.contains(" evals, ")).collect();
     assert_eq!(progress.len(), 300, "one line per evaluation at 0 s: {err}");
     assert!(
-        progress[299].starts_with("300/300 evals, ") && progress[299].contains("x faster than gcc"),
+        progress[299].starts_with("300/300 evals, ")
+            && progress[299].contains("best speed-up ")
+            && progress[299].contains("x over gcc"),
         "{}",
         progress[299]
     );
