@@ -270,7 +270,7 @@ impl FieldArgs {
 }
 
 /// The default budget of `optimize` and `bench` (one home: both commands use it).
-pub(crate) const DEFAULT_EVALS: &str = "100k";
+pub(crate) const DEFAULT_EVALS: &str = "250k";
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, Default)]
 pub(crate) enum CounterArg {
@@ -313,7 +313,7 @@ pub(crate) struct OptimizeArgs {
     #[command(flatten)]
     pub field: FieldArgs,
     /// Evaluations (mutants measured): a number, or with a k/M suffix (10k) [default:
-    /// 100k; with --resume: the saved run's budget, which a larger value extends].
+    /// 250k; with --resume: the saved run's budget, which a larger value extends].
     #[arg(long, value_parser = parse_count)]
     pub evals: Option<u64>,
     /// Independent runs before the best one continues (bet-and-run).
