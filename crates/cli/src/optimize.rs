@@ -52,9 +52,8 @@ pub struct Job<'a> {
     pub counter: counter::Choice,
     /// Results go to `out/<function>/`.
     pub out: PathBuf,
-    /// Show the machine report (CPU, counter, baseline) before the search.
-    pub interactive: bool,
-    /// How the search shows its progress.
+    /// How the search shows its progress (a job on its own also reports the machine:
+    /// CPU, counter, baseline).
     pub progress: Progress,
     /// Prove the final program (and every `verify_every`-th improvement).
     pub verify: bool,
@@ -183,7 +182,6 @@ pub fn command(args: OptimizeArgs) -> Result<()> {
         cpu: args.cpu,
         counter: args.counter.choice(),
         out,
-        interactive: true,
         progress: Progress::Auto(args.progress_every),
         verify: !args.no_verify,
         verify_every: args.verify_every,
@@ -257,7 +255,8 @@ pub fn optimize(job: Job<'_>, stop: &AtomicBool) -> Result<Outcome> {
 
     let chosen = counter::choose(job.counter)?;
     let counter = chosen.counter;
-    if job.interactive {
+    let alone = matches!(job.progress, Progress::Auto(_));
+    if alone {
         eprintln!("cpu: {} (pinned to cpu {})", counter::cpu_model(), job.cpu);
         eprintln!("counter: {} ({})", counter.describe(), chosen.why);
         eprintln!("counters: {}", counter::describe_probes(&chosen.probes));
@@ -266,7 +265,7 @@ pub fn optimize(job: Job<'_>, stop: &AtomicBool) -> Result<Outcome> {
     // The baseline, checked like our own code before it is trusted.
     let c_source = cryptopt_measure::c::emit(f);
     let baseline = CompiledC::build(&c_source, &f.name, &job.cc, &[])?;
-    if job.interactive {
+    if alone {
         eprintln!(
             "baseline: {} -O3 -march=native -mtune=native ({})",
             job.cc,
@@ -346,9 +345,11 @@ pub fn optimize(job: Job<'_>, stop: &AtomicBool) -> Result<Outcome> {
                 counter.name()
             )
         };
-        bar.set_position(e.index);
-        if e.index % 16 == 0 {
-            bar.set_message(speeds());
+        if !bar.is_hidden() {
+            bar.set_position(e.index);
+            if e.index % 16 == 0 {
+                bar.set_message(speeds());
+            }
         }
         if let Some(label) = &lines_label {
             if last_line.elapsed().as_secs_f64() >= every {

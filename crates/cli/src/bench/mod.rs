@@ -107,6 +107,13 @@ impl Ours {
     }
 }
 
+/// A `--compare NAME=FILE` implementation: its programs, proved before they are measured.
+struct External {
+    name: String,
+    file: String,
+    programs: Vec<Program>,
+}
+
 /// One function of the report: per table, our program and the comparison.
 struct Line {
     function: String,
@@ -142,26 +149,25 @@ pub fn command(args: BenchArgs) -> Result<()> {
     if args.repeats < 4 {
         bail!("--repeats must be at least 4 (two halves of two)");
     }
-    let Resolved {
-        functions,
-        inputs,
-        representations,
-        source,
-    } = resolve(&args)?;
-    let mut externals: Vec<(String, Vec<Program>)> = Vec::new();
+    let (functions, source) = resolve(&args)?;
+    let mut externals: Vec<External> = Vec::new();
     for spec in &args.compare {
         let (name, file) = spec
             .split_once('=')
             .ok_or_else(|| anyhow!("--compare wants NAME=FILE.asm, not `{spec}`"))?;
         if name.is_empty()
             || args.compilers.iter().any(|c| c == name)
-            || externals.iter().any(|(n, _)| n == name)
+            || externals.iter().any(|e| e.name == name)
         {
             bail!("--compare name `{name}` is empty or used twice");
         }
         let text = std::fs::read_to_string(file).with_context(|| format!("cannot read {file}"))?;
         let programs = cryptopt_x86::parse::parse(&text).with_context(|| file.to_string())?;
-        externals.push((name.to_string(), programs));
+        externals.push(External {
+            name: name.to_string(),
+            file: file.to_string(),
+            programs,
+        });
     }
     eprintln!(
         "bench: {} functions from {source}; {} evaluations each",
@@ -183,7 +189,7 @@ pub fn command(args: BenchArgs) -> Result<()> {
     let searches: Vec<(usize, Mode)> = functions
         .iter()
         .enumerate()
-        .flat_map(|(i, f)| modes_for(f, &args).into_iter().map(move |m| (i, m)))
+        .flat_map(|(i, b)| modes_for(&b.f, &args).into_iter().map(move |m| (i, m)))
         .collect();
     let next = Mutex::new(0usize);
     let results: Mutex<Vec<Option<Optimized>>> =
@@ -192,10 +198,8 @@ pub fn command(args: BenchArgs) -> Result<()> {
     let done = AtomicUsize::new(0);
     std::thread::scope(|s| {
         for worker in 0..jobs {
-            let (next, results, functions, inputs, searches, args, stop, done) = (
-                &next, &results, &functions, &inputs, &searches, &args, &stop, &done,
-            );
-            let representations = &representations;
+            let (next, results, functions, searches, args, stop, done) =
+                (&next, &results, &functions, &searches, &args, &stop, &done);
             s.spawn(move || loop {
                 let i = {
                     let mut n = next.lock().expect("queue");
@@ -206,7 +210,11 @@ pub fn command(args: BenchArgs) -> Result<()> {
                 let Some(&(fi, mode)) = searches.get(i) else {
                     return;
                 };
-                let f = &functions[fi];
+                let Benched {
+                    f,
+                    input,
+                    representation,
+                } = &functions[fi];
                 let what = match mode {
                     Mode::Throughput => f.name.clone(),
                     Mode::Latency => format!("{} (latency)", f.name),
@@ -222,8 +230,8 @@ pub fn command(args: BenchArgs) -> Result<()> {
                 let t = Instant::now();
                 let job = Job {
                     f,
-                    input: inputs[fi].clone(),
-                    representation: representations[fi].clone(),
+                    input: input.clone(),
+                    representation: representation.clone(),
                     opts,
                     params: cryptopt_search::Params {
                         evals: args.evals,
@@ -241,7 +249,6 @@ pub fn command(args: BenchArgs) -> Result<()> {
                     cpu: worker % ncpu,
                     counter: args.counter.choice(),
                     out: out_dir(args, mode),
-                    interactive: false,
                     progress: Progress::Lines(what.clone(), args.progress_every),
                     verify: true,
                     verify_every: 0,
@@ -287,8 +294,8 @@ pub fn command(args: BenchArgs) -> Result<()> {
     for (k, &(fi, mode)) in searches.iter().enumerate() {
         let w = match results[k].take() {
             Some(Ok(w)) => w,
-            Some(Err(e)) => bail!("{}: {e}", functions[fi].name),
-            None => bail!("{}: not optimized", functions[fi].name),
+            Some(Err(e)) => bail!("{}: {e}", functions[fi].f.name),
+            None => bail!("{}: not optimized", functions[fi].f.name),
         };
         let (through, latency) = &mut winners[fi];
         match mode {
@@ -308,7 +315,7 @@ pub fn command(args: BenchArgs) -> Result<()> {
         counter::describe_probes(&chosen.probes)
     );
     let mut lines = Vec::new();
-    for (f, (through_w, latency_w)) in functions.iter().zip(winners) {
+    for (f, (through_w, latency_w)) in functions.iter().map(|b| &b.f).zip(winners) {
         let (through_w, latency_w) = match (through_w, latency_w) {
             (Some(t), l) => (t, l),
             (None, Some(l)) => (l, None),
@@ -338,7 +345,12 @@ pub fn command(args: BenchArgs) -> Result<()> {
         // External programs: proved, run against the interpreter, then measured too.
         let mut columns: Vec<Option<usize>> = (1..programs.len()).map(Some).collect();
         let mut loaded = Vec::new();
-        for (name, progs) in &externals {
+        for External {
+            name,
+            programs: progs,
+            ..
+        } in &externals
+        {
             let Some(p) = progs.iter().find(|p| p.name == f.name) else {
                 columns.push(None);
                 continue;
@@ -408,7 +420,7 @@ pub fn command(args: BenchArgs) -> Result<()> {
             through.means[0],
             args.compilers
                 .iter()
-                .chain(externals.iter().map(|(n, _)| n))
+                .chain(externals.iter().map(|e| &e.name))
                 .zip(&through.means[1..])
                 .map(|(c, m)| format!("{c} {m:.1}"))
                 .collect::<Vec<_>>()
@@ -424,7 +436,7 @@ pub fn command(args: BenchArgs) -> Result<()> {
         .compilers
         .iter()
         .cloned()
-        .chain(externals.iter().map(|(n, _)| n.clone()))
+        .chain(externals.iter().map(|e| e.name.clone()))
         .collect();
     report::write_reports(
         &args,
@@ -435,6 +447,10 @@ pub fn command(args: BenchArgs) -> Result<()> {
             counter: counter.name(),
             counter_describe: &counter.describe(),
             compilers: &versions,
+            compared: &externals
+                .iter()
+                .map(|e| (e.name.clone(), e.file.clone()))
+                .collect::<Vec<_>>(),
             seconds: started.elapsed().as_secs_f64(),
         },
     )?;
@@ -474,17 +490,16 @@ fn reuse(
     })
 }
 
-/// The functions to measure, the input each came from and its representation where the
-/// generator made it (for the written programs' headers and states), and where they
-/// come from as a phrase.
-struct Resolved {
-    functions: Vec<Function>,
-    inputs: Vec<PathBuf>,
-    representations: Vec<Option<String>>,
-    source: String,
+/// A function to measure, the input it came from and its representation where the
+/// generator made it (for the written programs' headers and states).
+struct Benched {
+    f: Function,
+    input: PathBuf,
+    representation: Option<String>,
 }
 
-fn resolve(args: &BenchArgs) -> Result<Resolved> {
+/// The functions `--paper` or `--functions` names, and where they come from as a phrase.
+fn resolve(args: &BenchArgs) -> Result<(Vec<Benched>, String)> {
     let names: Vec<(Option<&str>, String)> = if args.paper {
         PAPER
             .iter()
@@ -502,7 +517,7 @@ fn resolve(args: &BenchArgs) -> Result<Resolved> {
         .filter(|d| !d.as_os_str().is_empty());
     let Some(dir) = dir else {
         // No Fiat JSON: the built-in generator makes the same functions.
-        let (mut out, mut representations) = (Vec::new(), Vec::new());
+        let mut out = Vec::new();
         for (_, name) in &names {
             let (spec, op) = cryptopt_gen::fields::builtin_spec(name).ok_or_else(|| {
                 let known = cryptopt_gen::fields::builtin_names();
@@ -511,20 +526,16 @@ fn resolve(args: &BenchArgs) -> Result<Resolved> {
                     did_you_mean(name, known.iter().map(String::as_str))
                 )
             })?;
-            out.push(cryptopt_gen::fields::generate(&spec, op)?);
-            representations.push(Some(spec.representation()));
+            out.push(Benched {
+                f: cryptopt_gen::fields::generate(&spec, op)?,
+                input: PathBuf::from(format!("the built-in field generator ({name})")),
+                representation: Some(spec.representation()),
+            });
         }
-        let inputs = names
-            .iter()
-            .map(|(_, n)| PathBuf::from(format!("the built-in field generator ({n})")))
-            .collect();
-        return Ok(Resolved {
-            functions: out,
-            inputs,
-            representations,
-            source: "the built-in field generator (no --fiat-json or CRYPTOPT_FIAT_JSON)"
-                .to_string(),
-        });
+        return Ok((
+            out,
+            "the built-in field generator (no --fiat-json or CRYPTOPT_FIAT_JSON)".to_string(),
+        ));
     };
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .with_context(|| format!("cannot read {}", dir.display()))?
@@ -532,7 +543,7 @@ fn resolve(args: &BenchArgs) -> Result<Resolved> {
         .filter(|p| p.extension().is_some_and(|e| e == "json"))
         .collect();
     files.sort();
-    let (mut out, mut inputs) = (Vec::new(), Vec::new());
+    let mut out = Vec::new();
     let mut seen: Vec<String> = Vec::new();
     for (file, name) in names {
         let candidates: Vec<PathBuf> = match file {
@@ -557,15 +568,13 @@ fn resolve(args: &BenchArgs) -> Result<Resolved> {
                 did_you_mean(&name, seen.iter().map(String::as_str))
             )
         })?;
-        out.push(f);
-        inputs.push(path);
+        out.push(Benched {
+            f,
+            input: path,
+            representation: None,
+        });
     }
-    Ok(Resolved {
-        representations: vec![None; out.len()],
-        functions: out,
-        inputs,
-        source: format!("Fiat JSON in {}", dir.display()),
-    })
+    Ok((out, format!("Fiat JSON in {}", dir.display())))
 }
 
 /// Repeated interleaved measurement with the halves t-test ([`stats::compare`]), every

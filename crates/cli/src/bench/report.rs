@@ -28,6 +28,8 @@ pub(super) struct Setting<'a> {
     pub counter_describe: &'a str,
     /// Each `--compilers` entry with the first line of its `--version`.
     pub compilers: &'a [(String, String)],
+    /// Each `--compare` name with its file.
+    pub compared: &'a [(String, String)],
     /// Seconds the whole run took.
     pub seconds: f64,
 }
@@ -236,16 +238,14 @@ fn html(args: &BenchArgs, ccs: &[String], lines: &[Line], setting: &Setting) -> 
             ),
         );
     }
-    for spec in &args.compare {
-        if let Some((name, file)) = spec.split_once('=') {
-            item(
-                &format!("Compared {name}"),
-                &format!(
-                    "<code>{}</code> (proved and run against the interpreter too)",
-                    escape(file)
-                ),
-            );
-        }
+    for (name, file) in setting.compared {
+        item(
+            &format!("Compared {name}"),
+            &format!(
+                "<code>{}</code> (proved and run against the interpreter too)",
+                escape(file)
+            ),
+        );
     }
     let budget = if args.reuse {
         "no search (programs of an earlier run)".to_string()
