@@ -71,6 +71,15 @@ impl Log {
         if lines.next().map(|h| format!("{h}\n")).as_deref() != Some(CSV_HEADER) {
             return log;
         }
+        // The columns read back, found by name in the one header.
+        let column = |name: &str| {
+            CSV_HEADER
+                .trim_end()
+                .split(',')
+                .position(|h| h == name)
+                .expect("a column of CSV_HEADER")
+        };
+        let (speedup, seconds) = (column("walk_speedup"), column("seconds"));
         for line in lines {
             let fields: Vec<&str> = line.split(',').collect();
             let num = |i: usize| fields.get(i).and_then(|t| t.parse::<f64>().ok());
@@ -83,10 +92,10 @@ impl Log {
             if index > upto {
                 continue;
             }
-            if let Some(s) = num(9) {
+            if let Some(s) = num(speedup) {
                 log.note(index, walk, s);
             }
-            log.seconds = num(12).unwrap_or(log.seconds);
+            log.seconds = num(seconds).unwrap_or(log.seconds);
             log.csv.push_str(line);
             log.csv.push('\n');
         }
