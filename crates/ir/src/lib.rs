@@ -12,6 +12,8 @@
 //! * [`validate`]: the structural validator, run after every front end, generator and pass;
 //! * [`interp`]: the reference interpreter;
 //! * [`lower`]: lowering to the 64-bit machine-level dialect code generation consumes;
+//! * [`reassoc`]: sums reassociated so that addends shared by several sums are added once
+//!   (the first step of lowering);
 //! * [`text`]: the readable text form (`cryptopt ir`), used by golden tests;
 //! * [`inputs`]: random and edge-case inputs within a function's declared bounds;
 //! * [`names`]: "did you mean" for a name a user misspelled (functions, presets).
@@ -27,6 +29,7 @@ pub mod inputs;
 pub mod interp;
 pub mod lower;
 pub mod names;
+pub mod reassoc;
 pub mod text;
 pub mod validate;
 

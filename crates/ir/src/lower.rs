@@ -29,11 +29,12 @@ use std::collections::HashMap;
 use crate::error::{Error, Result};
 use crate::func::{Function, InstData, Op, Operand, Param, Ty, Value};
 use crate::interp;
+use crate::reassoc;
 use crate::validate::{self, Dialect};
 
 /// The whole lowering pipeline.
 pub fn lower(f: &Function) -> Result<Function> {
-    let mut g = legalize(f)?;
+    let mut g = legalize(&reassoc::share_sums(f))?;
     validate::debug_validate(&g, Dialect::Lowered)?;
     for _ in 0..8 {
         let before = g.insts.len();

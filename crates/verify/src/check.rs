@@ -63,7 +63,26 @@ pub fn check_asm(f: &Function, asm: &str, opts: CheckOptions) -> Result<Verdict>
 
 /// Checks that `program` computes what `f` computes, for every input within `f`'s
 /// declared bounds, under the aliasing `opts` allows, and keeps the System V ABI.
+///
+/// The graph's normal form follows how a program associates its carry chains, so a
+/// program made from `f` with its sums reassociated ([`cryptopt_ir::reassoc`], the first
+/// step of lowering) is first checked against that rewrite, which is then proved equal
+/// to `f` ([`check_functions`]): equivalent by transitivity. The rewrite is only a hint:
+/// both steps are this crate's own proofs. When that does not prove it, the program is
+/// checked against `f` directly, and a failure reports that check.
 pub fn check(f: &Function, program: &Program, opts: CheckOptions) -> Result<Verdict> {
+    let hint = cryptopt_ir::reassoc::share_sums(f);
+    if hint != *f
+        && check_exact(&hint, program, opts)? == Verdict::Equivalent
+        && check_functions(f, &hint)? == Verdict::Equivalent
+    {
+        return Ok(Verdict::Equivalent);
+    }
+    check_exact(f, program, opts)
+}
+
+/// [`check`] against `f` exactly as written.
+fn check_exact(f: &Function, program: &Program, opts: CheckOptions) -> Result<Verdict> {
     let abi = Abi::new(f)?;
     let mut g = Graph::new();
     let irr = ir::execute(&mut g, f)?;
@@ -139,6 +158,49 @@ pub fn check(f: &Function, program: &Program, opts: CheckOptions) -> Result<Verd
     }
     diffs.extend(problems);
     Ok(report(diffs))
+}
+
+/// Checks that `g` computes what `f` computes, for every input within `f`'s declared
+/// bounds: both functions executed into one graph, output for output. They must have the
+/// same signature and bounds. Used to prove a rewritten function (a code generator's
+/// reassociation, say) equal to the one it was made from, so that a program proved
+/// against the rewrite is proved against the original by transitivity.
+pub fn check_functions(f: &Function, g: &Function) -> Result<Verdict> {
+    if f.params != g.params || f.returns != g.returns {
+        return Err(Error::Function {
+            function: g.name.clone(),
+            message: format!("its signature or bounds differ from `{}`'s", f.name),
+        });
+    }
+    let mut gr = Graph::keeping_wide_sums();
+    let a = ir::execute(&mut gr, f)?;
+    let b = ir::execute(&mut gr, g)?;
+    let mut problems = Vec::new();
+    for (ret, r) in f.returns.iter().enumerate() {
+        for i in 0..r.elems() {
+            let output = format!("{}[{i}]", r.name);
+            match (a.outputs[ret][i], b.outputs[ret][i]) {
+                (Some(x), Some(y)) if x == y => {}
+                (Some(x), Some(y)) => problems.push(Problem::OutputDiffers {
+                    output,
+                    expected: gr.show(x, SHOW_LIMIT),
+                    found: gr.show(y, SHOW_LIMIT),
+                    innermost: None,
+                    divergence: None,
+                }),
+                _ => problems.push(Problem::OutputNotWritten { output }),
+            }
+        }
+    }
+    Ok(if problems.is_empty() {
+        Verdict::Equivalent
+    } else {
+        Verdict::NotEquivalent(Report {
+            function: f.name.clone(),
+            program: g.name.clone(),
+            problems,
+        })
+    })
 }
 
 /// Runs the program again with a trace and finds the first instruction that writes a

@@ -120,6 +120,10 @@ pub struct Graph {
     pub(super) memo: HashMap<Node, NodeId>,
     pub(super) names: HashMap<Sym, String>,
     pub(super) fired: Vec<u64>,
+    /// Whether sums wider than 64 bits are split into 64-bit halves (rule
+    /// `wide-add-split`, which machine code needs); off only to compare two IR functions,
+    /// whose wide sums then stay one flattened node (see `check_functions`).
+    pub(super) keep_wide_sums: bool,
 }
 
 impl Graph {
@@ -127,6 +131,17 @@ impl Graph {
         Graph {
             fired: vec![0; Rule::COUNT],
             ..Graph::default()
+        }
+    }
+
+    /// A graph that keeps sums wider than 64 bits whole (no `wide-add-split`): two IR
+    /// functions that add the same terms in different groupings get the same node. Every
+    /// rule it keeps is sound, so equal nodes still mean equal values; only machine code,
+    /// whose sums are 64-bit, needs the split.
+    pub fn keeping_wide_sums() -> Graph {
+        Graph {
+            keep_wide_sums: true,
+            ..Graph::new()
         }
     }
 

@@ -25,7 +25,7 @@ impl Graph {
                 return n;
             }
         }
-        if w > 64 {
+        if w > 64 && !self.keep_wide_sums {
             if let Some(n) = self.wide_add(w, &merged, kk) {
                 return n;
             }
