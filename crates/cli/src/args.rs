@@ -229,6 +229,10 @@ pub(crate) struct FieldArgs {
     /// mul, square, add, sub or opp.
     #[arg(long, default_value = "mul")]
     pub op: String,
+    /// A whole formula over the field instead of one operation, as one function:
+    /// x25519-ladderstep (over curve25519).
+    #[arg(long, conflicts_with = "op")]
+    pub formula: Option<String>,
     /// Unsaturated (Solinas) limb count instead of Fiat's choice.
     #[arg(long)]
     pub limbs: Option<u32>,
@@ -264,8 +268,11 @@ impl FieldArgs {
             allow_composite: self.allow_composite,
         };
         let spec = fields::resolve(field, &opts)?;
-        let op: fields::FieldOp = self.op.parse()?;
-        Ok(Some((fields::generate(&spec, op)?, spec.representation())))
+        let f = match &self.formula {
+            Some(name) => cryptopt_gen::formulas::generate(name.parse()?, &spec)?.0,
+            None => fields::generate(&spec, self.op.parse()?)?,
+        };
+        Ok(Some((f, spec.representation())))
     }
 }
 

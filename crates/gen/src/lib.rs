@@ -3,12 +3,14 @@
 //!
 //! ```text
 //!   "p256", "2^255 - 19" ──fields──▶ Function (Fiat dialect) ──to_fiat_json──▶ Fiat JSON
-//!   (next: curve formulas, composed from the field operations)
+//!   "x25519-ladderstep" ──formulas──▶ one Function composed of the field operations
 //! ```
 //!
 //! * [`fields`]: field arithmetic (Montgomery and unsaturated Solinas mul, square, add,
 //!   sub, opp) for the presets and any prime; [`fields::builtin`] finds a preset's
 //!   function by its Fiat name.
+//! * [`formulas`]: whole curve formulas (the X25519 ladder step) as one function, the
+//!   field operations composed with reductions only where bounds need them;
 //! * [`fiat_json`]: any Fiat-dialect function written as Fiat JSON (`cryptopt gen`), the
 //!   inverse of the Fiat front end on what it reads and on what the generators make.
 //!
@@ -21,6 +23,7 @@
 
 pub mod fiat_json;
 pub mod fields;
+pub mod formulas;
 
 pub use fiat_json::to_fiat_json;
 pub use fields::FieldError;

@@ -28,6 +28,14 @@ pub(crate) enum Opnd {
     Arg(u32, u32),
 }
 
+/// A point to roll a [`Builder`] back to.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Mark {
+    insts: usize,
+    values: usize,
+    next_name: u32,
+}
+
 pub(crate) struct Builder {
     f: Function,
     loads: HashMap<(u32, u32), Value>,
@@ -82,6 +90,23 @@ impl Builder {
     pub fn op2(&mut self, op: Op, args: &[Opnd], tys: [Ty; 2]) -> (Opnd, Opnd) {
         let r = self.op(op, args, &tys);
         (r[0], r[1])
+    }
+
+    /// Where the function stands now, to [`Builder::rollback`] to.
+    pub fn mark(&self) -> Mark {
+        Mark {
+            insts: self.f.insts.len(),
+            values: self.f.values.len(),
+            next_name: self.next_name,
+        }
+    }
+
+    /// Forgets everything appended since `m` (an attempt whose bounds did not work).
+    pub fn rollback(&mut self, m: Mark) {
+        self.f.insts.truncate(m.insts);
+        self.f.values.truncate(m.values);
+        self.loads.retain(|_, v| v.index() < m.values);
+        self.next_name = m.next_name;
     }
 
     /// Stores `x` into element `index` of return `ret`.

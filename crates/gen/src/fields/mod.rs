@@ -77,7 +77,7 @@
 pub(crate) mod build;
 mod montgomery;
 mod prime;
-mod solinas;
+pub(crate) mod solinas;
 mod spec;
 
 use std::fmt;
@@ -114,6 +114,27 @@ pub enum FieldError {
     /// An operation name that is not one of [`FieldOp::ALL`].
     #[error("unknown operation `{name}`{suggestion} (operations: mul, square, add, sub, opp)")]
     UnknownOp { name: String, suggestion: String },
+    /// A formula name that is not one of `formulas::Formula::ALL`.
+    #[error("unknown formula `{name}`{suggestion} (formulas: {formulas})")]
+    UnknownFormula {
+        name: String,
+        suggestion: String,
+        formulas: String,
+    },
+    /// A formula asked for over a field it is not defined on.
+    #[error("{formula} is not defined over {field} (fields: {fields})")]
+    FormulaField {
+        formula: &'static str,
+        field: String,
+        fields: String,
+    },
+    /// A formula asked for in a representation it is not built for.
+    #[error("{formula} is not available for {repr} (use {supported})")]
+    FormulaRepr {
+        formula: &'static str,
+        repr: String,
+        supported: &'static str,
+    },
     #[error("modulus {p} is even")]
     Even { p: String },
     #[error("modulus {p} is too small: {bits} bits, at least {MIN_BITS} are required (more than one 64-bit word)")]

@@ -244,12 +244,13 @@ pub(crate) fn generate(spec: &super::FieldSpec, op: FieldOp) -> Result<Function,
 
 /// A value and its upper bound.
 #[derive(Clone, Copy, Debug)]
-struct B {
-    o: Opnd,
-    max: u128,
+pub(crate) struct B {
+    pub o: Opnd,
+    pub max: u128,
 }
 
-fn ty_for(max: u128) -> Ty {
+/// The narrowest of `u1`, `u64`, `u128` that holds `max`.
+pub(crate) fn ty_for(max: u128) -> Ty {
     if max <= 1 {
         Ty::U1
     } else if max <= u64::MAX as u128 {
@@ -259,13 +260,15 @@ fn ty_for(max: u128) -> Ty {
     }
 }
 
-struct Gen {
-    b: Builder,
+/// The builder with the bounds-checked operations the field functions (and the curve
+/// formulas, `crate::formulas`) are made of.
+pub(crate) struct Gen {
+    pub b: Builder,
 }
 
 impl Gen {
     /// A product, in 128 bits (Fiat's columns are `u128`).
-    fn mul(&mut self, x: B, y: B) -> Result<B, String> {
+    pub fn mul(&mut self, x: B, y: B) -> Result<B, String> {
         let max = x
             .max
             .checked_mul(y.max)
@@ -286,7 +289,8 @@ impl Gen {
         }
     }
 
-    fn add(&mut self, xs: &[B]) -> Result<B, String> {
+    /// A sum, right-nested as Fiat writes it; `Err` if it could exceed 128 bits.
+    pub fn add(&mut self, xs: &[B]) -> Result<B, String> {
         if xs.len() == 1 {
             return Ok(xs[0]);
         }
@@ -402,8 +406,9 @@ fn emit(p: &Params, prefix: &str, op: FieldOp) -> Result<Builder, String> {
     Ok(g.b)
 }
 
-/// Columns, then the carry chain; returns the output limbs.
-fn carry_mul(
+/// Columns, then the carry chain; returns the output limbs. `arg(0, i)` and `arg(1, i)`
+/// are limb `i` of the two factors (only `arg(0, _)` is read for a square).
+pub(crate) fn carry_mul(
     g: &mut Gen,
     p: &Params,
     square: bool,
@@ -510,6 +515,14 @@ fn carry_mul(
             g.add(&terms)?
         });
     }
+    carry(g, p, limbs)
+}
+
+/// Fiat's carry chain on `limbs` (see [`Params::carry_chain`]): at each step a limb keeps
+/// its low `width` bits and passes the rest to the next limb, the top limb's to the
+/// taps' limbs. `Err` if a sum could exceed 128 bits.
+pub(crate) fn carry(g: &mut Gen, p: &Params, mut limbs: Vec<B>) -> Result<Vec<B>, String> {
+    let n = p.n as usize;
     // The carry reduction targets: a carry out of the top limb has weight 2^k.
     let mut top = Vec::new();
     p.place(p.k, 1, &mut top)?;

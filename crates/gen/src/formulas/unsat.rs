@@ -1,0 +1,226 @@
+//! Field elements of an unsaturated Solinas representation inside one function, with
+//! lazy reduction: every limb carries its exact upper bound, operations leave their
+//! results unreduced, and a carry chain is inserted only where the next operation's
+//! bounds require it.
+//!
+//! ```text
+//!   add  a_i + b_i                      carries first only if a limb could pass 2^64
+//!   sub  a_i + m·p_i - b_i              m = 2, 4, …: the smallest multiple of p whose
+//!                                       limbs cover b's bounds; carries b if none fits
+//!   mul  columns + carry chain          tried at the operands' bounds (the field
+//!   sqr                                 generator's own bound analysis); on failure the
+//!                                       looser operand is carried and it is tried again
+//!   mul_small  a_i·c in 128 bits + carry chain
+//!   cswap      cmovznz per limb (masks in C, cmov in code): never a branch
+//! ```
+//!
+//! The bounds are the proof obligations of the composition: the field generator's
+//! analysis (`fields::solinas`) refuses any step whose intermediate values could overflow
+//! their types for inputs within the declared bounds, and the function's outputs are
+//! carried until they are within their declared bounds. It must never emit a carry that
+//! the bounds do not need, nor skip one they do.
+
+use cryptopt_ir::func::{Op, Ty};
+
+use crate::fields::build::Opnd;
+use crate::fields::solinas::{self, ty_for, Gen, Params, B};
+
+/// A field element: its limbs with their bounds.
+pub(crate) type Fe = Vec<B>;
+
+/// Counts of what the composition emitted (the tests check the lazy reduction with it).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Multiplications and squarings (each ends in its own carry chain).
+    pub muls: usize,
+    /// Multiplications by a small constant (each ends in a carry chain).
+    pub small_muls: usize,
+    /// Carry chains inserted because a bound required one.
+    pub extra_carries: usize,
+}
+
+pub(crate) struct Unsat<'p> {
+    pub g: Gen,
+    pub p: &'p Params,
+    pub stats: Stats,
+}
+
+impl Unsat<'_> {
+    /// Argument `param` as a field element with the given limb bounds.
+    pub fn arg(&self, param: u32, bounds: &[u128]) -> Fe {
+        bounds
+            .iter()
+            .enumerate()
+            .map(|(i, &max)| B {
+                o: Opnd::Arg(param, i as u32),
+                max,
+            })
+            .collect()
+    }
+
+    pub fn carry(&mut self, a: &Fe) -> Result<Fe, String> {
+        self.stats.extra_carries += 1;
+        solinas::carry(&mut self.g, self.p, a.clone())
+    }
+
+    /// Carries `a` if any limb is above `bounds`.
+    pub fn within(&mut self, a: &Fe, bounds: &[u128]) -> Result<Fe, String> {
+        if a.iter().zip(bounds).all(|(x, &b)| x.max <= b) {
+            return Ok(a.clone());
+        }
+        let c = self.carry(a)?;
+        if c.iter().zip(bounds).all(|(x, &b)| x.max <= b) {
+            Ok(c)
+        } else {
+            Err("a carried element is still above the bounds asked for".into())
+        }
+    }
+
+    fn limbwise(&mut self, a: &Fe, b: &Fe, k: &[u128]) -> Result<Fe, String> {
+        let mut out = Vec::with_capacity(a.len());
+        for i in 0..a.len() {
+            let mut xs = vec![a[i], b[i]];
+            if k[i] != 0 {
+                xs.insert(
+                    0,
+                    B {
+                        o: Opnd::K(k[i]),
+                        max: k[i],
+                    },
+                );
+            }
+            out.push(self.g.add(&xs)?);
+        }
+        Ok(out)
+    }
+
+    fn fits64(a: &Fe, b: &Fe, k: &[u128]) -> bool {
+        (0..a.len()).all(|i| a[i].max + b[i].max + k[i] <= u64::MAX as u128)
+    }
+
+    /// The limbs of the larger bound carried first (so the other keeps its work).
+    fn looser(a: &Fe, b: &Fe) -> bool {
+        let m = |x: &Fe| x.iter().map(|l| l.max).max().unwrap_or(0);
+        m(a) >= m(b)
+    }
+
+    pub fn add(&mut self, a: &Fe, b: &Fe) -> Result<Fe, String> {
+        let zero = vec![0u128; a.len()];
+        let (mut a, mut b) = (a.clone(), b.clone());
+        while !Self::fits64(&a, &b, &zero) {
+            if Self::looser(&a, &b) {
+                a = self.carry(&a)?;
+            } else {
+                b = self.carry(&b)?;
+            }
+        }
+        self.limbwise(&a, &b, &zero)
+    }
+
+    /// `a - b` as `a + m·p - b` with limbs that cannot go negative.
+    pub fn sub(&mut self, a: &Fe, b: &Fe) -> Result<Fe, String> {
+        let (mut a, mut b) = (a.clone(), b.clone());
+        for _ in 0..4 {
+            let mut m = 2u128;
+            while m <= 1 << 8 {
+                let bal: Vec<u128> = self.p.p_limbs.iter().map(|&l| l * m).collect();
+                let covers = b.iter().zip(&bal).all(|(x, &k)| x.max <= k);
+                let fits = a
+                    .iter()
+                    .zip(&bal)
+                    .all(|(x, &k)| x.max + k <= u64::MAX as u128);
+                if covers && fits {
+                    return self.sub_with(&a, &b, &bal);
+                }
+                m *= 2;
+            }
+            if Self::looser(&b, &a) {
+                b = self.carry(&b)?;
+            } else {
+                a = self.carry(&a)?;
+            }
+        }
+        Err("no multiple of p balances this subtraction".into())
+    }
+
+    fn sub_with(&mut self, a: &Fe, b: &Fe, bal: &[u128]) -> Result<Fe, String> {
+        let mut out = Vec::with_capacity(a.len());
+        for i in 0..a.len() {
+            let hi = self.g.add(&[
+                B {
+                    o: Opnd::K(bal[i]),
+                    max: bal[i],
+                },
+                a[i],
+            ])?;
+            out.push(B {
+                o: self.g.b.op1(Op::Sub, &[hi.o, b[i].o], Ty::U64),
+                max: hi.max,
+            });
+        }
+        Ok(out)
+    }
+
+    /// `a·b` (`square`: `a²`, `b` ignored), reduced by the carry chain.
+    pub fn mul(&mut self, a: &Fe, b: &Fe, square: bool) -> Result<Fe, String> {
+        let (mut a, mut b) = (a.clone(), b.clone());
+        for _ in 0..3 {
+            let mark = self.g.b.mark();
+            let (x, y) = (a.clone(), if square { a.clone() } else { b.clone() });
+            let arg = move |k: u32, i: usize| if k == 0 { x[i] } else { y[i] };
+            match solinas::carry_mul(&mut self.g, self.p, square, &arg) {
+                Ok(r) => {
+                    self.stats.muls += 1;
+                    return Ok(r);
+                }
+                Err(_) => {
+                    self.g.b.rollback(mark);
+                    if square || Self::looser(&a, &b) {
+                        a = self.carry(&a)?;
+                    } else {
+                        b = self.carry(&b)?;
+                    }
+                }
+            }
+        }
+        Err("a product does not fit 128 bits even with reduced operands".into())
+    }
+
+    /// `c·a` for a small constant `c`, reduced by the carry chain.
+    pub fn mul_small(&mut self, a: &Fe, c: u64) -> Result<Fe, String> {
+        let mut limbs = Vec::with_capacity(a.len());
+        for x in a {
+            let max = x
+                .max
+                .checked_mul(c as u128)
+                .ok_or("a small multiple exceeds 128 bits")?;
+            limbs.push(B {
+                o: self.g.b.op1(
+                    Op::Mul,
+                    &[x.o, Opnd::K(c as u128)],
+                    ty_for(max).max(Ty::U64),
+                ),
+                max,
+            });
+        }
+        self.stats.small_muls += 1;
+        solinas::carry(&mut self.g, self.p, limbs)
+    }
+
+    /// `(a, b)` swapped when the u1 `swap` is 1: Fiat's `cmovznz` per limb, which the C
+    /// baseline writes with masks and code generation with `cmov`: never a branch.
+    pub fn cswap(&mut self, swap: Opnd, a: &Fe, b: &Fe) -> (Fe, Fe) {
+        let mut x = Vec::with_capacity(a.len());
+        let mut y = Vec::with_capacity(a.len());
+        for i in 0..a.len() {
+            let max = a[i].max.max(b[i].max);
+            let mut pick = |z: B, nz: B| B {
+                o: self.g.b.op1(Op::Cmovznz, &[swap, z.o, nz.o], Ty::U64),
+                max,
+            };
+            x.push(pick(a[i], b[i]));
+            y.push(pick(b[i], a[i]));
+        }
+        (x, y)
+    }
+}

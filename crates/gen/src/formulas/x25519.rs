@@ -1,0 +1,90 @@
+//! One step of the X25519 Montgomery ladder, RFC 7748 §5, with the conditional swap that
+//! begins each step folded in:
+//!
+//! ```text
+//!   (x2, x3) = cswap(swap, x2, x3);  (z2, z3) = cswap(swap, z2, z3)
+//!   A = x2 + z2    AA = A²    B = x2 - z2    BB = B²    E = AA - BB
+//!   C = x3 + z3    D = x3 - z3    DA = D·A    CB = C·B
+//!   x3 = (DA + CB)²              z3 = x1 · (DA - CB)²
+//!   x2 = AA · BB                 z2 = E · (AA + a24 · E),   a24 = 121665
+//! ```
+//!
+//! Signature: `arg1` the swap bit (u1; the caller's `swap ^ k_t`), `arg2` … `arg6` the
+//! limbs of x1, x2, z2, x3, z3 within the tight bounds; `out1` … `out4` x2, z2, x3, z3
+//! after the step, within the tight bounds, so that steps chain.
+
+use cryptopt_ir::func::{Param, Ty};
+
+use crate::fields::build::{Builder, Opnd};
+use crate::fields::solinas::{Gen, Params};
+
+use super::unsat::{Stats, Unsat};
+
+/// `(A - 2) / 4` for curve25519's `A = 486662`.
+pub(crate) const A24: u64 = 121665;
+
+pub(crate) fn ladderstep(
+    name: String,
+    p: &Params,
+    tight: &[u128],
+) -> Result<(Builder, Stats), String> {
+    let n = tight.len() as u32;
+    let elem = |name: String| Param {
+        name,
+        ty: Ty::U64,
+        len: Some(n),
+        lbound: vec![0; n as usize],
+        ubound: tight.to_vec(),
+    };
+    let mut params = vec![Param {
+        name: "arg1".into(),
+        ty: Ty::U1,
+        len: None,
+        lbound: vec![0],
+        ubound: vec![1],
+    }];
+    params.extend((2..=6).map(|k| elem(format!("arg{k}"))));
+    let returns = (1..=4).map(|k| elem(format!("out{k}"))).collect();
+    let mut u = Unsat {
+        g: Gen {
+            b: Builder::new(name, params, returns),
+        },
+        p,
+        stats: Stats::default(),
+    };
+    let swap = Opnd::Arg(0, 0);
+    let x1 = u.arg(1, tight);
+    let (x2, x3) = {
+        let (a, b) = (u.arg(2, tight), u.arg(4, tight));
+        u.cswap(swap, &a, &b)
+    };
+    let (z2, z3) = {
+        let (a, b) = (u.arg(3, tight), u.arg(5, tight));
+        u.cswap(swap, &a, &b)
+    };
+    let a = u.add(&x2, &z2)?;
+    let aa = u.mul(&a, &a, true)?;
+    let b = u.sub(&x2, &z2)?;
+    let bb = u.mul(&b, &b, true)?;
+    let e = u.sub(&aa, &bb)?;
+    let c = u.add(&x3, &z3)?;
+    let d = u.sub(&x3, &z3)?;
+    let da = u.mul(&d, &a, false)?;
+    let cb = u.mul(&c, &b, false)?;
+    let s = u.add(&da, &cb)?;
+    let x3 = u.mul(&s, &s, true)?;
+    let t = u.sub(&da, &cb)?;
+    let t2 = u.mul(&t, &t, true)?;
+    let z3 = u.mul(&x1, &t2, false)?;
+    let x2 = u.mul(&aa, &bb, false)?;
+    let a24e = u.mul_small(&e, A24)?;
+    let sum = u.add(&aa, &a24e)?;
+    let z2 = u.mul(&e, &sum, false)?;
+    for (ret, x) in [x2, z2, x3, z3].into_iter().enumerate() {
+        let x = u.within(&x, tight)?;
+        for (i, l) in x.iter().enumerate() {
+            u.g.b.store(ret as u32, i as u32, l.o);
+        }
+    }
+    Ok((u.g.b, u.stats))
+}
