@@ -6,6 +6,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+mod common;
+use common::{cryptopt, scratch};
+
 /// The same escaping the report applies to its text.
 fn escape(s: &str) -> String {
     s.replace('&', "&amp;")
@@ -84,36 +87,29 @@ fn chromium_run(chrome: &Path, dir: &Path, page: &str, args: &[&str]) -> Output 
 
 #[test]
 fn bench_html_renders() {
-    let dir = std::env::temp_dir().join(format!("cryptopt-bench-html-{}", std::process::id()));
+    let dir = scratch("bench-html");
     std::fs::create_dir_all(&dir).unwrap();
     let out = dir.join("bench");
-    let run = Command::new(env!("CARGO_BIN_EXE_cryptopt"))
-        .args([
-            "bench",
-            "--functions",
-            "fiat_poly1305_carry_mul",
-            "--evals",
-            "300",
-            "--repeats",
-            "4",
-            "--batches",
-            "5",
-            "--jobs",
-            "1",
-            "--compilers",
-            "gcc",
-            "--optimize-for",
-            "throughput",
-            "--out",
-        ])
-        .arg(&out)
-        .output()
-        .expect("run cryptopt");
-    assert!(
-        run.status.success(),
-        "cryptopt bench failed: {}",
-        String::from_utf8_lossy(&run.stderr)
-    );
+    let (code, _, err) = cryptopt(&[
+        "bench",
+        "--functions",
+        "fiat_poly1305_carry_mul",
+        "--evals",
+        "300",
+        "--repeats",
+        "4",
+        "--batches",
+        "5",
+        "--jobs",
+        "1",
+        "--compilers",
+        "gcc",
+        "--optimize-for",
+        "throughput",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "cryptopt bench failed: {err}");
     let page = out.join("bench.html");
     let html = std::fs::read_to_string(&page).expect("bench.html");
 

@@ -81,7 +81,7 @@ fn errors_are_one_line_with_exit_2() {
         assert!(err.contains(want), "{args:?}: want {want:?} in {err:?}");
     }
     // A file that is not JSON, and one that is JSON but not Fiat's.
-    let dir = std::env::temp_dir().join(format!("cryptopt-cli-test-{}", std::process::id()));
+    let dir = scratch("cli-test");
     std::fs::create_dir_all(&dir).unwrap();
     for (content, want) in [("not json", "invalid JSON: expected ident at line 1 column 2\n"), (r#"[{"operation":"f"}]"#, "f: missing field `arguments`"), ("[{\"operation\":\"f\",\"arguments\":[],\"returns\":[],\"body\":[{\"datatype\":\"u64\",\"name\":[\"x1\"],\"operation\":\"divmod\",\"arguments\":[\"0x1\",\"0x2\"]}]}]", "f: body[0]: unsupported operation `divmod`")] {
         let p = dir.join("bad.json");
@@ -143,11 +143,10 @@ fn fiat_golden() {
 /// it through the Fiat C signature; the C program prints what `cryptopt interp` prints.
 #[test]
 fn codegen_links_with_c() {
-    if !have("nasm") || !have("gcc") {
-        eprintln!("SKIPPED codegen_links_with_c: nasm or gcc not found (CI installs them)");
+    if !needs("codegen_links_with_c", &["nasm", "gcc"]) {
         return;
     }
-    let dir = std::env::temp_dir().join(format!("cryptopt-cli-codegen-{}", std::process::id()));
+    let dir = scratch("cli-codegen");
     std::fs::create_dir_all(&dir).unwrap();
     let ex = example();
     let c_main = r#"
@@ -240,7 +239,7 @@ fn codegen_starting_orders() {
 #[test]
 fn codegen_errors_leave_no_file() {
     let ex = example();
-    let dir = std::env::temp_dir().join(format!("cryptopt-cli-cgerr-{}", std::process::id()));
+    let dir = scratch("cli-cgerr");
     std::fs::create_dir_all(&dir).unwrap();
     let missing = dir.join("no/such/dir/out.asm");
     let cases: &[(&[&str], &str)] = &[
@@ -274,12 +273,11 @@ fn codegen_errors_leave_no_file() {
 /// `optimize` end to end on the built-in example: files, summary line, resume, Ctrl-C.
 #[test]
 fn optimize_writes_results_and_resumes() {
-    if !have("gcc") {
-        eprintln!("SKIPPED optimize_writes_results_and_resumes: gcc not found");
+    if !needs("optimize_writes_results_and_resumes", &["gcc"]) {
         return;
     }
     let ex = example();
-    let dir = std::env::temp_dir().join(format!("cryptopt-cli-opt-{}", std::process::id()));
+    let dir = scratch("cli-opt");
     let out = dir.to_str().unwrap();
     let (code, stdout, err) = cryptopt(&[
         "optimize",
@@ -446,11 +444,10 @@ fn optimize_writes_results_and_resumes() {
 
 #[test]
 fn optimize_stops_cleanly_on_ctrl_c() {
-    if !have("gcc") {
-        eprintln!("SKIPPED optimize_stops_cleanly_on_ctrl_c: gcc not found");
+    if !needs("optimize_stops_cleanly_on_ctrl_c", &["gcc"]) {
         return;
     }
-    let dir = std::env::temp_dir().join(format!("cryptopt-cli-int-{}", std::process::id()));
+    let dir = scratch("cli-int");
     let child = Command::new(env!("CARGO_BIN_EXE_cryptopt"))
         .args([
             "optimize",
@@ -572,7 +569,7 @@ fn bench_smoke() {
     } else {
         eprintln!("bench_smoke: clang-19 not installed, gcc only");
     }
-    let out = std::env::temp_dir().join(format!("cryptopt-bench-smoke-{}", std::process::id()));
+    let out = scratch("bench-smoke");
     std::fs::create_dir_all(&out).unwrap();
     // An external implementation of one of the two: a random candidate of codegen.
     let p256 = std::path::Path::new(&dir).join("p256_64.json");
@@ -736,7 +733,7 @@ fn bench_smoke() {
 #[test]
 fn check_exit_codes() {
     let ex = example();
-    let dir = std::env::temp_dir().join(format!("cryptopt-cli-check-{}", std::process::id()));
+    let dir = scratch("cli-check");
     std::fs::create_dir_all(&dir).unwrap();
     let good = dir.join("good.asm");
     let (code, _, err) = cryptopt(&["codegen", &ex, "--seed", "5", "-o", good.to_str().unwrap()]);
@@ -774,7 +771,7 @@ fn check_exit_codes() {
 /// end reads back; bad fields are one-line errors with exit 2.
 #[test]
 fn gen_and_field_errors() {
-    let dir = std::env::temp_dir().join(format!("cryptopt-cli-gen-{}", std::process::id()));
+    let dir = scratch("cli-gen");
     std::fs::create_dir_all(&dir).unwrap();
     for (field, op, name) in [
         ("p256", "mul", "fiat_p256_mul"),
@@ -820,11 +817,10 @@ fn gen_and_field_errors() {
 /// The README's main command shape: optimize a built-in field, no input file.
 #[test]
 fn optimize_builtin_field() {
-    if !have("gcc") {
-        eprintln!("SKIPPED optimize_builtin_field: gcc not found");
+    if !needs("optimize_builtin_field", &["gcc"]) {
         return;
     }
-    let dir = std::env::temp_dir().join(format!("cryptopt-cli-field-{}", std::process::id()));
+    let dir = scratch("cli-field");
     let (code, out, err) = cryptopt(&[
         "optimize",
         "--field",
@@ -880,11 +876,10 @@ fn optimize_builtin_field() {
 
 #[test]
 fn unproved_output_says_so() {
-    if !have("gcc") {
-        eprintln!("SKIPPED unproved_output_says_so: gcc not found");
+    if !needs("unproved_output_says_so", &["gcc"]) {
         return;
     }
-    let dir = std::env::temp_dir().join(format!("cryptopt-cli-nv-{}", std::process::id()));
+    let dir = scratch("cli-nv");
     let (code, stdout, err) = cryptopt(&[
         "optimize",
         &example(),

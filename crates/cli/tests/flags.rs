@@ -130,11 +130,10 @@ fn did_you_mean() {
 /// (now `--out`), `--memory-constraints` (now `--aliasing`).
 #[test]
 fn old_flag_names_still_work() {
-    if !have("gcc") {
-        eprintln!("SKIPPED old_flag_names_still_work: gcc not found (codegen runs its output)");
+    if !needs("old_flag_names_still_work", &["gcc"]) {
         return;
     }
-    let dir = std::env::temp_dir().join(format!("cryptopt-flags-{}", std::process::id()));
+    let dir = scratch("flags");
     std::fs::create_dir_all(&dir).unwrap();
     // curve25519 add: each output limb can be stored before the other inputs are read,
     // so the aliasing contract changes the code (p256 mul stores only at the end, and

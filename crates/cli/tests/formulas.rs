@@ -59,7 +59,7 @@ fn table() {
 /// baseline compiles.
 #[test]
 fn written_formula_reads_back() {
-    let dir = std::env::temp_dir().join(format!("cryptopt-formula-{}", std::process::id()));
+    let dir = scratch("formula");
     std::fs::create_dir_all(&dir).unwrap();
     let (c, json, err) = cryptopt(&[
         "gen",

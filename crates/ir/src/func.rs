@@ -309,13 +309,31 @@ impl Param {
     /// A parameter whose every element may be any value of its type (bounds `[0,
     /// ty.mask()]`): a scalar for `len: None`, an array of `n` for `Some(n)`.
     pub fn unbounded(name: &str, ty: Ty, len: Option<u32>) -> Param {
-        let n = len.unwrap_or(1) as usize;
+        match len {
+            Some(n) => Param::array(name, ty, &vec![ty.mask(); n as usize]),
+            None => Param::scalar(name, ty, ty.mask()),
+        }
+    }
+
+    /// An array of `ubound.len()` elements of `ty`, element `i` in `[0, ubound[i]]`.
+    pub fn array(name: &str, ty: Ty, ubound: &[u128]) -> Param {
         Param {
             name: name.to_string(),
             ty,
-            len,
-            lbound: vec![0; n],
-            ubound: vec![ty.mask(); n],
+            len: Some(ubound.len() as u32),
+            lbound: vec![0; ubound.len()],
+            ubound: ubound.to_vec(),
+        }
+    }
+
+    /// A scalar of `ty` in `[0, ubound]`.
+    pub fn scalar(name: &str, ty: Ty, ubound: u128) -> Param {
+        Param {
+            name: name.to_string(),
+            ty,
+            len: None,
+            lbound: vec![0],
+            ubound: vec![ubound],
         }
     }
 

@@ -548,15 +548,16 @@ fn split_const(c: u128) -> L {
 // ---------------------------------------------------------------------------------------
 // the rebuilding passes
 
-/// Copies a function instruction by instruction into a new one, remapping operands.
-struct Rebuild<'a> {
+/// Copies a function instruction by instruction into a new one, remapping operands
+/// (also the rebuild of `reassoc`).
+pub(crate) struct Rebuild<'a> {
     old: &'a Function,
-    new: Function,
-    map: Vec<Operand>,
+    pub(crate) new: Function,
+    pub(crate) map: Vec<Operand>,
 }
 
 impl<'a> Rebuild<'a> {
-    fn new(old: &'a Function) -> Self {
+    pub(crate) fn new(old: &'a Function) -> Self {
         Rebuild {
             old,
             new: Function::new(old.name.clone(), old.params.clone(), old.returns.clone()),
@@ -564,19 +565,19 @@ impl<'a> Rebuild<'a> {
         }
     }
 
-    fn arg(&self, o: Operand) -> Operand {
+    pub(crate) fn arg(&self, o: Operand) -> Operand {
         match o {
             Operand::Value(v) => self.map[v.index()],
             c => c,
         }
     }
 
-    fn args(&self, data: &InstData) -> Vec<Operand> {
+    pub(crate) fn args(&self, data: &InstData) -> Vec<Operand> {
         data.args.iter().map(|&a| self.arg(a)).collect()
     }
 
     /// Emits `op` with `args` and the result types of `data`, mapping `data`'s results.
-    fn emit_like(&mut self, data: &InstData, op: Op, args: Vec<Operand>) -> Vec<Value> {
+    pub(crate) fn emit_like(&mut self, data: &InstData, op: Op, args: Vec<Operand>) -> Vec<Value> {
         let tys: Vec<Ty> = data.results.iter().map(|&v| self.old.ty(v)).collect();
         let rs = self.new.push(op, args, &tys).to_vec();
         for (&o, &n) in data.results.iter().zip(&rs) {
@@ -602,7 +603,7 @@ impl<'a> Rebuild<'a> {
 }
 
 /// How many times each value is used.
-fn use_counts(f: &Function) -> Vec<u32> {
+pub(crate) fn use_counts(f: &Function) -> Vec<u32> {
     let mut n = vec![0; f.values.len()];
     for d in &f.insts {
         for a in &d.args {

@@ -30,6 +30,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use crate::func::{Function, InstData, Op, Operand, Ty, Value};
+use crate::lower::{use_counts, Rebuild};
 
 /// An addend of a sum: a value number, a literal, or a shared sum made by this pass.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -37,16 +38,6 @@ enum Atom {
     Num(u32),
     Const(u128),
     Shared(u32),
-}
-
-/// A key for value numbering: the operation, its operands' numbers, result types and
-/// which result.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-struct Key {
-    op: Op,
-    args: Vec<Atom>,
-    tys: Vec<Ty>,
-    result: usize,
 }
 
 /// A sum of one unsigned type that qualifies for reassociation: unsigned result, every
@@ -74,10 +65,10 @@ fn keeps_value(f: &Function, a: Value, r: Value) -> bool {
 /// was.
 pub fn share_sums(f: &Function) -> Function {
     let n = f.values.len();
-    // 1. Value numbers.
+    // 1. Value numbers: an instruction's results get consecutive numbers from its key.
     let mut num = vec![0u32; n];
     let mut next_num = 0u32;
-    let mut memo: HashMap<Key, u32> = HashMap::new();
+    let mut memo: HashMap<(Op, Vec<Atom>, Vec<Ty>), u32> = HashMap::new();
     for d in &f.insts {
         if let (Op::Cast, [Operand::Value(a)], [r]) = (d.op, &d.args[..], &d.results[..]) {
             if keeps_value(f, *a, *r) {
@@ -97,31 +88,18 @@ pub fn share_sums(f: &Function) -> Function {
             args.sort();
         }
         let tys: Vec<Ty> = d.results.iter().map(|&r| f.ty(r)).collect();
+        let base = *memo.entry((d.op, args, tys)).or_insert_with(|| {
+            next_num += d.results.len() as u32;
+            next_num - d.results.len() as u32
+        });
         for (i, &r) in d.results.iter().enumerate() {
-            let key = Key {
-                op: d.op,
-                args: args.clone(),
-                tys: tys.clone(),
-                result: i,
-            };
-            let k = *memo.entry(key).or_insert(next_num);
-            if k == next_num {
-                next_num += 1;
-            }
-            num[r.index()] = k;
+            num[r.index()] = base + i as u32;
         }
     }
     // 2. Sum trees. An operand of a sum of type W whose value comes, through casts that
     // keep it, from another sum of type W, with one use at every link, is part of it:
     // `inline[v]` is that inner sum, `dropped` marks it and the casts on the way.
-    let mut uses = vec![0u32; n];
-    for d in &f.insts {
-        for a in &d.args {
-            if let Operand::Value(v) = a {
-                uses[v.index()] += 1;
-            }
-        }
-    }
+    let uses = use_counts(f);
     let def = |v: Value| &f.insts[f.values[v.index()].def.index()];
     let mut inline: Vec<Option<Value>> = vec![None; n];
     let mut dropped = vec![false; n];
@@ -201,13 +179,13 @@ pub fn share_sums(f: &Function) -> Function {
                 }
             }
         }
-        // The first of the most frequent pairs (max_by_key keeps the last: reversed).
-        let best = count
-            .iter()
-            .rev()
-            .filter(|(_, &c)| c >= 2)
-            .max_by_key(|(_, &c)| c)
-            .map(|(&k, _)| k);
+        // The first of the most frequent pairs, if it occurs in two sums or more.
+        let (mut best, mut top) = (None, 1);
+        for (&pair, &c) in &count {
+            if c > top {
+                (best, top) = (Some(pair), c);
+            }
+        }
         let Some((ty, a, b)) = best else { break };
         let s = Atom::Shared(shared.len() as u32);
         shared.push((ty, a, b));
@@ -237,92 +215,75 @@ pub fn share_sums(f: &Function) -> Function {
         leaves.sort_by_key(|a| !matches!(a, Atom::Shared(_)));
         root_at.insert(k, leaves);
     }
-    let mut rb = Rebuild {
-        new: Function::new(f.name.clone(), f.params.clone(), f.returns.clone()),
-        map: vec![None; n],
-        shared_val: vec![None; shared.len()],
-    };
+    let mut rb = Rebuild::new(f);
+    let mut made: Vec<Option<Operand>> = vec![None; shared.len()];
     for (k, d) in f.insts.iter().enumerate() {
         if d.results.len() == 1 && dropped[d.results[0].index()] {
             continue;
         }
-        if let Some(leaves) = root_at.get(&k) {
-            let ty = f.ty(d.results[0]);
-            let args: Vec<Operand> = leaves
-                .iter()
-                .map(|&a| rb.operand(a, &rep, &shared))
-                .collect();
-            let r = match (&leaves[..], &args[..]) {
-                (_, []) => Operand::Const(0),
-                ([Atom::Shared(_)], [x]) => *x,
-                (_, [x]) => Operand::Value(rb.new.push1(Op::Cast, vec![*x], ty)),
-                _ => {
-                    // Binary and left-nested, as legalization chains an n-ary sum: the
-                    // checker follows a program's grouping of carries, so the rewrite
-                    // must group them as the code made from it does.
-                    let mut acc = args[0];
-                    for &x in &args[1..] {
-                        acc = Operand::Value(rb.new.push1(Op::Add, vec![acc, x], ty));
-                    }
-                    acc
-                }
-            };
-            if let Operand::Value(v) = r {
-                if rb.new.values[v.index()].name.is_none() {
-                    rb.new.values[v.index()]
-                        .name
-                        .clone_from(&f.values[d.results[0].index()].name);
-                }
-            }
-            rb.map[d.results[0].index()] = Some(r);
+        let Some(leaves) = root_at.get(&k) else {
+            let args = rb.args(d);
+            rb.emit_like(d, d.op, args);
             continue;
+        };
+        let ty = f.ty(d.results[0]);
+        let args: Vec<Operand> = leaves
+            .iter()
+            .map(|&a| addend(&mut rb, &mut made, a, &rep, &shared))
+            .collect();
+        let r = match (&leaves[..], &args[..]) {
+            (_, []) => Operand::Const(0),
+            ([Atom::Shared(_)], [x]) => *x,
+            (_, [x]) => Operand::Value(rb.new.push1(Op::Cast, vec![*x], ty)),
+            _ => {
+                // Binary and left-nested, as legalization chains an n-ary sum: the
+                // checker follows a program's grouping of carries, so the rewrite
+                // must group them as the code made from it does.
+                let mut acc = args[0];
+                for &x in &args[1..] {
+                    acc = Operand::Value(rb.new.push1(Op::Add, vec![acc, x], ty));
+                }
+                acc
+            }
+        };
+        if let Operand::Value(v) = r {
+            let name = &mut rb.new.values[v.index()].name;
+            if name.is_none() {
+                name.clone_from(&f.values[d.results[0].index()].name);
+            }
         }
-        let args = d.args.iter().map(|&a| rb.arg(a)).collect();
-        let tys: Vec<Ty> = d.results.iter().map(|&r| f.ty(r)).collect();
-        let rs = rb.new.push(d.op, args, &tys).to_vec();
-        for (&o, &nv) in d.results.iter().zip(&rs) {
-            rb.map[o.index()] = Some(Operand::Value(nv));
-            rb.new.values[nv.index()]
-                .name
-                .clone_from(&f.values[o.index()].name);
-        }
+        rb.map[d.results[0].index()] = r;
     }
     rb.new
 }
 
-struct Rebuild {
-    new: Function,
-    map: Vec<Option<Operand>>,
-    shared_val: Vec<Option<Operand>>,
-}
-
-impl Rebuild {
-    fn arg(&self, o: Operand) -> Operand {
-        match o {
-            Operand::Value(v) => self.map[v.index()].expect("operands are defined before use"),
-            c => c,
+/// The operand of addend `a`, emitting a shared sum (and the shared sums it is made of)
+/// on first use; `made` holds the shared sums emitted so far.
+fn addend(
+    rb: &mut Rebuild<'_>,
+    made: &mut [Option<Operand>],
+    a: Atom,
+    rep: &[Option<Value>],
+    shared: &[(Ty, Atom, Atom)],
+) -> Operand {
+    match a {
+        Atom::Num(k) => {
+            let v = rep[k as usize].expect("an addend's number has a value that stays");
+            rb.arg(Operand::Value(v))
         }
-    }
-
-    /// The operand of an addend, emitting a shared sum (and the shared sums it is made
-    /// of) on first use.
-    fn operand(&mut self, a: Atom, rep: &[Option<Value>], shared: &[(Ty, Atom, Atom)]) -> Operand {
-        match a {
-            Atom::Num(k) => {
-                let v = rep[k as usize].expect("an addend's number has a value that stays");
-                self.arg(Operand::Value(v))
+        Atom::Const(c) => Operand::Const(c),
+        Atom::Shared(s) => {
+            if let Some(o) = made[s as usize] {
+                return o;
             }
-            Atom::Const(c) => Operand::Const(c),
-            Atom::Shared(s) => {
-                if let Some(o) = self.shared_val[s as usize] {
-                    return o;
-                }
-                let (ty, x, y) = shared[s as usize];
-                let args = vec![self.operand(x, rep, shared), self.operand(y, rep, shared)];
-                let o = Operand::Value(self.new.push1(Op::Add, args, ty));
-                self.shared_val[s as usize] = Some(o);
-                o
-            }
+            let (ty, x, y) = shared[s as usize];
+            let args = vec![
+                addend(rb, made, x, rep, shared),
+                addend(rb, made, y, rep, shared),
+            ];
+            let o = Operand::Value(rb.new.push1(Op::Add, args, ty));
+            made[s as usize] = Some(o);
+            o
         }
     }
 }

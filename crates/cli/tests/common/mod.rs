@@ -43,6 +43,23 @@ pub fn have(tool: &str) -> bool {
         .is_ok_and(|o| o.status.success())
 }
 
+/// Whether every one of `tools` is on PATH; when one is not, prints that `test` is
+/// skipped and why (CI installs them all).
+pub fn needs(test: &str, tools: &[&str]) -> bool {
+    match tools.iter().find(|t| !have(t)) {
+        None => true,
+        Some(t) => {
+            eprintln!("SKIPPED {test}: {t} not found (CI installs it)");
+            false
+        }
+    }
+}
+
+/// A scratch path for one test in this process: `$TMPDIR/cryptopt-<tag>-<pid>`.
+pub fn scratch(tag: &str) -> PathBuf {
+    std::env::temp_dir().join(format!("cryptopt-{tag}-{}", std::process::id()))
+}
+
 pub fn sh(cmd: &mut Command) -> String {
     let out = cmd.output().unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
     assert!(

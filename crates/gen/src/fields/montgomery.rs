@@ -149,13 +149,7 @@ fn m_prime(p0: u64) -> u64 {
 
 pub(crate) fn generate(spec: &FieldSpec, op: FieldOp) -> Result<Function, FieldError> {
     let n = spec.limbs() as usize;
-    let arr = |name: &str| Param {
-        name: name.into(),
-        ty: Ty::U64,
-        len: Some(n as u32),
-        lbound: vec![0; n],
-        ubound: vec![MAX; n],
-    };
+    let arr = |name: &str| Param::array(name, Ty::U64, &vec![MAX; n]);
     let params: Vec<Param> = (1..=op.arity()).map(|i| arr(&format!("arg{i}"))).collect();
     let mut g = Words {
         b: Builder::new(spec.function_name(op), params, vec![arr("out1")]),

@@ -320,13 +320,7 @@ impl Gen {
 fn emit(p: &Params, prefix: &str, op: FieldOp) -> Result<Builder, String> {
     let n = p.n as usize;
     let (tight, loose) = (p.tight(), p.loose());
-    let arr = |name: &str, ub: &[u128]| Param {
-        name: name.into(),
-        ty: Ty::U64,
-        len: Some(n as u32),
-        lbound: vec![0; n],
-        ubound: ub.to_vec(),
-    };
+    let arr = |name: &str, ub: &[u128]| Param::array(name, Ty::U64, ub);
     let (fname, in_b, out_b) = match op {
         FieldOp::Mul => ("carry_mul", &loose, &tight),
         FieldOp::Square => ("carry_square", &loose, &tight),

@@ -76,26 +76,11 @@ impl Unsat<'_> {
         }
     }
 
-    fn limbwise(&mut self, a: &Fe, b: &Fe, k: &[u128]) -> Result<Fe, String> {
-        let mut out = Vec::with_capacity(a.len());
-        for i in 0..a.len() {
-            let mut xs = vec![a[i], b[i]];
-            if k[i] != 0 {
-                xs.insert(
-                    0,
-                    B {
-                        o: Opnd::K(k[i]),
-                        max: k[i],
-                    },
-                );
-            }
-            out.push(self.g.add(&xs)?);
-        }
-        Ok(out)
-    }
-
-    fn fits64(a: &Fe, b: &Fe, k: &[u128]) -> bool {
-        (0..a.len()).all(|i| a[i].max + b[i].max + k[i] <= u64::MAX as u128)
+    /// Whether `a + b` fits 64 bits limb by limb.
+    fn fits64(a: &Fe, b: &Fe) -> bool {
+        a.iter()
+            .zip(b)
+            .all(|(x, y)| x.max + y.max <= u64::MAX as u128)
     }
 
     /// The limbs of the larger bound carried first (so the other keeps its work).
@@ -105,16 +90,18 @@ impl Unsat<'_> {
     }
 
     pub fn add(&mut self, a: &Fe, b: &Fe) -> Result<Fe, String> {
-        let zero = vec![0u128; a.len()];
         let (mut a, mut b) = (a.clone(), b.clone());
-        while !Self::fits64(&a, &b, &zero) {
+        while !Self::fits64(&a, &b) {
             if Self::looser(&a, &b) {
                 a = self.carry(&a)?;
             } else {
                 b = self.carry(&b)?;
             }
         }
-        self.limbwise(&a, &b, &zero)
+        a.iter()
+            .zip(&b)
+            .map(|(&x, &y)| self.g.add(&[x, y]))
+            .collect()
     }
 
     /// `a - b` as `a + m·p - b` with limbs that cannot go negative.

@@ -28,21 +28,8 @@ pub(crate) fn ladderstep(
     p: &Params,
     tight: &[u128],
 ) -> Result<(Builder, Stats), String> {
-    let n = tight.len() as u32;
-    let elem = |name: String| Param {
-        name,
-        ty: Ty::U64,
-        len: Some(n),
-        lbound: vec![0; n as usize],
-        ubound: tight.to_vec(),
-    };
-    let mut params = vec![Param {
-        name: "arg1".into(),
-        ty: Ty::U1,
-        len: None,
-        lbound: vec![0],
-        ubound: vec![1],
-    }];
+    let elem = |name: String| Param::array(&name, Ty::U64, tight);
+    let mut params = vec![Param::scalar("arg1", Ty::U1, 1)];
     params.extend((2..=6).map(|k| elem(format!("arg{k}"))));
     let returns = (1..=4).map(|k| elem(format!("out{k}"))).collect();
     let mut u = Unsat {
