@@ -139,3 +139,24 @@ fn other_operations_of_p256_curve25519_p521() {
     // p256 has all five; curve25519 and p521 have no from_montgomery.
     assert_eq!(t.functions, 13);
 }
+
+/// Ten arguments, the last four (array pointers) on the stack: divstep of p256 and
+/// secp256k1, over every option combination (frame pointer kept or not, red zone or
+/// `sub rsp`, aliasing), so the stack arguments' offsets are right under every frame.
+#[test]
+fn stack_passed_arguments_divstep() {
+    let sel: &[(&str, &[&str])] = &[
+        ("p256_64.json", &["_divstep"]),
+        ("secp256k1_montgomery_64.json", &["_divstep"]),
+    ];
+    let Some(t) = run_all(sel) else {
+        eprintln!("SKIPPED stack_passed_arguments_divstep: CRYPTOPT_FIAT_JSON is not set");
+        return;
+    };
+    eprintln!(
+        "divstep: {} functions, {} candidates, {} native runs",
+        t.functions, t.candidates, t.runs
+    );
+    assert_eq!(t.functions, 2);
+    assert!(t.candidates >= 2 * 200);
+}

@@ -82,7 +82,7 @@ impl Runner {
         // point into `words`, which is large enough for every array of the signature. A
         // wrong program can still write out of bounds: the guards below catch what stays
         // inside `words`.
-        unsafe { self.tramp.call(code, &args) }?;
+        unsafe { self.tramp.call(code, args.as_slice()) }?;
         if let Some(w) = layout.broken_guard(&self.words) {
             return Err(Error::Mismatch(format!(
                 "wrote outside the output buffers (word {w} of the buffer area)"

@@ -13,6 +13,7 @@
 use cryptopt_ir::{Aliasing, Function, Param};
 
 use crate::error::{Error, Result};
+use crate::exec::MAX_ARGS;
 
 /// Guard words before and after every buffer.
 const GUARD_WORDS: usize = 8;
@@ -64,6 +65,20 @@ impl Buf {
     }
 }
 
+/// The argument words of one call, in System V order (what goes in rdi, rsi, … and then
+/// on the stack): buffer addresses and scalars by value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Args {
+    pub(crate) words: [u64; MAX_ARGS],
+    pub(crate) len: usize,
+}
+
+impl Args {
+    pub(crate) fn as_slice(&self) -> &[u64] {
+        &self.words[..self.len]
+    }
+}
+
 /// Bytes of a word area.
 fn as_bytes(words: &[u64]) -> &[u8] {
     // SAFETY: u64 storage viewed as bytes; length and alignment are those of the slice,
@@ -95,11 +110,12 @@ pub(crate) struct Layout {
 
 impl Layout {
     /// The layout for calls of `f` with the given aliasing. Errors if `f` has more than
-    /// six arguments or the aliased buffers differ in shape.
+    /// [`MAX_ARGS`] arguments or the aliased buffers differ in shape.
     pub(crate) fn new(f: &Function, pairing: Pairing) -> Result<Layout> {
-        if f.returns.len() + f.params.len() > 6 {
+        let nargs = f.returns.len() + f.params.len();
+        if nargs > MAX_ARGS {
             return Err(Error::Mismatch(format!(
-                "`{}` has more than 6 arguments",
+                "`{}` has {nargs} arguments; calls in-process pass at most {MAX_ARGS}",
                 f.name
             )));
         }
@@ -158,17 +174,17 @@ impl Layout {
     }
 
     /// Writes `inputs` (one `Vec` per parameter of `f`, checked by the caller) into
-    /// their buffers; returns the six argument registers for an area at `base`: buffer
+    /// their buffers; returns the argument words for an area at `base`: buffer
     /// addresses, and scalar inputs by value (masked to their type).
     pub(crate) fn write_inputs(
         &self,
         f: &Function,
         inputs: &[Vec<u128>],
         area: &mut [u64],
-    ) -> [u64; 6] {
+    ) -> Args {
         let base = area.as_ptr() as u64;
         let bytes = as_bytes_mut(area);
-        let mut args = [0u64; 6];
+        let mut args = [0u64; MAX_ARGS];
         for (i, (p, x)) in f.params.iter().zip(inputs).enumerate() {
             match self.bufs[self.returns + i] {
                 Some(b) => {
@@ -186,7 +202,10 @@ impl Layout {
                 args[k] = base + b.start as u64;
             }
         }
-        args
+        Args {
+            words: args,
+            len: self.bufs.len(),
+        }
     }
 
     /// Reads the outputs into `out` (one `Vec` per return, resized as needed).
@@ -209,8 +228,8 @@ impl Layout {
         // Buffers in address order (aliased ones twice; harmless), each with its guard
         // words just before it; the final guard words after the last buffer.
         let mut next = 0;
-        let mut starts: [usize; 6] = [usize::MAX; 6];
-        let mut ends: [usize; 6] = [usize::MAX; 6];
+        let mut starts = [usize::MAX; MAX_ARGS];
+        let mut ends = [usize::MAX; MAX_ARGS];
         let mut n = 0;
         for b in self.bufs.iter().flatten() {
             starts[n] = b.start / 8;
@@ -307,10 +326,13 @@ mod tests {
             vec![u64::MAX as u128],
             vec![7, 8, 0xffff_ffff],
         ];
-        let args = layout.write_inputs(&f, &inputs, &mut area);
+        let args = layout
+            .write_inputs(&f, &inputs, &mut area)
+            .as_slice()
+            .to_vec();
+        assert_eq!(args.len(), 4);
         assert_eq!(args[0], args[1], "out1 is arg1");
         assert_eq!(args[2], u64::MAX);
-        assert_eq!(args[4..], [0, 0]);
         layout.read_outputs(&area, &mut out);
         assert_eq!(out, vec![vec![1, 2, 0xff]]);
         // SAFETY: args[3] points at arg3's three u32s inside `area`.

@@ -17,7 +17,8 @@
 //! ```
 //!
 //! Programs are plain System V functions with Fiat's C signature (outputs first as
-//! pointers, then input arrays as pointers or scalars by value; at most six arguments),
+//! pointers, then input arrays as pointers or scalars by value; at most
+//! [`MAX_ARGS`](crate::exec::MAX_ARGS) arguments, those after the sixth on the stack),
 //! called directly, not through the checking [`Trampoline`](crate::Trampoline): they
 //! must have been verified to keep the ABI (see [`crate::diff`]). Buffers are laid out by
 //! [`crate::layout`] (natural element sizes, guard words around them); the guards are
@@ -43,7 +44,8 @@ use rand::Rng;
 
 use crate::counter::{self, tsc, Counter};
 use crate::error::{Error, Result};
-use crate::layout::{Layout, Pairing};
+use crate::exec::MAX_ARGS;
+use crate::layout::{Args, Layout, Pairing};
 
 /// Largest batch size calibration goes to.
 pub const MAX_BATCH: u64 = 1 << 20;
@@ -187,37 +189,120 @@ impl Measurement {
 pub type Check<'a> = dyn FnMut(&[Vec<u128>], &[Vec<Vec<u128>>]) -> Result<()> + 'a;
 
 /// A function with Fiat's C signature, all six argument registers passed.
-type FiatFn = unsafe extern "sysv64" fn(u64, u64, u64, u64, u64, u64);
+type RegsFn = unsafe extern "sysv64" fn(u64, u64, u64, u64, u64, u64);
+/// The same with every stack word [`MAX_ARGS`] allows passed too (a System V callee
+/// reads the ones it has and ignores the rest).
+#[rustfmt::skip]
+type StackFn = unsafe extern "sysv64" fn(
+    u64, u64, u64, u64, u64, u64, u64, u64, u64, u64, u64, u64, u64, u64,
+);
+const _: () = assert!(MAX_ARGS == 14, "StackFn passes MAX_ARGS words");
 
-/// Calls `f` with the argument registers `a`.
-///
-/// The six words are loaded with volatile reads at every call, so that the compiler
-/// keeps only `a`, `f` and the loop counter in callee-saved registers across calls
-/// instead of spilling the loop counter to the stack (a store-forwarding chain of ~5
-/// cycles per iteration, a floor under every measurement); the loads are independent of
-/// each other and of the previous call.
-///
-/// # Safety
-/// As for [`measure`]: `f` is verified code of the measured signature and `a` points
-/// into buffers of that layout.
+/// A program to call: with six argument words or fewer, only the registers are set up,
+/// so the timed loop carries no stack stores a function does not need.
+#[derive(Clone, Copy)]
+enum FiatFn {
+    Regs(RegsFn),
+    Stack(StackFn),
+}
+
+impl FiatFn {
+    /// # Safety
+    /// `p` is the entry of code with the signature of a function of `nargs` arguments.
+    unsafe fn new(p: *const u8, nargs: usize) -> FiatFn {
+        // SAFETY: a non-null code pointer becomes a function pointer of the signature the
+        // caller promises (extra arguments are ignored by a System V callee).
+        unsafe {
+            if nargs <= 6 {
+                FiatFn::Regs(std::mem::transmute::<*const u8, RegsFn>(p))
+            } else {
+                FiatFn::Stack(std::mem::transmute::<*const u8, StackFn>(p))
+            }
+        }
+    }
+}
+
+/// A function pointer of one of the two signatures.
+trait Callee: Copy {
+    /// Calls it with the argument words `a`.
+    ///
+    /// The words are loaded with volatile reads at every call, so that the compiler
+    /// keeps only `a`, `f` and the loop counter in callee-saved registers across calls
+    /// instead of spilling the loop counter to the stack (a store-forwarding chain of ~5
+    /// cycles per iteration, a floor under every measurement); the loads are independent
+    /// of each other and of the previous call.
+    ///
+    /// # Safety
+    /// As for [`measure`]: verified code of the measured signature, and `a` points into
+    /// buffers of that layout.
+    unsafe fn call(self, a: &Args);
+}
+
+/// Argument word `i` of `a`, read anew.
 #[inline(always)]
-unsafe fn call(f: FiatFn, a: &[u64; 6]) {
-    let w = |i: usize| {
-        // SAFETY: `i < 6` and `a` is a valid reference.
-        unsafe { std::ptr::read_volatile(&a[i]) }
-    };
-    let (a0, a1, a2, a3, a4, a5) = (w(0), w(1), w(2), w(3), w(4), w(5));
-    // SAFETY: the caller's contract.
-    unsafe { f(a0, a1, a2, a3, a4, a5) }
+fn word(a: &Args, i: usize) -> u64 {
+    // SAFETY: a valid reference (the index is checked).
+    unsafe { std::ptr::read_volatile(&a.words[i]) }
+}
+
+impl Callee for RegsFn {
+    #[inline(always)]
+    unsafe fn call(self, a: &Args) {
+        let w = |i| word(a, i);
+        // SAFETY: the caller's contract.
+        unsafe { self(w(0), w(1), w(2), w(3), w(4), w(5)) }
+    }
+}
+
+impl Callee for StackFn {
+    #[inline(always)]
+    unsafe fn call(self, a: &Args) {
+        let w = |i| word(a, i);
+        // SAFETY: the caller's contract.
+        unsafe {
+            self(
+                w(0),
+                w(1),
+                w(2),
+                w(3),
+                w(4),
+                w(5),
+                w(6),
+                w(7),
+                w(8),
+                w(9),
+                w(10),
+                w(11),
+                w(12),
+                w(13),
+            )
+        }
+    }
+}
+
+impl FiatFn {
+    /// One call, outside any timed region (it branches on the signature).
+    ///
+    /// # Safety
+    /// As for [`Callee::call`].
+    unsafe fn call(self, a: &Args) {
+        // SAFETY: the caller's contract.
+        unsafe {
+            match self {
+                FiatFn::Regs(f) => f.call(a),
+                FiatFn::Stack(f) => f.call(a),
+            }
+        }
+    }
 }
 
 /// `n` calls on the same arguments, between two reads of `now`.
 #[inline(always)]
-unsafe fn throughput_batch(now: impl Fn() -> u64, f: FiatFn, a: &[u64; 6], n: u64) -> u64 {
+unsafe fn throughput_batch(now: impl Fn() -> u64, f: impl Callee, a: &Args, n: u64) -> u64 {
     let t0 = now();
     for _ in 0..n {
-        // SAFETY: the caller's contract (see `call`).
-        unsafe { call(f, a) };
+        // SAFETY: the caller's contract (see `Callee::call`).
+        unsafe { f.call(a) };
     }
     let t1 = now();
     t1.wrapping_sub(t0)
@@ -228,31 +313,31 @@ unsafe fn throughput_batch(now: impl Fn() -> u64, f: FiatFn, a: &[u64; 6], n: u6
 #[inline(always)]
 unsafe fn latency_batch(
     now: impl Fn() -> u64,
-    f: FiatFn,
-    even: &[u64; 6],
-    odd: &[u64; 6],
+    f: impl Callee,
+    even: &Args,
+    odd: &Args,
     n: u64,
 ) -> u64 {
     let t0 = now();
     for _ in 0..n / 2 {
-        // SAFETY: the caller's contract (see `call`).
+        // SAFETY: the caller's contract (see `Callee::call`).
         unsafe {
-            call(f, even);
-            call(f, odd);
+            f.call(even);
+            f.call(odd);
         }
     }
     if n % 2 == 1 {
         // SAFETY: as above.
-        unsafe { call(f, even) };
+        unsafe { f.call(even) };
     }
     let t1 = now();
     t1.wrapping_sub(t0)
 }
 
-/// One timed batch of `f`: the counter's kind and the mode are decided here, outside the
-/// timed region, and each combination gets its own specialised loop.
+/// One timed batch of `f`: the signature, the counter's kind and the mode are decided
+/// here, outside the timed region, and each combination gets its own specialised loop.
 ///
-/// In latency mode, `swap` is the index of arg1's register (the number of returns).
+/// In latency mode, `swap` is the index of arg1's word (the number of returns).
 ///
 /// # Safety
 /// As for [`measure`]: `f` is verified code of the measured signature and `args` points
@@ -262,7 +347,29 @@ unsafe fn time_batch(
     counter: &Counter,
     mode: Mode,
     f: FiatFn,
-    args: &[u64; 6],
+    args: &Args,
+    swap: usize,
+    n: u64,
+) -> u64 {
+    // SAFETY: the caller's contract.
+    unsafe {
+        match f {
+            FiatFn::Regs(f) => time_batch_of(counter, mode, f, args, swap, n),
+            FiatFn::Stack(f) => time_batch_of(counter, mode, f, args, swap, n),
+        }
+    }
+}
+
+/// [`time_batch`] for one signature.
+///
+/// # Safety
+/// As for [`time_batch`].
+#[inline(always)]
+unsafe fn time_batch_of(
+    counter: &Counter,
+    mode: Mode,
+    f: impl Callee,
+    args: &Args,
     swap: usize,
     n: u64,
 ) -> u64 {
@@ -276,7 +383,7 @@ unsafe fn time_batch(
             },
             Mode::Latency => {
                 let mut odd = *args;
-                odd.swap(0, swap);
+                odd.words.swap(0, swap);
                 match counter {
                     Counter::Tsc => latency_batch(tsc, f, args, &odd, n),
                     Counter::CoreCycles(p) => latency_batch(|| p.read(), f, args, &odd, n),
@@ -318,7 +425,7 @@ fn latency_shape(f: &Function) -> Result<()> {
 /// Outputs per round: in throughput mode those of the batch's last call; in latency mode
 /// those of one extra, untimed call on the round's inputs (into separate buffers).
 ///
-/// Errors: no programs, zero batches, a null pointer, more than six arguments, latency
+/// Errors: no programs, zero batches, a null pointer, more than [`MAX_ARGS`] arguments, latency
 /// mode without out1 and arg1 of the same shape, a write outside the output buffers,
 /// and whatever `check` returns.
 ///
@@ -351,9 +458,9 @@ pub unsafe fn measure<R: Rng + ?Sized>(
         return Err(refuse(format!("program {i} is a null pointer")));
     }
     let nargs = f.returns.len() + f.params.len();
-    if nargs > 6 {
+    if nargs > MAX_ARGS {
         return Err(refuse(format!(
-            "{nargs} arguments; only six fit in registers"
+            "{nargs} arguments; calls in-process pass at most {MAX_ARGS}"
         )));
     }
     if cfg.mode == Mode::Latency {
@@ -367,9 +474,8 @@ pub unsafe fn measure<R: Rng + ?Sized>(
     }
     let fns: Vec<FiatFn> = programs
         .iter()
-        // SAFETY: a non-null code pointer becomes a function pointer of the signature the
-        // caller promises (extra arguments are ignored by a System V callee).
-        .map(|&p| unsafe { std::mem::transmute::<*const u8, FiatFn>(p) })
+        // SAFETY: the caller promises the signature of `f`.
+        .map(|&p| unsafe { FiatFn::new(p, nargs) })
         .collect();
 
     let layout = Layout::new(f, Pairing::Distinct)?;
@@ -435,7 +541,7 @@ pub unsafe fn measure<R: Rng + ?Sized>(
                     layout.poison_outputs(&mut spare);
                     let args = layout.write_inputs(f, &inputs, &mut spare);
                     // SAFETY: as above, into `spare`, laid out for `f`.
-                    unsafe { call(fns[p], &args) };
+                    unsafe { fns[p].call(&args) };
                     guard(&spare, p)?;
                     layout.read_outputs(&spare, &mut outputs[p]);
                 }

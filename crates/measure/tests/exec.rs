@@ -696,3 +696,66 @@ fn call_cost() {
     let ns = start.elapsed().as_secs_f64() * 1e9 / n as f64;
     println!("{ns:.1} ns per checked call (including the callee)");
 }
+
+/// `out[0] = Σ` of the arguments after `out` up to `MAX_ARGS` (five in registers, the
+/// rest in the words above the return address).
+fn sum_all(a: &mut CodeAssembler) -> Result<(), IcedError> {
+    a.mov(rax, rsi)?;
+    for r in [rdx, rcx, r8, r9] {
+        a.add(rax, r)?;
+    }
+    for k in 0..cryptopt_measure::exec::MAX_ARGS - 6 {
+        a.add(rax, qword_ptr(rsp + 8 + 8 * k as i32))?;
+    }
+    a.mov(qword_ptr(rdi), rax)?;
+    a.ret()
+}
+
+/// `sum_all` that also overwrites its seventh argument.
+fn sum_all_writing(a: &mut CodeAssembler) -> Result<(), IcedError> {
+    a.mov(qword_ptr(rsp + 8), 0)?;
+    sum_all(a)
+}
+
+/// Arguments after the sixth reach the callee in the words above its return address,
+/// which must hold them unchanged after the call; a call with fewer arguments finds
+/// canaries there again.
+#[test]
+fn stack_passed_arguments() {
+    use cryptopt_measure::exec::MAX_ARGS;
+    let t = Trampoline::new().unwrap();
+    let (good, bad) = (
+        ExecMem::new(&assemble(sum_all)).unwrap(),
+        ExecMem::new(&assemble(sum_all_writing)).unwrap(),
+    );
+    let mut out = [0u64; 4];
+    let mut args: Vec<u64> = (0..MAX_ARGS as u64).map(|k| 1 << k).collect();
+    args[0] = out.as_mut_ptr() as u64;
+    // SAFETY: `sum_all` writes out[0] and reads its arguments only.
+    let r = unsafe { t.call(good.ptr(), &args) };
+    assert_eq!(r, Ok(()));
+    assert_eq!(out[0], (1 << MAX_ARGS) - 2, "every argument arrived");
+
+    // SAFETY: as above; it also writes its own seventh argument's word.
+    let r = unsafe { t.call(bad.ptr(), &args) };
+    let problems = r.unwrap_err().problems;
+    assert_eq!(
+        problems,
+        [AbiProblem::StackCanary {
+            word: 0,
+            found: 0,
+            canary: 1 << 6
+        }]
+    );
+    assert_eq!(out[0], (1 << MAX_ARGS) - 2 - (1 << 6));
+
+    // With six arguments the words hold the canaries, which `sum_all` now adds.
+    let six = &args[..6];
+    // SAFETY: as above (it reads the canary words as arguments).
+    let r = unsafe { t.call(good.ptr(), six) };
+    assert_eq!(r, Ok(()));
+    let canaries = STACK_CANARIES[..MAX_ARGS - 6]
+        .iter()
+        .fold(0u64, |acc, &c| acc.wrapping_add(c));
+    assert_eq!(out[0], 0b111110u64.wrapping_add(canaries));
+}

@@ -411,18 +411,83 @@ fn refusals() {
         e.to_string(),
         "cannot measure `add`: program 0 is a null pointer"
     );
-    let seven = Function::new(
-        "seven",
-        (0..6)
+    let fifteen = Function::new(
+        "fifteen",
+        (0..14)
             .map(|i| param(&format!("arg{i}"), Ty::U64, None))
             .collect(),
         vec![param("out1", Ty::U64, Some(1))],
     );
-    let e = measure(&seven, &widen, &Config::default(), &counter, no_check).unwrap_err();
+    let e = measure(&fifteen, &widen, &Config::default(), &counter, no_check).unwrap_err();
     assert_eq!(
         e.to_string(),
-        "cannot measure `seven`: 7 arguments; only six fit in registers"
+        "cannot measure `fifteen`: 15 arguments; calls in-process pass at most 14"
     );
+}
+
+/// Arguments after the sixth are passed on the stack, in both modes: out1 = arg1 + … +
+/// arg7 for scalars, and out1 = arg1 + arg7[0] with arg7 an array whose pointer is
+/// the eighth argument.
+#[test]
+fn stack_passed_arguments() {
+    let (counter, _) = counter::detect();
+    let sum7 = Function::new(
+        "sum7",
+        (1..=7)
+            .map(|i| param(&format!("arg{i}"), Ty::U64, None))
+            .collect(),
+        vec![param("out1", Ty::U64, Some(1))],
+    );
+    let prog = load(|a| {
+        a.mov(rax, rsi)?;
+        for r in [rdx, rcx, r8, r9] {
+            a.add(rax, r)?;
+        }
+        a.add(rax, qword_ptr(rsp + 8))?;
+        a.add(rax, qword_ptr(rsp + 16))?;
+        a.mov(qword_ptr(rdi), rax)?;
+        a.ret()
+    });
+    let mut rounds = 0;
+    measure(
+        &sum7,
+        &[prog],
+        &Config::default(),
+        &counter,
+        &mut |x, out| {
+            rounds += 1;
+            let want = x.iter().fold(0u64, |acc, v| acc.wrapping_add(v[0] as u64));
+            assert_eq!(out[0], vec![vec![want as u128]]);
+            Ok(())
+        },
+    )
+    .unwrap();
+    assert_eq!(rounds, 31);
+
+    let mut params = vec![param("arg1", Ty::U64, Some(1))];
+    params.extend((2..=6).map(|i| param(&format!("arg{i}"), Ty::U64, None)));
+    params.push(param("arg7", Ty::U64, Some(1)));
+    let chain = Function::new("chain", params, vec![param("out1", Ty::U64, Some(1))]);
+    let prog = load(|a| {
+        a.mov(rax, qword_ptr(rsi))?;
+        a.mov(r10, qword_ptr(rsp + 16))?;
+        a.add(rax, qword_ptr(r10))?;
+        a.mov(qword_ptr(rdi), rax)?;
+        a.ret()
+    });
+    let latency = Config {
+        mode: Mode::Latency,
+        ..Config::default()
+    };
+    let progs = [prog];
+    for cfg in [Config::default(), latency] {
+        measure(&chain, &progs, &cfg, &counter, &mut |x, out| {
+            let want = (x[0][0] as u64).wrapping_add(x[6][0] as u64);
+            assert_eq!(out[0], vec![vec![want as u128]], "{:?}", cfg.mode);
+            Ok(())
+        })
+        .unwrap();
+    }
 }
 
 /// A program that writes past its output is caught by the guard words.

@@ -1,12 +1,12 @@
 //! How an IR function's arguments reach machine code (System V, Fiat's C signature):
-//! one register per argument, outputs first (always pointers), then the parameters
-//! (arrays as pointers, scalars by value). Shared by both executors so that an input
+//! one word per argument, outputs first (always pointers), then the parameters (arrays
+//! as pointers, scalars by value); the first six in registers, the rest on the caller's
+//! stack ([`cryptopt_x86::Reg::arg_location`]). Shared by both executors so that an input
 //! element is the same leaf on both sides.
 //!
 //! This module must never decide what code computes; it only names memory.
 
 use cryptopt_ir::{Function, Param};
-use cryptopt_x86::Reg;
 
 use crate::error::{Error, Result};
 use crate::graph::{mask, Graph, NodeId, Sym};
@@ -22,7 +22,8 @@ pub(crate) enum ArgSlot {
     Scalar { param: usize },
 }
 
-/// The placement of every argument, in System V order (`args[k]` is in `Reg::ARGS[k]`).
+/// The placement of every argument, in System V order (`args[k]` is at
+/// `cryptopt_x86::Reg::arg_location(k)`).
 pub(crate) struct Abi {
     pub args: Vec<ArgSlot>,
 }
@@ -37,15 +38,6 @@ impl Abi {
                 ArgSlot::Array { param }
             } else {
                 ArgSlot::Scalar { param }
-            });
-        }
-        if args.len() > Reg::ARGS.len() {
-            return Err(Error::Function {
-                function: f.name.clone(),
-                message: format!(
-                    "{} arguments; stack-passed arguments (more than 6) are not supported",
-                    args.len()
-                ),
             });
         }
         for p in f.returns.iter().chain(&f.params) {

@@ -78,6 +78,50 @@ fn mul128() -> Function {
     )
 }
 
+/// out1 = arg1 + … + arg7 (u64 scalars): eight arguments, arg6 and arg7 on the stack.
+fn sum7() -> Function {
+    let args: Vec<(String, &str)> = (1..=7).map(|k| (format!("arg{k}"), "u64")).collect();
+    let args: Vec<(&str, &str)> = args.iter().map(|(n, t)| (n.as_str(), *t)).collect();
+    let operands: Vec<String> = (1..=7).map(|k| format!("\"arg{k}\"")).collect();
+    function(
+        "t",
+        &args,
+        &[("out1", "u64")],
+        &format!(
+            r#"{{"datatype":"u64","name":["out1"],"operation":"+","arguments":[{}]}}"#,
+            operands.join(",")
+        ),
+    )
+}
+
+/// out1 = arg6[1]: a pointer argument on the stack (the seventh).
+fn stack_pointer() -> Function {
+    function(
+        "t",
+        &[
+            ("arg1", "u64"),
+            ("arg2", "u64"),
+            ("arg3", "u64"),
+            ("arg4", "u64"),
+            ("arg5", "u64"),
+            ("arg6", "u64[2]"),
+        ],
+        &[("out1", "u64")],
+        r#"{"datatype":"u64","name":["out1"],"operation":"static_cast","arguments":["arg6[1]"]}"#,
+    )
+}
+
+const SUM7: &str = "t:
+    mov rax, rsi
+    add rax, rdx
+    add rax, rcx
+    add rax, r8
+    add rax, r9
+    add rax, qword [rsp + 8]
+    add rax, qword [rsp + 16]
+    mov qword [rdi], rax
+    ret";
+
 const ADD: &str = "t:
     mov rax, qword [rsi]
     add rax, qword [rdx]
@@ -109,6 +153,71 @@ fn table() {
     #[allow(clippy::type_complexity)]
     let table: Vec<(&str, fn() -> Function, String, CheckOptions, Want)> = vec![
         ("add/adc", add128, ADD.into(), all, Equivalent),
+        ("arguments 7 and 8 on the stack", sum7, SUM7.into(), all, Equivalent),
+        (
+            "stack arguments after a push",
+            sum7,
+            SUM7.replace("[rsp + 16]", "[rsp + 24]")
+                .replace("[rsp + 8]", "[rsp + 16]")
+                .replace("t:\n", "t:\n    push rbx\n")
+                .replace("    ret", "    pop rbx\n    ret"),
+            all,
+            Equivalent,
+        ),
+        (
+            "a stack argument read one word too high",
+            sum7,
+            SUM7.replace("[rsp + 16]", "[rsp + 24]"),
+            all,
+            Not(&["reads [rsp0 +24] (the return address or the caller's frame)"]),
+        ),
+        (
+            "arguments 7 and 8 swapped",
+            sum7,
+            SUM7.replace("[rsp + 16]", "[rsp + X]")
+                .replace("[rsp + 8]", "[rsp + 16]")
+                .replace("[rsp + X]", "[rsp + 8]"),
+            all,
+            Equivalent,
+        ),
+        (
+            "the return address read as an argument",
+            sum7,
+            SUM7.replace("[rsp + 16]", "[rsp]"),
+            all,
+            Not(&["reads [rsp0 +0] (the return address or the caller's frame)"]),
+        ),
+        (
+            "a stack argument written (the caller's frame)",
+            sum7,
+            SUM7.replace("    mov qword [rdi], rax", "    mov qword [rsp + 8], rax\n    mov qword [rdi], rax"),
+            all,
+            Not(&["writes [rsp0 +8] (the return address or the caller's frame)"]),
+        ),
+        (
+            "a pointer argument on the stack",
+            stack_pointer,
+            "t:
+    mov rax, qword [rsp + 8]
+    mov rax, qword [rax + 8]
+    mov qword [rdi], rax
+    ret"
+            .into(),
+            all,
+            Equivalent,
+        ),
+        (
+            "a pointer argument on the stack, the wrong element",
+            stack_pointer,
+            "t:
+    mov rax, qword [rsp + 8]
+    mov rax, qword [rax]
+    mov qword [rdi], rax
+    ret"
+            .into(),
+            all,
+            Not(&["out1 differs", "found (asm):    arg6[0]"]),
+        ),
         (
             "adc replaced by add",
             add128,

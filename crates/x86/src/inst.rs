@@ -29,6 +29,15 @@ pub enum Reg {
     R15 = 15,
 }
 
+/// Where an integer argument is at a function's entry ([`Reg::arg_location`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArgLoc {
+    /// In this register.
+    Reg(Reg),
+    /// In the 8-byte word at this offset from the entry rsp (above the return address).
+    Stack(i32),
+}
+
 impl Reg {
     /// All sixteen, in encoding order.
     pub const ALL: [Reg; 16] = [
@@ -52,6 +61,15 @@ impl Reg {
 
     /// System V integer argument registers, in order.
     pub const ARGS: [Reg; 6] = [Reg::Rdi, Reg::Rsi, Reg::Rdx, Reg::Rcx, Reg::R8, Reg::R9];
+
+    /// Where integer argument `k` (0-based) is at a function's entry under System V: the
+    /// one home of that rule for code generation, the checker and the measurement.
+    pub fn arg_location(k: usize) -> ArgLoc {
+        match Reg::ARGS.get(k) {
+            Some(&r) => ArgLoc::Reg(r),
+            None => ArgLoc::Stack(8 + 8 * (k - Reg::ARGS.len()) as i32),
+        }
+    }
 
     /// System V callee-saved registers (besides rsp).
     pub const CALLEE_SAVED: [Reg; 6] = [Reg::Rbx, Reg::Rbp, Reg::R12, Reg::R13, Reg::R14, Reg::R15];

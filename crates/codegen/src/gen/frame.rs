@@ -1,7 +1,8 @@
 //! The prologue and epilogue, added once the body is generated and the frame is known:
 //! the frame pointer (`--frame-pointer save`), pushes and pops of the callee-saved
 //! registers the body used, and the spill area (in the red zone below rsp, or made with
-//! `sub rsp`), with the body's spill slots rebased to it; then `ret`.
+//! `sub rsp`), with the body's spill slots rebased to it, and the loads of stack-passed
+//! arguments rebased from the entry rsp to the final one; then `ret`.
 //!
 //! It must never touch rbp unless the options allow it, and never use memory below rsp
 //! without the red zone.
@@ -42,9 +43,19 @@ impl Generator<'_> {
         }
         // Slots are [rsp + 8k] below a lowered rsp, or [rsp - 8n + 8k] in the red zone.
         let shift = if use_red_zone { -slots_bytes } else { 0 };
-        for i in &st.body {
+        // Stack-passed arguments were addressed from the entry rsp; rsp is now below the
+        // frame pointer, the pushes and the frame.
+        let below_entry = 8 * (pushes.len() as i32 + fp as i32) + frame;
+        let mut incoming = st.incoming.iter().copied().peekable();
+        for (at, i) in st.body.iter().enumerate() {
             let mut i = *i;
-            if shift != 0 {
+            if incoming.next_if_eq(&(at as u32)).is_some() {
+                for o in i.operands_mut() {
+                    if let X::Mem(m) = o {
+                        m.disp += below_entry;
+                    }
+                }
+            } else if shift != 0 {
                 for o in i.operands_mut() {
                     if let X::Mem(m) = o {
                         if m.base == Some(Reg::Rsp) {

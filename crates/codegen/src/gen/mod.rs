@@ -40,7 +40,7 @@ mod regs;
 mod select;
 
 use cryptopt_ir::{Function, Inst as IrInst, InstData, Op, Operand as IrOperand, Ty};
-use cryptopt_x86::{Inst, Program, Reg};
+use cryptopt_x86::{ArgLoc, Inst, Program, Reg};
 
 use crate::bounds::Bounds;
 use crate::candidate::{Candidate, DecisionSlot, Deps, Hot, SLOTS};
@@ -119,7 +119,11 @@ struct State {
     v_mem: Vec<Option<MemLoc>>,
     v_flag: Vec<Option<FlagReg>>,
     abi_reg: Vec<Option<Reg>>,
+    /// A spill slot of an argument (never one passed on the stack: that is its home).
     abi_slot: Vec<Option<u32>>,
+    /// Body positions of the loads of stack-passed arguments, whose offsets from rsp
+    /// `frame` fixes once the frame is known.
+    incoming: Vec<u32>,
     abi_ops_left: Vec<u32>,
     abi_mem_live: Vec<u32>,
     abi_use_pos: Vec<u32>,
@@ -177,13 +181,6 @@ impl<'f> Generator<'f> {
                 pointer: p.len.is_some(),
                 ty: p.ty,
             });
-        }
-        if abi.len() > Reg::ARGS.len() {
-            return Err(Error::Unsupported(format!(
-                "`{}` takes {} arguments; more than 6 (stack-passed arguments) is not supported",
-                f.name,
-                abi.len()
-            )));
         }
         for d in &f.insts {
             let wide = d
@@ -376,13 +373,15 @@ impl<'f> Generator<'f> {
         if self.opts.frame_pointer != FramePointer::Omit {
             st.owner[Reg::Rbp.index()] = Owner::Reserved;
         }
+        st.incoming.clear();
         for k in 0..na {
-            let r = Reg::ARGS[k];
-            if st.abi_ops_left[k] > 0 {
-                st.abi_reg.push(Some(r));
-                st.owner[r.index()] = Owner::Abi(k as u8);
-            } else {
-                st.abi_reg.push(None);
+            match Reg::arg_location(k) {
+                ArgLoc::Reg(r) if st.abi_ops_left[k] > 0 => {
+                    st.abi_reg.push(Some(r));
+                    st.owner[r.index()] = Owner::Abi(k as u8);
+                }
+                // Unused, or on the caller's stack until its first use.
+                _ => st.abi_reg.push(None),
             }
         }
         st.flag = [None; 2];

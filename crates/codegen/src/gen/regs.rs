@@ -7,7 +7,7 @@
 //! leave a live value without a location, and never write a flag (its moves are `mov`s).
 
 use cryptopt_ir::{Operand as IrOperand, Value};
-use cryptopt_x86::{Inst, Mem, Mnemonic as M, Operand as X, Reg, Size};
+use cryptopt_x86::{ArgLoc, Inst, Mem, Mnemonic as M, Operand as X, Reg, Size};
 
 use super::flags::FlagReg;
 use super::{Generator, MemLoc, Owner, INF};
@@ -87,7 +87,7 @@ impl Generator<'_> {
                 }
                 Owner::Abi(k) => {
                     let key = self.abi_next_use(k);
-                    let cheap = self.st.abi_slot[k as usize].is_some();
+                    let cheap = self.abi_home(k).is_some();
                     if best.is_none_or(|(_, kk, c)| key > kk || (key == kk && cheap && !c)) {
                         best = Some((r, key, cheap));
                     }
@@ -127,7 +127,7 @@ impl Generator<'_> {
             }
             Owner::Abi(k) => {
                 let ki = k as usize;
-                if self.st.abi_slot[ki].is_none() {
+                if self.abi_home(k).is_none() {
                     let s = self.alloc_slot();
                     self.st.body.push(Inst::op2(
                         M::Mov,
@@ -252,17 +252,34 @@ impl Generator<'_> {
             self.pin(r);
             return Ok(r);
         }
-        let s = self.st.abi_slot[k as usize]
-            .ok_or_else(|| Error::Internal(format!("pointer argument {k} lost")))?;
         let r = self.alloc_reg()?;
-        self.st.body.push(Inst::op2(
-            M::Mov,
-            X::r64(r),
-            X::Mem(Self::slot_mem(s, Size::B64)),
-        ));
+        self.reload_abi(k, r)?;
         self.st.owner[r.index()] = Owner::Abi(k);
         self.st.abi_reg[k as usize] = Some(r);
         Ok(r)
+    }
+
+    /// Where argument `k` is in memory while no register holds it: its spill slot, or
+    /// the caller's stack for an argument passed there (before the frame is known:
+    /// `frame` rebases it).
+    pub(super) fn abi_home(&self, k: u8) -> Option<Mem> {
+        match (self.st.abi_slot[k as usize], Reg::arg_location(k as usize)) {
+            (Some(s), _) => Some(Self::slot_mem(s, Size::B64)),
+            (None, ArgLoc::Stack(off)) => Some(Mem::at(Reg::Rsp, off, Size::B64)),
+            (None, ArgLoc::Reg(_)) => None,
+        }
+    }
+
+    /// `mov r, home` for argument `k` (its register is not bound here).
+    pub(super) fn reload_abi(&mut self, k: u8, r: Reg) -> Result<()> {
+        let m = self
+            .abi_home(k)
+            .ok_or_else(|| Error::Internal(format!("argument {k} lost")))?;
+        if self.st.abi_slot[k as usize].is_none() {
+            self.st.incoming.push(self.st.body.len() as u32);
+        }
+        self.st.body.push(Inst::op2(M::Mov, X::r64(r), X::Mem(m)));
+        Ok(())
     }
 
     pub(super) fn kill(&mut self, v: u32) {

@@ -39,6 +39,6 @@ mod trampoline;
 
 pub use mem::ExecMem;
 pub use trampoline::{
-    AbiProblem, AbiViolation, CalleeSaved, Trampoline, POISON, REGISTER_CANARIES, STACK_BYTES,
-    STACK_CANARIES,
+    AbiProblem, AbiViolation, CalleeSaved, Trampoline, MAX_ARGS, POISON, REGISTER_CANARIES,
+    STACK_BYTES, STACK_CANARIES,
 };

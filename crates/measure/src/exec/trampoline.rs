@@ -10,8 +10,8 @@
 //!     private stack     rw-    STACK_BYTES; the callee runs on it
 //!       ...
 //!       return address         ◀── rsp at the callee's entry (≡ 8 mod 16)
-//!       STACK_CANARIES[0]      ◀── pushed by the trampoline on every call
-//!       STACK_CANARIES[1..8]   ◀── written once, rewritten after a violation
+//!       stack words [0..8]     ◀── the arguments after the sixth, then STACK_CANARIES;
+//!                                  written when they change or after a violation
 //!     guard page        ---    ◀── stack top: a write further up faults here
 //!     record page      rw-    Record: what the callee left behind
 //! ```
@@ -22,7 +22,7 @@
 //!   push rbx, rbp, r12–r15            caller's callee-saved registers, on the caller's stack
 //!   rax ← &record;  record.host_rsp ← rsp;  record MXCSR, x87 control word
 //!   r11 ← f;  r10 ← args
-//!   rsp ← stack top − 56;  push STACK_CANARIES[0];  record.rsp_before ← rsp (≡ 0 mod 16)
+//!   rsp ← stack top − 64;  record.rsp_before ← rsp (≡ 0 mod 16)
 //!   rbx, rbp, r12–r15 ← REGISTER_CANARIES
 //!   rdi, rsi, rdx, rcx, r8, r9 ← args[0..6];  rax, r10 ← POISON;  cld
 //!   call r11
@@ -65,8 +65,9 @@ pub const REGISTER_CANARIES: [u64; 6] = [
 ];
 
 /// The eight words above the callee's return address: word `i` is at `[rsp + 8 + 8·i]`
-/// for the rsp at the callee's entry. Non-canonical addresses, so a callee whose `ret`
-/// pops one of them faults at once instead of jumping somewhere.
+/// for the rsp at the callee's entry, unless it holds a stack-passed argument. Non-canonical
+/// addresses, so a callee whose `ret` pops one of them faults at once instead of jumping
+/// somewhere.
 pub const STACK_CANARIES: [u64; CANARY_WORDS] = [
     0x57AC_CA4A_4200_0000,
     0x57AC_CA4A_4200_0001,
@@ -83,6 +84,10 @@ pub const STACK_CANARIES: [u64; CANARY_WORDS] = [
 pub const POISON: u64 = 0xBADC_0FFE_E0DD_F00D;
 
 const CANARY_WORDS: usize = 8;
+
+/// The most arguments [`Trampoline::call`] passes: six in registers, the rest in the
+/// stack words above the return address (System V), as many as there are canary words.
+pub const MAX_ARGS: usize = 6 + CANARY_WORDS;
 const RFLAGS_DF: u64 = 1 << 10;
 const RFLAGS_AC: u64 = 1 << 18;
 /// MXCSR bits 0–5 are sticky exception flags, which the callee may change; the rest
@@ -249,8 +254,11 @@ pub struct Trampoline {
     /// `zone` point into.
     _data: Mapping,
     record: *mut Record,
-    /// The canary words above the callee's return address.
+    /// The words above the callee's return address.
     zone: *mut [u64; CANARY_WORDS],
+    /// What they hold before a call and must hold after it: the stack-passed arguments
+    /// of the last call, then canaries.
+    expected: Cell<[u64; CANARY_WORDS]>,
     /// One record page and one stack: one thread at a time.
     _not_sync: PhantomData<Cell<()>>,
 }
@@ -295,12 +303,18 @@ impl Trampoline {
             _data: data,
             record,
             zone,
+            expected: Cell::new(STACK_CANARIES),
             _not_sync: PhantomData,
         })
     }
 
-    /// Calls `f(args[0], …, args[5])` (rdi, rsi, rdx, rcx, r8, r9) on the private stack
-    /// and checks that it kept the System V calling convention.
+    /// Calls `f(args[0], …)` on the private stack (the first six in rdi, rsi, rdx, rcx,
+    /// r8, r9; the rest in the words above the return address, which must hold them
+    /// unchanged after the call) and checks that it kept the System V calling convention.
+    ///
+    /// # Panics
+    ///
+    /// With more than [`MAX_ARGS`] arguments (callers refuse such functions first).
     ///
     /// # Safety
     ///
@@ -310,7 +324,20 @@ impl Trampoline {
     /// for what `args` point to. `f` must not call this same trampoline (it would reuse
     /// the private stack and the record under its own feet). The trampoline catches
     /// breaches of the calling convention, not arbitrary behaviour.
-    pub unsafe fn call(&self, f: *const u8, args: &[u64; 6]) -> Result<(), AbiViolation> {
+    pub unsafe fn call(&self, f: *const u8, args: &[u64]) -> Result<(), AbiViolation> {
+        assert!(args.len() <= MAX_ARGS, "{} arguments", args.len());
+        let mut regs = [0u64; 6];
+        let n = args.len().min(6);
+        regs[..n].copy_from_slice(&args[..n]);
+        let mut words = STACK_CANARIES;
+        if args.len() > 6 {
+            words[..args.len() - 6].copy_from_slice(&args[6..]);
+        }
+        if words != self.expected.get() {
+            self.expected.set(words);
+            // SAFETY: `zone` is valid for writes and unshared (`self` is not Sync).
+            unsafe { ptr::write_volatile(self.zone, words) };
+        }
         // SAFETY: `code` holds the trampoline assembled by `assemble`, whose entry takes
         // (rdi = f, rsi = args) with the sysv64 convention and restores every register
         // and flag the convention asks the callee to keep. It only writes to our record
@@ -318,7 +345,7 @@ impl Trampoline {
         // back into it), and `f`'s own behaviour is the caller's promise.
         unsafe {
             let entry: Entry = mem::transmute::<*const u8, Entry>(self.code.ptr());
-            entry(f, args.as_ptr());
+            entry(f, regs.as_ptr());
         }
         self.check()
     }
@@ -341,8 +368,8 @@ impl Trampoline {
             }
             bad |= ptr::read_volatile(&raw const (*r).rsp_after)
                 ^ ptr::read_volatile(&raw const (*r).rsp_before);
-            for (i, canary) in STACK_CANARIES.iter().enumerate() {
-                bad |= ptr::read_volatile(&raw const (*zone)[i]) ^ canary;
+            for (i, word) in self.expected.get().iter().enumerate() {
+                bad |= ptr::read_volatile(&raw const (*zone)[i]) ^ word;
             }
             bad |= ptr::read_volatile(&raw const (*r).rflags) & (RFLAGS_DF | RFLAGS_AC);
             bad |= u64::from(
@@ -389,7 +416,8 @@ impl Trampoline {
                 delta: rec.rsp_after.wrapping_sub(rec.rsp_before) as i64,
             });
         }
-        for (word, (&found, &canary)) in zone.iter().zip(&STACK_CANARIES).enumerate() {
+        let expected = self.expected.get();
+        for (word, (&found, &canary)) in zone.iter().zip(&expected).enumerate() {
             if found != canary {
                 problems.push(AbiProblem::StackCanary {
                     word,
@@ -398,9 +426,9 @@ impl Trampoline {
                 });
             }
         }
-        if zone != &STACK_CANARIES {
-            // SAFETY: as in `check`; the next call must start from intact canaries.
-            unsafe { ptr::write_volatile(self.zone, STACK_CANARIES) };
+        if zone != &expected {
+            // SAFETY: as in `check`; the next call must start from intact words.
+            unsafe { ptr::write_volatile(self.zone, expected) };
         }
         if rec.rflags & RFLAGS_DF != 0 {
             problems.push(AbiProblem::DirectionFlag);
@@ -462,10 +490,8 @@ fn assemble(record: u64, stack_top: u64) -> Result<Vec<u8>, IcedError> {
     a.mov(r11, rdi)?;
     a.mov(r10, rsi)?;
 
-    // Private stack: rsp ≡ 8 (mod 16), then the canary push makes it ≡ 0 at the call.
-    a.mov(rsp, stack_top - 8 * (CANARY_WORDS as u64 - 1))?;
-    a.mov(rcx, STACK_CANARIES[0])?;
-    a.push(rcx)?;
+    // Private stack: rsp at the stack words, ≡ 0 (mod 16) at the call.
+    a.mov(rsp, stack_top - 8 * CANARY_WORDS as u64)?;
     a.mov(rec!(qword_ptr, rsp_before), rsp)?;
 
     for reg in CalleeSaved::ALL {

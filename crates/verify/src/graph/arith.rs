@@ -14,6 +14,9 @@ impl Graph {
     pub fn add(&mut self, w: u32, terms: &[(NodeId, u128)], k: u128) -> NodeId {
         let w = w.clamp(1, 128);
         let m = mask(w);
+        if let Some(n) = self.scaled_sum(w, terms, k) {
+            return n;
+        }
         let (acc, kk) = self.add_terms(w, terms, k);
         let merged = self.collect_terms(acc, m);
         if merged.is_empty() {
@@ -39,6 +42,35 @@ impl Graph {
             },
             info,
         )
+    }
+
+    /// `c·x mod 2^w` for a sum `x` (as the terms `c_i·x`, adding up to `c`), before `x`
+    /// is flattened into the sum: the shift `x << p` for `c = 2^p` (rule `add-shl-term`),
+    /// the exact product when it never wraps (rule `mul-const`), as `add_one_term` makes
+    /// of any other single term. So a multiple of a sum is one node however a program
+    /// makes it (`shl`, `lea [x*2]`, `add x, x`, `imul`, `mulx` with the constant in rdx,
+    /// the IR's `mul`), and the shift's slice form meets the bit operations that take
+    /// shifted halves apart (`shr lo, 51; shl hi, 13; or`). Inside a larger sum both
+    /// forms are flattened again (`add_terms`).
+    fn scaled_sum(&mut self, w: u32, terms: &[(NodeId, u128)], k: u128) -> Option<NodeId> {
+        let (&(x, _), m) = (terms.first()?, mask(w));
+        if k & m != 0 || w > 64 || !terms.iter().all(|&(t, _)| t == x) {
+            return None;
+        }
+        if !matches!(self.nodes[x.index()], Node::Add { .. }) {
+            return None;
+        }
+        let c = terms.iter().fold(0u128, |acc, &(_, c)| acc.wrapping_add(c)) & m;
+        if c.is_power_of_two() && c != 1 {
+            self.fire(Rule::AddShlTerm);
+            return Some(self.shl(x, c.trailing_zeros(), w));
+        }
+        if c > 1 && self.ub(x).checked_mul(c).is_some_and(|p| p <= m) && self.nz(x) <= m {
+            self.fire(Rule::MulConst);
+            let kc = self.konst(c);
+            return Some(self.prod(x, kc));
+        }
+        None
     }
 
     /// The terms of `(k + Σ c·t) mod 2^w` (`w` clamped), flattened (rules `add-flatten`,

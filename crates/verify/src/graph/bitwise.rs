@@ -40,6 +40,19 @@ impl Graph {
             self.fire(Rule::BitwiseAbsorb);
             return self.konst(0);
         }
+        if xs.len() > 1 {
+            // Bits outside every operand's range are 0 in the result: each operand is
+            // cut to the common ones (`bit & x` = `bit & x[0..1]`), so that how much of
+            // an operand a program masked first does not matter.
+            for x in xs.iter_mut() {
+                if self.nz(*x) & !common != 0 {
+                    self.fire(Rule::AndMask);
+                    *x = self.select(*x, common);
+                }
+            }
+            xs.sort_unstable();
+            xs.dedup();
+        }
         let core = if xs.len() == 1 {
             xs[0]
         } else {

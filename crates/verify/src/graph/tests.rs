@@ -327,6 +327,46 @@ fn cases() -> Vec<Case> {
         },
         Case {
             rule: Rule::AndMask,
+            what: "bit & x = bit & (x & 1): operands cut to the bits all of them may have",
+            build: |g, [a, _, c, ..]| {
+                let l = g.and(64, &[c, a]);
+                let one = g.konst(1);
+                let low = g.and(64, &[a, one]);
+                (l, Some(g.and(64, &[low, c])))
+            },
+            reference: |v| v[2] & v[0] & 1,
+        },
+        Case {
+            rule: Rule::AddShlTerm,
+            what: "2·(a + b) = (a + b) << 1 = (a + b) + (a + b), however made; 2a + 2b + c inside a sum",
+            build: |g, [_, _, _, d, e]| {
+                let s = g.sum(64, &[d, e]);
+                let l = g.shl(s, 1, 64);
+                assert_eq!(g.add(64, &[(s, 2)], 0), l, "lea [s*2]");
+                assert_eq!(g.add(64, &[(s, 1), (s, 1)], 0), l, "add s, s");
+                let two = g.konst(2);
+                assert_eq!(g.mul(64, &[s, two]), l, "imul s, 2");
+                let inside = g.sum(64, &[l, d]);
+                assert_eq!(inside, g.add(64, &[(d, 3), (e, 2)], 0), "flattened again");
+                (l, None)
+            },
+            reference: |v| m64((v[3] + v[4]) << 1),
+        },
+        Case {
+            rule: Rule::MulConst,
+            what: "19·(a + b) that never wraps = the exact product (imul of a sum, mulx with 19 in rdx)",
+            build: |g, [_, _, _, d, e]| {
+                let s = g.sum(64, &[d, e]);
+                let c = g.konst(19);
+                let l = g.mul(64, &[s, c]);
+                let p = g.prod(s, c);
+                assert_eq!(g.trunc(p, 64), l, "mulx low half");
+                (l, Some(g.add(64, &[(s, 19)], 0)))
+            },
+            reference: |v| m64((v[3] + v[4]) * 19),
+        },
+        Case {
+            rule: Rule::AndMask,
             what: "movzx eax, al = x & 0xff; mov eax, eax = x & (2^32-1)",
             build: |g, [a, ..]| {
                 let m = g.konst(0xff);

@@ -10,10 +10,10 @@
 use std::collections::HashMap;
 
 use cryptopt_ir::Function;
-use cryptopt_x86::{Inst, Mnemonic as M, Operand as X, Program, Reg, Size};
+use cryptopt_x86::{ArgLoc, Inst, Mnemonic as M, Operand as X, Program, Reg, Size};
 
 use super::flags::{FlagState, CF, OF};
-use super::memory::{assemble, Base, Byte, Clobber};
+use super::memory::{assemble, stack_words, Base, Byte, Clobber};
 use crate::abi::{Abi, ArgSlot};
 use crate::error::{Error, Result};
 use crate::graph::{mask, Graph, NodeId, Sym};
@@ -104,9 +104,9 @@ impl<'a> Machine<'a> {
             regs[r.index()] = g.sym(Sym::Init(r), u64::MAX as u128, format!("{r}0"));
         }
         regs[Reg::Rsp.index()] = g.sym(Sym::Rsp0, u64::MAX as u128, "rsp0");
+        let mut stack_args = Vec::new();
         for (k, arg) in abi.args.iter().enumerate() {
-            let r = Reg::ARGS[k];
-            regs[r.index()] = match *arg {
+            let word = match *arg {
                 ArgSlot::Output { ret } => g.sym(
                     Sym::Pointer(k as u8),
                     u64::MAX as u128,
@@ -134,6 +134,10 @@ impl<'a> Machine<'a> {
                     }
                 }
             };
+            match Reg::arg_location(k) {
+                ArgLoc::Reg(r) => regs[r.index()] = word,
+                ArgLoc::Stack(off) => stack_args.push((off as i64, word)),
+            }
         }
         Machine {
             g,
@@ -142,7 +146,7 @@ impl<'a> Machine<'a> {
             aliasing,
             regs,
             flags: [FlagState::Undef { by: None }; 4],
-            mem: HashMap::new(),
+            mem: stack_words(&stack_args),
             clobbered: HashMap::new(),
             rsp_off: 0,
             index: 0,

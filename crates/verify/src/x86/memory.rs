@@ -3,15 +3,18 @@
 //! "byte `i` of node `x`", so a word written and read back is the same node and narrower
 //! or misaligned accesses become slices.
 //!
-//! The rules (System V): input arrays may be read within their bounds, output arrays
-//! written within their bounds and read back after being written, the stack between the
-//! red zone below the current rsp and the entry rsp read after being written; with
+//! The rules (System V): arguments passed on the stack may be read, input arrays read
+//! within their bounds, output arrays written within their bounds and read back after
+//! being written, the stack between the red zone below the current rsp and the entry
+//! rsp read after being written; with
 //! aliasing, an input byte read after an output that may share its memory was written
 //! is a problem. Anything else ends the run with a [`Problem`] (a wrong program) or an
 //! [`Error`] (reading what was never written).
 //!
 //! This module must never guess an address it cannot prove to be a base plus a
 //! constant, nor let a program read or write memory outside these rules.
+
+use std::collections::HashMap;
 
 use cryptopt_x86::Mem;
 
@@ -43,6 +46,20 @@ pub(super) struct Clobber {
     out: u8,
     off: i64,
     index: usize,
+}
+
+/// The memory at entry: the words of the caller's stack that hold arguments passed
+/// there, as (offset from the entry rsp, word). The callee may read them; writing them
+/// is writing the caller's frame (refused by [`Machine::store`], as the code generator
+/// never does it).
+pub(super) fn stack_words(words: &[(i64, NodeId)]) -> HashMap<(Base, i64), Byte> {
+    let mut mem = HashMap::new();
+    for &(off, node) in words {
+        for idx in 0..8u8 {
+            mem.insert((Base::Stack, off + idx as i64), Byte { node, idx });
+        }
+    }
+    mem
 }
 
 /// The node made of `bytes` (byte 0 lowest).

@@ -9,7 +9,7 @@
 use cryptopt_ir::{InstData, Operand as IrOperand, Ty};
 use cryptopt_x86::{Inst, Mem, Mnemonic as M, Operand as X, Size};
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::gen::flags::FlagReg;
 use crate::gen::{fits_imm32, Generator, MemLoc, Owner};
 
@@ -47,16 +47,11 @@ impl Generator<'_> {
                 r
             }
             None => {
-                let s = self.st.abi_slot[k as usize]
-                    .take()
-                    .ok_or_else(|| Error::Internal("scalar argument lost".into()))?;
                 let r = self.fresh()?;
-                self.st.body.push(Inst::op2(
-                    M::Mov,
-                    X::r64(r),
-                    X::Mem(Self::slot_mem(s, Size::B64)),
-                ));
-                self.st.slots_free.push(s);
+                self.reload_abi(k, r)?;
+                if let Some(s) = self.st.abi_slot[k as usize].take() {
+                    self.st.slots_free.push(s);
+                }
                 r
             }
         };
