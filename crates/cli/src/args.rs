@@ -254,6 +254,18 @@ pub(crate) enum ReprArg {
 impl FieldArgs {
     /// The generated function and its representation in one line, if --field was given.
     pub(crate) fn function(&self) -> Result<Option<(Function, String)>> {
+        let Some(spec) = self.spec()? else {
+            return Ok(None);
+        };
+        let f = match &self.formula {
+            Some(name) => cryptopt_gen::formulas::generate(name.parse()?, &spec)?.0,
+            None => cryptopt_gen::fields::generate(&spec, self.op.parse()?)?,
+        };
+        Ok(Some((f, spec.representation())))
+    }
+
+    /// The field `--field` names with its representation, if given.
+    pub(crate) fn spec(&self) -> Result<Option<cryptopt_gen::fields::FieldSpec>> {
         use cryptopt_gen::fields;
         let Some(field) = &self.field else {
             return Ok(None);
@@ -267,12 +279,7 @@ impl FieldArgs {
             limbs: self.limbs,
             allow_composite: self.allow_composite,
         };
-        let spec = fields::resolve(field, &opts)?;
-        let f = match &self.formula {
-            Some(name) => cryptopt_gen::formulas::generate(name.parse()?, &spec)?.0,
-            None => fields::generate(&spec, self.op.parse()?)?,
-        };
-        Ok(Some((f, spec.representation())))
+        Ok(Some(fields::resolve(field, &opts)?))
     }
 }
 
@@ -459,6 +466,12 @@ pub(crate) struct BenchArgs {
     /// name and C signature), after proving it equivalent: `--compare old=old.asm`.
     #[arg(long = "compare", value_name = "NAME=FILE.asm")]
     pub compare: Vec<String>,
+    /// A generated function instead (`--field F --op O`), or a whole formula
+    /// (`--field F --formula NAME`): then also the formula as C calling the separately
+    /// optimized field operations it is made of (column `ops`; each operation gets the
+    /// same budget and its own line).
+    #[command(flatten)]
+    pub field: FieldArgs,
     #[command(flatten)]
     pub cg: InterfaceArgs,
 }

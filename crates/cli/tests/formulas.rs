@@ -142,3 +142,73 @@ fn ladderstep_optimizes_and_proves() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `bench --field F --formula NAME`: the formula, its operations each optimized, and the
+/// driver over their winners (run against the interpreter: it must compute the formula's
+/// exact limbs) measured as the column `ops`, whose .s and .c files stay in OUT/ops/.
+#[test]
+fn bench_formula_has_the_ops_column() {
+    if !needs("bench_formula_has_the_ops_column", &["gcc"]) {
+        return;
+    }
+    let dir = scratch("bench-formula");
+    let out = dir.to_str().unwrap();
+    let (c, stdout, err) = cryptopt(&[
+        "bench",
+        "--field",
+        "curve25519",
+        "--formula",
+        "x25519-ladderstep",
+        "--compilers",
+        "gcc",
+        "--evals",
+        "100",
+        "--repeats",
+        "4",
+        "--batches",
+        "3",
+        "--optimize-for",
+        "throughput",
+        "--out",
+        out,
+        "--progress-every",
+        "0",
+    ]);
+    assert_eq!(c, 0, "{err}");
+    assert!(stdout.contains("| ops | speed-up over ops |"), "{stdout}");
+    let row = stdout
+        .lines()
+        .find(|l| l.starts_with("| fiat_25519_ladderstep |"))
+        .unwrap_or_else(|| panic!("no ladder step row:\n{stdout}"));
+    assert!(
+        !row.contains('–'),
+        "the ladder step has an ops column: {row}"
+    );
+    for op in [
+        "carry_mul",
+        "carry_square",
+        "add",
+        "sub",
+        "carry_scmul_121665",
+    ] {
+        assert!(stdout.contains(&format!("| fiat_25519_{op} |")), "{op}");
+        assert!(
+            dir.join(format!("ops/fiat_25519_{op}.s")).exists(),
+            "{op}.s"
+        );
+    }
+    assert!(dir.join("ops/fiat_25519_ladderstep_from_ops.c").exists());
+    let (c, _, err) = cryptopt(&[
+        "bench",
+        "--field",
+        "curve25519",
+        "--functions",
+        "fiat_p256_mul",
+    ]);
+    assert_eq!(c, 2, "{err}");
+    assert!(
+        err.contains("--field cannot be used with --paper or --functions"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -223,3 +223,59 @@ fn bad_requests_name_the_choices() {
         .to_string();
     assert!(err.contains("--repr solinas"), "{err}");
 }
+
+/// The ladder step as C over a library: the operations it calls (each a function of its
+/// own with Fiat's bounds), the driver's signature, and the multiplication by a24
+/// against c·a mod p on num-bigint.
+#[test]
+fn ladderstep_library() {
+    let (spec, f, _) = ladderstep();
+    let lib = formulas::library(Formula::X25519Ladderstep, &spec, &f).unwrap();
+    let names: Vec<&str> = lib.ops.iter().map(|o| o.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "fiat_25519_carry_mul",
+            "fiat_25519_carry_square",
+            "fiat_25519_add",
+            "fiat_25519_sub",
+            "fiat_25519_carry_scmul_121665",
+        ]
+    );
+    assert_eq!(lib.symbol, "fiat_25519_ladderstep_from_ops");
+    assert!(lib.source.contains(
+        "void fiat_25519_ladderstep_from_ops(uint64_t out1[5], uint64_t out2[5], \
+         uint64_t out3[5], uint64_t out4[5], unsigned char arg1, const uint64_t arg2[5]"
+    ));
+    for op in &names {
+        assert!(
+            lib.source.contains(&format!("    {op}(t")),
+            "{op} is called"
+        );
+    }
+    assert!(!lib.source.contains("if ("), "no branch");
+    // Nine multiplications and squarings, one small multiplication, as inline.
+    let calls = |s: &str| lib.source.matches(&format!("    {s}(t")).count();
+    assert_eq!(
+        calls("fiat_25519_carry_mul") + calls("fiat_25519_carry_square"),
+        9
+    );
+
+    let scmul = &lib.ops[4];
+    let p = spec.p.clone();
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
+    for _ in 0..200 {
+        let x = inputs::random(scmul, &mut rng);
+        let out = interp::run(scmul, &x).unwrap();
+        let value = |limbs: &[u128]| -> BigUint {
+            limbs
+                .iter()
+                .rev()
+                .fold(BigUint::zero(), |acc, &l| (acc << 51) + BigUint::from(l))
+        };
+        assert_eq!(
+            value(&out[0]) % &p,
+            (value(&x[0]) * BigUint::from(121665u32)) % &p
+        );
+    }
+}

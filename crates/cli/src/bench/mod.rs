@@ -37,6 +37,7 @@ use crate::args::{BenchArgs, OptimizeForArg};
 use crate::checks::{check_baseline, CheckFailed};
 use crate::optimize::{human_seconds, optimize, Job, Progress};
 
+mod formula;
 mod report;
 
 /// The paper's 18 functions: (file, function).
@@ -149,7 +150,17 @@ pub fn command(args: BenchArgs) -> Result<()> {
     if args.repeats < 4 {
         bail!("--repeats must be at least 4 (two halves of two)");
     }
-    let (functions, source) = resolve(&args)?;
+    let (functions, source, from_ops) = match formula::resolve(&args)? {
+        Some((functions, from_ops)) => (
+            functions,
+            "the built-in field generator".to_string(),
+            from_ops,
+        ),
+        None => {
+            let (functions, source) = resolve(&args)?;
+            (functions, source, None)
+        }
+    };
     let mut externals: Vec<External> = Vec::new();
     for spec in &args.compare {
         let (name, file) = spec
@@ -304,6 +315,25 @@ pub fn command(args: BenchArgs) -> Result<()> {
         }
     }
 
+    // The formula from its separately optimized operations (throughput winners).
+    let from_ops = match &from_ops {
+        Some(from) => {
+            let winner = |name: &str| {
+                functions
+                    .iter()
+                    .zip(&winners)
+                    .find(|(b, _)| b.f.name == name)
+                    .and_then(|(_, (t, l))| t.as_ref().or(l.as_ref()))
+                    .map(|w| w.program.clone())
+            };
+            let c = formula::build(from, winner, &args.out)?;
+            let f = &functions[0].f;
+            check_baseline(f, c.ptr(), "the formula from its optimized operations")?;
+            Some((from.function.clone(), c))
+        }
+        None => None,
+    };
+
     // Measure, one comparison at a time, on CPU 0.
     counter::pin_to_cpu(0)?;
     let chosen = counter::choose(args.counter.choice())?;
@@ -314,6 +344,7 @@ pub fn command(args: BenchArgs) -> Result<()> {
         chosen.why,
         counter::describe_probes(&chosen.probes)
     );
+    let ops_column = formula::COLUMN.to_string();
     let mut lines = Vec::new();
     for (f, (through_w, latency_w)) in functions.iter().map(|b| &b.f).zip(winners) {
         let (through_w, latency_w) = match (through_w, latency_w) {
@@ -373,6 +404,15 @@ pub fn command(args: BenchArgs) -> Result<()> {
             names.push(format!("--compare {name}"));
             loaded.push(mem);
         }
+        match &from_ops {
+            Some((name, c)) if *name == f.name => {
+                columns.push(Some(programs.len()));
+                programs.push(c.ptr());
+                names.push("the formula from its optimized operations".to_string());
+            }
+            Some(_) => columns.push(None),
+            None => {}
+        }
         let spread = |c: Compared| Compared {
             means: std::iter::once(c.means[0])
                 .chain(columns.iter().map(|i| i.map_or(f64::NAN, |i| c.means[i])))
@@ -421,6 +461,7 @@ pub fn command(args: BenchArgs) -> Result<()> {
             args.compilers
                 .iter()
                 .chain(externals.iter().map(|e| &e.name))
+                .chain(from_ops.iter().map(|_| &ops_column))
                 .zip(&through.means[1..])
                 .map(|(c, m)| format!("{c} {m:.1}"))
                 .collect::<Vec<_>>()
@@ -437,6 +478,7 @@ pub fn command(args: BenchArgs) -> Result<()> {
         .iter()
         .cloned()
         .chain(externals.iter().map(|e| e.name.clone()))
+        .chain(from_ops.iter().map(|_| ops_column.clone()))
         .collect();
     report::write_reports(
         &args,

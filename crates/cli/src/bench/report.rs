@@ -161,7 +161,11 @@ fn markdown_and_csv(
         let _ = write!(md, "| **geometric mean** | | | |");
         for k in 0..ccs.len() {
             let g = geomean(rows.iter().map(|(_, _, c)| c.ratios[k + 1]));
-            let _ = write!(md, " | **{g:.2}** |");
+            if g.is_finite() {
+                let _ = write!(md, " | **{g:.2}** |");
+            } else {
+                md.push_str(" | – |");
+            }
         }
         let _ = writeln!(md, " | |\n");
     }

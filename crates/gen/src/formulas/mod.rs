@@ -19,8 +19,28 @@
 //! that depends on data (swaps are `cmovznz`), and never compose operations whose bounds
 //! it has not checked.
 
+mod driver;
 mod unsat;
 mod x25519;
+
+pub use driver::{library, Library};
+
+/// The field operations a formula is written in, so that one text of the formula serves
+/// both ways of computing it: inline in one function with lazy reduction
+/// ([`unsat::Unsat`]), and as C calling a library of separately built operations
+/// ([`driver`], the benchmark's "formula from field operations").
+pub(crate) trait Ops {
+    /// A field element.
+    type Fe: Clone;
+    fn add(&mut self, a: &Self::Fe, b: &Self::Fe) -> Result<Self::Fe, String>;
+    fn sub(&mut self, a: &Self::Fe, b: &Self::Fe) -> Result<Self::Fe, String>;
+    /// `a·b`, or `a²` with `square` (`b` is then `a`).
+    fn mul(&mut self, a: &Self::Fe, b: &Self::Fe, square: bool) -> Result<Self::Fe, String>;
+    /// `c·a` for a small constant `c`.
+    fn mul_small(&mut self, a: &Self::Fe, c: u64) -> Result<Self::Fe, String>;
+    /// `(a, b)`, swapped when the formula's swap bit is 1; never a branch.
+    fn cswap(&mut self, a: &Self::Fe, b: &Self::Fe) -> (Self::Fe, Self::Fe);
+}
 
 use std::fmt;
 use std::str::FromStr;

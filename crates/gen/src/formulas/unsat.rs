@@ -25,6 +25,8 @@ use cryptopt_ir::func::{Op, Ty};
 use crate::fields::build::Opnd;
 use crate::fields::solinas::{self, ty_for, Gen, Params, B};
 
+use super::Ops;
+
 /// A field element: its limbs with their bounds.
 pub(crate) type Fe = Vec<B>;
 
@@ -43,6 +45,27 @@ pub(crate) struct Unsat<'p> {
     pub g: Gen,
     pub p: &'p Params,
     pub stats: Stats,
+    /// The u1 operand of `cswap`.
+    pub swap: Opnd,
+}
+
+impl Ops for Unsat<'_> {
+    type Fe = Fe;
+    fn add(&mut self, a: &Fe, b: &Fe) -> Result<Fe, String> {
+        Unsat::add(self, a, b)
+    }
+    fn sub(&mut self, a: &Fe, b: &Fe) -> Result<Fe, String> {
+        Unsat::sub(self, a, b)
+    }
+    fn mul(&mut self, a: &Fe, b: &Fe, square: bool) -> Result<Fe, String> {
+        Unsat::mul(self, a, b, square)
+    }
+    fn mul_small(&mut self, a: &Fe, c: u64) -> Result<Fe, String> {
+        Unsat::mul_small(self, a, c)
+    }
+    fn cswap(&mut self, a: &Fe, b: &Fe) -> (Fe, Fe) {
+        Unsat::cswap(self, self.swap, a, b)
+    }
 }
 
 impl Unsat<'_> {

@@ -19,6 +19,7 @@ use crate::fields::build::{Builder, Opnd};
 use crate::fields::solinas::{Gen, Params};
 
 use super::unsat::{Stats, Unsat};
+use super::Ops;
 
 /// `(A - 2) / 4` for curve25519's `A = 486662`.
 pub(crate) const A24: u64 = 121665;
@@ -38,17 +39,28 @@ pub(crate) fn ladderstep(
         },
         p,
         stats: Stats::default(),
+        swap: Opnd::Arg(0, 0),
     };
-    let swap = Opnd::Arg(0, 0);
-    let x1 = u.arg(1, tight);
-    let (x2, x3) = {
-        let (a, b) = (u.arg(2, tight), u.arg(4, tight));
-        u.cswap(swap, &a, &b)
-    };
-    let (z2, z3) = {
-        let (a, b) = (u.arg(3, tight), u.arg(5, tight));
-        u.cswap(swap, &a, &b)
-    };
+    let [x1, x2, z2, x3, z3] = [1, 2, 3, 4, 5].map(|k| u.arg(k, tight));
+    let outs = step(&mut u, [x1, x2, z2, x3, z3])?;
+    for (ret, x) in outs.into_iter().enumerate() {
+        let x = u.within(&x, tight)?;
+        for (i, l) in x.iter().enumerate() {
+            u.g.b.store(ret as u32, i as u32, l.o);
+        }
+    }
+    Ok((u.g.b, u.stats))
+}
+
+/// The step itself over any implementation of the field operations (inline in one
+/// function, or calls of a library: `driver`): `[x1, x2, z2, x3, z3]` to
+/// `[x2, z2, x3, z3]`, the swap being the implementation's own.
+pub(crate) fn step<O: Ops>(
+    u: &mut O,
+    [x1, x2, z2, x3, z3]: [O::Fe; 5],
+) -> Result<[O::Fe; 4], String> {
+    let (x2, x3) = u.cswap(&x2, &x3);
+    let (z2, z3) = u.cswap(&z2, &z3);
     let a = u.add(&x2, &z2)?;
     let aa = u.mul(&a, &a, true)?;
     let b = u.sub(&x2, &z2)?;
@@ -67,11 +79,5 @@ pub(crate) fn ladderstep(
     let a24e = u.mul_small(&e, A24)?;
     let sum = u.add(&aa, &a24e)?;
     let z2 = u.mul(&e, &sum, false)?;
-    for (ret, x) in [x2, z2, x3, z3].into_iter().enumerate() {
-        let x = u.within(&x, tight)?;
-        for (i, l) in x.iter().enumerate() {
-            u.g.b.store(ret as u32, i as u32, l.o);
-        }
-    }
-    Ok((u.g.b, u.stats))
+    Ok([x2, z2, x3, z3])
 }
