@@ -55,12 +55,9 @@ fn table() {
     );
 }
 
-/// The written JSON is a function the other commands read: its signature, and the C
-/// baseline compiles.
-#[test]
-fn written_formula_reads_back() {
-    let dir = scratch("formula");
-    std::fs::create_dir_all(&dir).unwrap();
+/// `gen --formula x25519-ladderstep` written to `dir/ladderstep.json` (`dir` created).
+fn ladderstep_json(dir: &std::path::Path) -> std::path::PathBuf {
+    std::fs::create_dir_all(dir).unwrap();
     let (c, json, err) = cryptopt(&[
         "gen",
         "--field",
@@ -71,6 +68,15 @@ fn written_formula_reads_back() {
     assert_eq!(c, 0, "{err}");
     let file = dir.join("ladderstep.json");
     std::fs::write(&file, json).unwrap();
+    file
+}
+
+/// The written JSON is a function the other commands read: its signature, and the C
+/// baseline compiles.
+#[test]
+fn written_formula_reads_back() {
+    let dir = scratch("formula");
+    let file = ladderstep_json(&dir);
     let file = file.to_str().unwrap();
     check(
         &["list", file],
@@ -117,16 +123,7 @@ fn ladderstep_optimizes_and_proves() {
         "stack arguments are read from the stack"
     );
 
-    let (c, json, err) = cryptopt(&[
-        "gen",
-        "--field",
-        "curve25519",
-        "--formula",
-        "x25519-ladderstep",
-    ]);
-    assert_eq!(c, 0, "{err}");
-    let file = dir.join("ladderstep.json");
-    std::fs::write(&file, json).unwrap();
+    let file = ladderstep_json(&dir);
     let file = file.to_str().unwrap();
     check(&["check", file, asm.to_str().unwrap()], 0, &["equivalent"]);
     for extra in [
