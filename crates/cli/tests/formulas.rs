@@ -194,7 +194,14 @@ fn bench_formula_has_the_ops_column() {
             "{op}.s"
         );
     }
-    assert!(dir.join("ops/fiat_25519_ladderstep_from_ops.c").exists());
+    let driver = std::fs::read_to_string(dir.join("ops/fiat_25519_ladderstep_from_ops.c")).unwrap();
+    for decl in [
+        "void fiat_25519_ladderstep_from_ops(uint64_t out1[5], uint64_t out2[5], \
+         uint64_t out3[5], uint64_t out4[5], fiat_uint1 arg1, const uint64_t arg2[5]",
+        "void fiat_25519_carry_mul(uint64_t out1[5], const uint64_t arg1[5], const uint64_t arg2[5]);",
+    ] {
+        assert!(driver.contains(decl), "{decl} not in\n{driver}");
+    }
     let (c, _, err) = cryptopt(&[
         "bench",
         "--field",

@@ -81,7 +81,12 @@ pub fn emit(f: &Function) -> String {
 /// The declaration of `f` with `;`: `void NAME(uint64_t out1[4], const uint64_t arg1[4]);`.
 /// A header needs [`PRELUDE`] before it for the `fiat_*` types.
 pub fn prototype(f: &Function) -> String {
-    format!("{};", Emitter::new(f).signature())
+    format!("{};", signature(f))
+}
+
+/// The head of `f`'s definition, without `;`: `void NAME(uint64_t out1[4], …)`.
+pub fn signature(f: &Function) -> String {
+    Emitter::new(f).signature()
 }
 
 /// The C type of an argument or output element of type `ty` in the emitted signature:

@@ -63,7 +63,8 @@ impl Reg {
     pub const ARGS: [Reg; 6] = [Reg::Rdi, Reg::Rsi, Reg::Rdx, Reg::Rcx, Reg::R8, Reg::R9];
 
     /// Where integer argument `k` (0-based) is at a function's entry under System V: the
-    /// one home of that rule for code generation, the checker and the measurement.
+    /// one home of that rule for code generation and the checker (the measurement's
+    /// trampoline lays out the same words in machine code of its own).
     pub fn arg_location(k: usize) -> ArgLoc {
         match Reg::ARGS.get(k) {
             Some(&r) => ArgLoc::Reg(r),

@@ -18,18 +18,42 @@ use anyhow::{bail, Context, Result};
 
 use cryptopt_gen::formulas::{self, Library};
 use cryptopt_measure::baseline::CompiledC;
+use cryptopt_measure::c;
 use cryptopt_x86::Program;
 
 use super::Benched;
 use crate::args::BenchArgs;
+use crate::checks::check_baseline;
 
 /// The column of the formula built from separately optimized operations.
 pub(super) const COLUMN: &str = "ops";
 
 /// The formula's function and the library its driver calls.
 pub(super) struct FromOps {
-    pub function: String,
+    /// The formula's function (whose signature the driver has).
+    pub function: cryptopt_ir::Function,
     pub library: Library,
+}
+
+impl FromOps {
+    /// The driver's C: the C emitter's prelude and declarations of the operations, and
+    /// the library's body under the formula's signature.
+    fn source(&self) -> String {
+        let f = &self.function;
+        let sig =
+            cryptopt_ir::Function::new(&self.library.symbol, f.params.clone(), f.returns.clone());
+        let mut s = String::from(c::PRELUDE);
+        for op in &self.library.ops {
+            s.push_str(&c::prototype(op));
+            s.push('\n');
+        }
+        s.push_str(&format!(
+            "\n{} {{\n{}}}\n",
+            c::signature(&sig),
+            self.library.body
+        ));
+        s
+    }
 }
 
 /// With `--field` (and `--formula`): the functions to optimize — the formula's, then
@@ -54,14 +78,20 @@ pub(super) fn resolve(args: &BenchArgs) -> Result<Option<(Vec<Benched>, Option<F
     let formula = name.parse()?;
     let (f, _) = formulas::generate(formula, &spec)?;
     let library = formulas::library(formula, &spec, &f)?;
-    let function = f.name.clone();
-    let mut out = vec![benched(f)];
+    let mut out = vec![benched(f.clone())];
     out.extend(library.ops.iter().cloned().map(benched));
-    Ok(Some((out, Some(FromOps { function, library }))))
+    Ok(Some((
+        out,
+        Some(FromOps {
+            function: f,
+            library,
+        }),
+    )))
 }
 
 /// The driver compiled by gcc with each operation's winner (`winner(name)`), written as
-/// GNU as text into `dir/ops/`, where they stay for the user to look at.
+/// GNU as text into `dir/ops/`, where they stay for the user to look at; run against the
+/// interpreter before it is returned.
 pub(super) fn build(
     from: &FromOps,
     winner: impl Fn(&str) -> Option<Program>,
@@ -79,13 +109,15 @@ pub(super) fn build(
         crate::files::write_atomically(&path, cryptopt_x86::print::gas(&p).as_bytes())?;
         files.push(path.to_string_lossy().into_owned());
     }
+    let source = from.source();
     let driver = ops_dir.join(format!("{}.c", from.library.symbol));
-    crate::files::write_atomically(&driver, from.library.source.as_bytes())?;
+    crate::files::write_atomically(&driver, source.as_bytes())?;
     let flags: Vec<&str> = files.iter().map(String::as_str).collect();
-    Ok(CompiledC::build(
-        &from.library.source,
-        &from.library.symbol,
-        "gcc",
-        &flags,
-    )?)
+    let compiled = CompiledC::build(&source, &from.library.symbol, "gcc", &flags)?;
+    check_baseline(
+        &from.function,
+        compiled.ptr(),
+        "the formula from its optimized operations",
+    )?;
+    Ok(compiled)
 }

@@ -327,9 +327,7 @@ pub fn command(args: BenchArgs) -> Result<()> {
                     .map(|w| w.program.clone())
             };
             let c = formula::build(from, winner, &args.out)?;
-            let f = &functions[0].f;
-            check_baseline(f, c.ptr(), "the formula from its optimized operations")?;
-            Some((from.function.clone(), c))
+            Some((from.function.name.clone(), c))
         }
         None => None,
     };

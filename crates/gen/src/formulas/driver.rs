@@ -3,8 +3,8 @@
 //! benchmark's point of comparison for a formula optimized as one function.
 //!
 //! ```text
-//!   x25519::step ──Ops for Driver──▶ C: one call per operation into tN[] temporaries,
-//!                                       the swap as masks, the outputs copied at the end
+//!   x25519::step ──Ops for Driver──▶ C statements: one call per operation into tN[]
+//!                                    temporaries, the swap as masks, the outputs copied
 //!                └── the operations it called ──▶ one Function each (Fiat's conventions:
 //!                    add/sub tight → loose, carry_mul/carry_square/carry_scmul loose → tight)
 //! ```
@@ -13,10 +13,11 @@
 //! multiplication by a small constant, the same `Unsat` code the inline formula uses, so
 //! the driver computes exactly the formula's limbs whenever the inline composition
 //! needed no carry beyond the multiplications' (the case for the X25519 ladder step).
-//! The driver must never branch on data (the swap is masks) and never call an operation
-//! with an element outside that operation's input bounds: it tracks which elements are
-//! tight and which loose, and refuses a formula that would need a carry it has no
-//! operation for.
+//! The C declarations are the C emitter's (`cryptopt_measure::c`), not this module's: it
+//! only writes the body. The driver must never branch on data (the swap is masks) and
+//! never call an operation with an element outside that operation's input bounds: it
+//! tracks which elements are tight and which loose, and refuses a formula that would
+//! need a carry it has no operation for.
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -33,9 +34,9 @@ use crate::fields::{FieldError, FieldOp, FieldSpec};
 pub struct Library {
     /// The operations the C calls, one function each (Fiat dialect), by name.
     pub ops: Vec<Function>,
-    /// C source (with `stdint.h`) defining `symbol`, of the formula's own C signature,
-    /// which calls `ops` (declared `extern` there).
-    pub source: String,
+    /// The statements of the driver's body: with the formula's own signature (its
+    /// parameter and output names) under the name `symbol`, calling `ops` by name.
+    pub body: String,
     /// `<formula's function name>_from_ops`.
     pub symbol: String,
 }
@@ -48,6 +49,16 @@ enum Call {
     Scmul(u64),
 }
 
+impl Call {
+    /// Whether its output is within the tight bounds (else loose).
+    fn tight_out(self) -> bool {
+        !matches!(
+            self,
+            Call::Field(FieldOp::Add | FieldOp::Sub | FieldOp::Opp)
+        )
+    }
+}
+
 /// An element: the C array holding it, and whether it is within the tight bounds.
 #[derive(Clone, Debug)]
 struct Elem {
@@ -55,58 +66,49 @@ struct Elem {
     tight: bool,
 }
 
-struct Driver {
-    prefix: String,
-    limbs: usize,
+struct Driver<'s> {
+    spec: &'s FieldSpec,
     body: String,
     temps: usize,
-    used: BTreeMap<Call, String>,
+    /// Each operation called, built at its first call.
+    used: BTreeMap<Call, Function>,
 }
 
-impl Driver {
+impl Driver<'_> {
     fn temp(&mut self) -> String {
         self.temps += 1;
         let t = format!("t{}", self.temps);
-        let _ = writeln!(self.body, "    uint64_t {t}[{}];", self.limbs);
+        let _ = writeln!(self.body, "    uint64_t {t}[{}];", self.spec.limbs());
         t
     }
 
-    /// `out = op(args…)`; the arguments must be within `need_tight` bounds or loose.
+    /// A new temporary = `call(args…)`; with `tight_in`, every argument must be tight.
     fn call(&mut self, call: Call, args: &[&Elem], tight_in: bool) -> Result<Elem, String> {
-        if tight_in {
-            if let Some(a) = args.iter().find(|a| !a.tight) {
-                return Err(format!(
-                    "{:?} needs tight operands and `{}` is loose (no carry operation to call)",
-                    call, a.name
-                ));
-            }
+        if let Some(a) = args.iter().find(|a| tight_in && !a.tight) {
+            return Err(format!(
+                "{call:?} needs tight operands and `{}` is loose (no carry operation to call)",
+                a.name
+            ));
         }
-        let name = match call {
-            Call::Field(op) => {
-                let fname = match op {
-                    FieldOp::Mul => "carry_mul",
-                    FieldOp::Square => "carry_square",
-                    FieldOp::Add => "add",
-                    FieldOp::Sub => "sub",
-                    FieldOp::Opp => "opp",
-                };
-                format!("fiat_{}_{fname}", self.prefix)
-            }
-            Call::Scmul(c) => format!("fiat_{}_carry_scmul_{c}", self.prefix),
-        };
-        self.used.insert(call, name.clone());
+        if !self.used.contains_key(&call) {
+            let f = match call {
+                Call::Field(op) => crate::fields::generate(self.spec, op),
+                Call::Scmul(c) => scmul(self.spec, c),
+            };
+            self.used.insert(call, f.map_err(|e| e.to_string())?);
+        }
+        let name = self.used[&call].name.clone();
         let t = self.temp();
         let list: Vec<&str> = args.iter().map(|a| a.name.as_str()).collect();
         let _ = writeln!(self.body, "    {name}({t}, {});", list.join(", "));
-        let tight = !matches!(
-            call,
-            Call::Field(FieldOp::Add | FieldOp::Sub | FieldOp::Opp)
-        );
-        Ok(Elem { name: t, tight })
+        Ok(Elem {
+            name: t,
+            tight: call.tight_out(),
+        })
     }
 }
 
-impl Ops for Driver {
+impl Ops for Driver<'_> {
     type Fe = Elem;
     fn add(&mut self, a: &Elem, b: &Elem) -> Result<Elem, String> {
         self.call(Call::Field(FieldOp::Add), &[a, b], true)
@@ -130,7 +132,7 @@ impl Ops for Driver {
             self.body,
             "    for (int i = 0; i < {}; i++) {{ uint64_t m = 0 - (uint64_t)(arg1 & 1); \
              {x}[i] = ({a}[i] & ~m) | ({b}[i] & m); {y}[i] = ({b}[i] & ~m) | ({a}[i] & m); }}",
-            self.limbs,
+            self.spec.limbs(),
             a = a.name,
             b = b.name
         );
@@ -141,16 +143,14 @@ impl Ops for Driver {
 }
 
 /// `formula` over `spec` as C calling separately built field operations; `f` is the
-/// formula's own function ([`super::generate`]), whose C signature the driver has.
+/// formula's own function ([`super::generate`]), whose signature the driver has.
 pub fn library(formula: Formula, spec: &FieldSpec, f: &Function) -> Result<Library, FieldError> {
     let internal = |message: String| FieldError::Internal {
         function: f.name.clone(),
         message,
     };
-    let limbs = spec.limbs() as usize;
     let mut d = Driver {
-        prefix: spec.name.clone(),
-        limbs,
+        spec,
         body: String::new(),
         temps: 0,
         used: BTreeMap::new(),
@@ -167,69 +167,23 @@ pub fn library(formula: Formula, spec: &FieldSpec, f: &Function) -> Result<Libra
                 .to_vec()
         }
     };
-    let mut source = String::from("#include <stdint.h>\n\n");
-    for (call, name) in &d.used {
-        let arity = match call {
-            Call::Field(op) => op.arity(),
-            Call::Scmul(_) => 1,
-        };
-        let args: Vec<String> = (1..=arity)
-            .map(|k| format!("const uint64_t arg{k}[{limbs}]"))
-            .collect();
-        let _ = writeln!(
-            source,
-            "extern void {name}(uint64_t out1[{limbs}], {});",
-            args.join(", ")
-        );
-    }
-    let symbol = format!("{}_from_ops", f.name);
-    let mut sig = Vec::new();
-    for r in &f.returns {
-        sig.push(c_param(r, false).map_err(internal)?);
-    }
-    for p in &f.params {
-        sig.push(c_param(p, true).map_err(internal)?);
-    }
-    let _ = writeln!(source, "\nvoid {symbol}({}) {{", sig.join(", "));
-    source.push_str(&d.body);
     for (k, x) in outs.iter().enumerate() {
         if !x.tight {
             return Err(internal(format!("output {} would be loose", k + 1)));
         }
         let _ = writeln!(
-            source,
-            "    for (int i = 0; i < {limbs}; i++) out{}[i] = {}[i];",
+            d.body,
+            "    for (int i = 0; i < {}; i++) out{}[i] = {}[i];",
+            spec.limbs(),
             k + 1,
             x.name
         );
     }
-    source.push_str("}\n");
-
-    let mut ops = Vec::new();
-    for call in d.used.keys() {
-        ops.push(match *call {
-            Call::Field(op) => crate::fields::generate(spec, op)?,
-            Call::Scmul(c) => scmul(spec, c)?,
-        });
-    }
     Ok(Library {
-        ops,
-        source,
-        symbol,
+        ops: d.used.into_values().collect(),
+        body: d.body,
+        symbol: format!("{}_from_ops", f.name),
     })
-}
-
-/// The C parameter for `p`: arrays of u64 and u1 scalars, as Fiat's C has them.
-fn c_param(p: &Param, input: bool) -> Result<String, String> {
-    match (p.len, p.ty) {
-        (Some(n), Ty::U64) => Ok(format!(
-            "{}uint64_t {}[{n}]",
-            if input { "const " } else { "" },
-            p.name
-        )),
-        (None, Ty::U1) if input => Ok(format!("unsigned char {}", p.name)),
-        _ => Err(format!("`{}` of type {} has no C form here", p.name, p.ty)),
-    }
 }
 
 /// `fiat_<field>_carry_scmul_<c>`: `out1 = c·arg1`, loose in, tight out, by the same

@@ -49,25 +49,6 @@ pub(crate) struct Unsat<'p> {
     pub swap: Opnd,
 }
 
-impl Ops for Unsat<'_> {
-    type Fe = Fe;
-    fn add(&mut self, a: &Fe, b: &Fe) -> Result<Fe, String> {
-        Unsat::add(self, a, b)
-    }
-    fn sub(&mut self, a: &Fe, b: &Fe) -> Result<Fe, String> {
-        Unsat::sub(self, a, b)
-    }
-    fn mul(&mut self, a: &Fe, b: &Fe, square: bool) -> Result<Fe, String> {
-        Unsat::mul(self, a, b, square)
-    }
-    fn mul_small(&mut self, a: &Fe, c: u64) -> Result<Fe, String> {
-        Unsat::mul_small(self, a, c)
-    }
-    fn cswap(&mut self, a: &Fe, b: &Fe) -> (Fe, Fe) {
-        Unsat::cswap(self, self.swap, a, b)
-    }
-}
-
 impl Unsat<'_> {
     /// Argument `param` as a field element with the given limb bounds.
     pub fn arg(&self, param: u32, bounds: &[u128]) -> Fe {
@@ -112,7 +93,29 @@ impl Unsat<'_> {
         m(a) >= m(b)
     }
 
-    pub fn add(&mut self, a: &Fe, b: &Fe) -> Result<Fe, String> {
+    fn sub_with(&mut self, a: &Fe, b: &Fe, bal: &[u128]) -> Result<Fe, String> {
+        let mut out = Vec::with_capacity(a.len());
+        for i in 0..a.len() {
+            let hi = self.g.add(&[
+                B {
+                    o: Opnd::K(bal[i]),
+                    max: bal[i],
+                },
+                a[i],
+            ])?;
+            out.push(B {
+                o: self.g.b.op1(Op::Sub, &[hi.o, b[i].o], Ty::U64),
+                max: hi.max,
+            });
+        }
+        Ok(out)
+    }
+}
+
+impl Ops for Unsat<'_> {
+    type Fe = Fe;
+
+    fn add(&mut self, a: &Fe, b: &Fe) -> Result<Fe, String> {
         let (mut a, mut b) = (a.clone(), b.clone());
         while !Self::fits64(&a, &b) {
             if Self::looser(&a, &b) {
@@ -126,9 +129,8 @@ impl Unsat<'_> {
             .map(|(&x, &y)| self.g.add(&[x, y]))
             .collect()
     }
-
     /// `a - b` as `a + m·p - b` with limbs that cannot go negative.
-    pub fn sub(&mut self, a: &Fe, b: &Fe) -> Result<Fe, String> {
+    fn sub(&mut self, a: &Fe, b: &Fe) -> Result<Fe, String> {
         let (mut a, mut b) = (a.clone(), b.clone());
         for _ in 0..4 {
             let mut m = 2u128;
@@ -152,27 +154,8 @@ impl Unsat<'_> {
         }
         Err("no multiple of p balances this subtraction".into())
     }
-
-    fn sub_with(&mut self, a: &Fe, b: &Fe, bal: &[u128]) -> Result<Fe, String> {
-        let mut out = Vec::with_capacity(a.len());
-        for i in 0..a.len() {
-            let hi = self.g.add(&[
-                B {
-                    o: Opnd::K(bal[i]),
-                    max: bal[i],
-                },
-                a[i],
-            ])?;
-            out.push(B {
-                o: self.g.b.op1(Op::Sub, &[hi.o, b[i].o], Ty::U64),
-                max: hi.max,
-            });
-        }
-        Ok(out)
-    }
-
     /// `a·b` (`square`: `a²`, `b` ignored), reduced by the carry chain.
-    pub fn mul(&mut self, a: &Fe, b: &Fe, square: bool) -> Result<Fe, String> {
+    fn mul(&mut self, a: &Fe, b: &Fe, square: bool) -> Result<Fe, String> {
         let (mut a, mut b) = (a.clone(), b.clone());
         for _ in 0..3 {
             let mark = self.g.b.mark();
@@ -195,9 +178,8 @@ impl Unsat<'_> {
         }
         Err("a product does not fit 128 bits even with reduced operands".into())
     }
-
     /// `c·a` for a small constant `c`, reduced by the carry chain.
-    pub fn mul_small(&mut self, a: &Fe, c: u64) -> Result<Fe, String> {
+    fn mul_small(&mut self, a: &Fe, c: u64) -> Result<Fe, String> {
         let mut limbs = Vec::with_capacity(a.len());
         for x in a {
             let max = x
@@ -216,10 +198,10 @@ impl Unsat<'_> {
         self.stats.small_muls += 1;
         solinas::carry(&mut self.g, self.p, limbs)
     }
-
     /// `(a, b)` swapped when the u1 `swap` is 1: Fiat's `cmovznz` per limb, which the C
     /// baseline writes with masks and code generation with `cmov`: never a branch.
-    pub fn cswap(&mut self, swap: Opnd, a: &Fe, b: &Fe) -> (Fe, Fe) {
+    fn cswap(&mut self, a: &Fe, b: &Fe) -> (Fe, Fe) {
+        let swap = self.swap;
         let mut x = Vec::with_capacity(a.len());
         let mut y = Vec::with_capacity(a.len());
         for i in 0..a.len() {
