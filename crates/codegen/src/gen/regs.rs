@@ -149,12 +149,24 @@ impl Generator<'_> {
         self.st.v_reg[v.index()] = Some(r);
     }
 
+    /// Whether value `v` is also in memory (its input element or a spill slot).
+    fn in_memory(&self, v: u32) -> bool {
+        self.st.v_mem[v as usize].is_some()
+    }
+
     /// A free allocatable register that is not pinned, if any.
     fn free_reg(&self) -> Option<Reg> {
         self.allocatable
             .iter()
             .copied()
             .find(|&r| self.st.owner[r.index()] == Owner::Free && !self.is_pinned(r))
+    }
+
+    /// A free register, taken (pinned, Temp), if any.
+    pub(super) fn take_free(&mut self) -> Option<Reg> {
+        let r = self.free_reg()?;
+        self.take(r);
+        Some(r)
     }
 
     /// Puts `x` into rdx (pinned), moving whatever rdx held.
@@ -169,6 +181,12 @@ impl Generator<'_> {
         // Pinned first, so that moving its holder never picks rdx itself.
         self.pin(rdx);
         match self.st.owner[rdx.index()] {
+            Owner::Val(w) if self.in_memory(w) => {
+                // Dropped, not copied: its later uses read memory (an operand in place,
+                // or a load where a register is needed), which costs no more than the
+                // copy, and the register stays free.
+                self.evict(rdx);
+            }
             Owner::Val(w) if self.occurrences(w) > 0 => {
                 // The other operand is in rdx: move it out of the way.
                 let r = self.alloc_reg()?;

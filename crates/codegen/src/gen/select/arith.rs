@@ -152,7 +152,7 @@ impl Generator<'_> {
             }
             self.load_rdx(a)?;
             let src = self.operand(b, true, false)?;
-            let lo = self.result_reg(&[b, a])?;
+            let lo = self.mulx_result_reg(b, a)?;
             let hi = self.fresh()?;
             self.emit(Inst::op3(M::Mulx, X::r64(hi), X::r64(lo), src), None)?;
             return self.finish_result(d, lo);
@@ -202,7 +202,7 @@ impl Generator<'_> {
             F::Mulx => {
                 self.load_rdx(IrOperand::Const(c as u128))?;
                 let src = self.operand(x, true, false)?;
-                let lo = self.result_reg(&[x])?;
+                let lo = self.mulx_result_reg(x, IrOperand::Const(c as u128))?;
                 let hi = self.fresh()?;
                 self.emit(Inst::op3(M::Mulx, X::r64(hi), X::r64(lo), src), None)?;
                 lo

@@ -23,8 +23,8 @@ impl Generator<'_> {
         };
         self.load_rdx(x)?;
         let src = self.operand(y, true, false)?;
-        let lo = self.result_reg(&[y, x])?;
-        let hi = self.result_reg(&[y, x])?;
+        let lo = self.mulx_result_reg(y, x)?;
+        let hi = self.mulx_result_reg(y, x)?;
         self.emit(Inst::op3(M::Mulx, X::r64(hi), X::r64(lo), src), None)?;
         self.bind(d.results[0], lo);
         self.bind(d.results[1], hi);

@@ -86,17 +86,36 @@ impl Generator<'_> {
     /// among `reuse` (and is not pinned by something else), else a fresh one.
     fn result_reg(&mut self, reuse: &[IrOperand]) -> Result<Reg> {
         for &o in reuse {
-            if let IrOperand::Value(v) = o {
-                if let Some(r) = self.st.v_reg[v.index()] {
-                    if self.dies_here(o) {
-                        self.st.v_reg[v.index()] = None;
-                        self.st.owner[r.index()] = Owner::Temp;
-                        self.pin(r);
-                        return Ok(r);
-                    }
-                }
+            if let Some(r) = self.reuse_dying(o) {
+                return Ok(r);
             }
         }
         self.fresh()
+    }
+
+    /// A result register for `mulx`: a dying register of `y` (the factor not in rdx),
+    /// else a free register, and rdx (`x`, dying) only when none is free: a product
+    /// half left in rdx must move out again before the next `mulx`.
+    fn mulx_result_reg(&mut self, y: IrOperand, x: IrOperand) -> Result<Reg> {
+        if let Some(r) = self.reuse_dying(y) {
+            return Ok(r);
+        }
+        if let Some(r) = self.take_free() {
+            return Ok(r);
+        }
+        self.result_reg(&[x])
+    }
+
+    /// The register of `o` if `o` dies at this instruction, taken (pinned, Temp).
+    fn reuse_dying(&mut self, o: IrOperand) -> Option<Reg> {
+        let IrOperand::Value(v) = o else { return None };
+        let r = self.st.v_reg[v.index()]?;
+        if !self.dies_here(o) {
+            return None;
+        }
+        self.st.v_reg[v.index()] = None;
+        self.st.owner[r.index()] = Owner::Temp;
+        self.pin(r);
+        Some(r)
     }
 }
