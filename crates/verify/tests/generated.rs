@@ -159,3 +159,45 @@ fn every_structured_candidate_is_proved() {
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
     assert_eq!(fs.len(), 22);
 }
+
+/// The whole formulas (`gen --formula`: the X25519 ladder step, the P-256 and secp256k1
+/// point formulas), one candidate per option combination each, proved like any function;
+/// the largest program (P-256 addition, about 2,900 instructions) is the checker's
+/// scale case. Its time is printed, never asserted (shared machines are noisy).
+#[test]
+fn every_whole_formula_is_proved() {
+    use cryptopt_gen::fields;
+    use cryptopt_gen::formulas::{self, Formula};
+    let mut largest = (0, String::new(), std::time::Duration::ZERO);
+    for formula in Formula::ALL {
+        let spec = fields::preset(formula.fields()[0]).expect("a preset");
+        let (f, _) = formulas::generate(formula, &spec).expect("generates");
+        let g = lower::lower(&f).expect("lowers");
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(13);
+        for opts in Options::all() {
+            let mut gen = Generator::new(&g, opts).expect("generator");
+            let c = Candidate::random(&g, gen.deps(), &mut rng);
+            gen.generate(&c).expect("generates");
+            let p = gen.program();
+            let t = std::time::Instant::now();
+            let verdict = check(&f, &p, common::check_options(&opts));
+            let took = t.elapsed();
+            assert!(
+                matches!(verdict, Ok(Verdict::Equivalent)),
+                "{formula} under {opts:?}: {verdict:?}"
+            );
+            if p.insts.len() > largest.0 {
+                largest = (p.insts.len(), f.name.clone(), took);
+            }
+        }
+    }
+    eprintln!(
+        "largest formula program: {} with {} instructions, proved in {:.1?}",
+        largest.1, largest.0, largest.2
+    );
+    assert!(
+        largest.0 >= 2500,
+        "the scale case has {} instructions",
+        largest.0
+    );
+}

@@ -75,7 +75,7 @@
 //! conditional subtraction).
 
 pub(crate) mod build;
-mod montgomery;
+pub(crate) mod montgomery;
 mod prime;
 pub(crate) mod solinas;
 mod spec;

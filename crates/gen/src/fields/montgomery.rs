@@ -21,17 +21,17 @@ const MAX: u128 = u64::MAX as u128;
 
 /// A 64-bit word (or a carry bit) and its upper bound.
 #[derive(Clone, Copy, Debug)]
-struct W {
-    o: Opnd,
-    max: u128,
+pub(crate) struct W {
+    pub o: Opnd,
+    pub max: u128,
 }
 
-const ZERO: W = W {
+pub(crate) const ZERO: W = W {
     o: Opnd::K(0),
     max: 0,
 };
 
-fn k(c: u64) -> W {
+pub(crate) fn k(c: u64) -> W {
     W {
         o: Opnd::K(c as u128),
         max: c as u128,
@@ -42,8 +42,8 @@ fn is_zero(w: &W) -> bool {
     w.o == Opnd::K(0)
 }
 
-struct Words {
-    b: Builder,
+pub(crate) struct Words {
+    pub b: Builder,
 }
 
 impl Words {
@@ -131,7 +131,7 @@ impl Words {
     }
 }
 
-fn p_limbs(p: &BigUint, n: usize) -> Vec<u64> {
+pub(crate) fn p_limbs(p: &BigUint, n: usize) -> Vec<u64> {
     let mut limbs: Vec<u64> = p.iter_u64_digits().collect();
     limbs.resize(n, 0);
     limbs
@@ -179,7 +179,7 @@ pub(crate) fn generate(spec: &FieldSpec, op: FieldOp) -> Result<Function, FieldE
     g.b.finish()
 }
 
-fn mul(g: &mut Words, p: &[W], a: &[W], b: &[W]) -> Vec<W> {
+pub(crate) fn mul(g: &mut Words, p: &[W], a: &[W], b: &[W]) -> Vec<W> {
     let n = p.len();
     let mp = m_prime(p[0].max as u64);
     // T: n words plus the top word (a carry, or a sum of two carries).
@@ -248,7 +248,7 @@ fn final_subtract(g: &mut Words, p: &[W], t: &[W], top: W) -> Vec<W> {
         .collect()
 }
 
-fn add(g: &mut Words, p: &[W], a: &[W], b: &[W]) -> Vec<W> {
+pub(crate) fn add(g: &mut Words, p: &[W], a: &[W], b: &[W]) -> Vec<W> {
     let mut s = Vec::with_capacity(a.len());
     let mut c = ZERO;
     for (&x, &y) in a.iter().zip(b) {
@@ -260,7 +260,7 @@ fn add(g: &mut Words, p: &[W], a: &[W], b: &[W]) -> Vec<W> {
 }
 
 /// `a - b`, plus `p` if that borrowed: `a + (p & mask)` with the mask from the borrow.
-fn sub(g: &mut Words, p: &[W], a: &[W], b: &[W]) -> Vec<W> {
+pub(crate) fn sub(g: &mut Words, p: &[W], a: &[W], b: &[W]) -> Vec<W> {
     let mut d = Vec::with_capacity(a.len());
     let mut borrow = ZERO;
     for (&x, &y) in a.iter().zip(b) {

@@ -22,13 +22,17 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
+use num_bigint::BigUint;
+
 use cryptopt_ir::func::{Function, Param, Ty};
 
+use super::mont::{self, Mont};
 use super::unsat::{Stats, Unsat};
-use super::{x25519, Formula, Ops};
+use super::{Formula, Ops};
 use crate::fields::build::{Builder, Opnd};
+use crate::fields::montgomery::Words;
 use crate::fields::solinas::Gen;
-use crate::fields::{FieldError, FieldOp, FieldSpec};
+use crate::fields::{FieldError, FieldOp, FieldSpec, Repr};
 
 /// A formula as C over a library of field operations.
 pub struct Library {
@@ -47,16 +51,6 @@ enum Call {
     Field(FieldOp),
     /// Multiplication by a small constant, then the carry chain.
     Scmul(u64),
-}
-
-impl Call {
-    /// Whether its output is within the tight bounds (else loose).
-    fn tight_out(self) -> bool {
-        !matches!(
-            self,
-            Call::Field(FieldOp::Add | FieldOp::Sub | FieldOp::Opp)
-        )
-    }
 }
 
 /// An element: the C array holding it, and whether it is within the tight bounds.
@@ -103,8 +97,19 @@ impl Driver<'_> {
         let _ = writeln!(self.body, "    {name}({t}, {});", list.join(", "));
         Ok(Elem {
             name: t,
-            tight: call.tight_out(),
+            tight: self.tight_out(call),
         })
+    }
+
+    /// Whether `call`'s output is within the tight bounds (else loose): Solinas
+    /// additions and subtractions leave their result loose; every Montgomery operation
+    /// reduces fully.
+    fn tight_out(&self, call: Call) -> bool {
+        self.spec.repr == Repr::Montgomery
+            || !matches!(
+                call,
+                Call::Field(FieldOp::Add | FieldOp::Sub | FieldOp::Opp)
+            )
     }
 }
 
@@ -125,6 +130,30 @@ impl Ops for Driver<'_> {
     }
     fn mul_small(&mut self, a: &Elem, c: u64) -> Result<Elem, String> {
         self.call(Call::Scmul(c), &[a], false)
+    }
+    /// A `static const` array holding `c` in the representation (Montgomery's `c·R`).
+    fn constant(&mut self, c: &BigUint) -> Elem {
+        let n = self.spec.limbs() as usize;
+        let words: Vec<String> = match self.spec.repr {
+            Repr::Montgomery => mont::to_mont_words(c, &self.spec.p, n)
+                .iter()
+                .map(|w| format!("{w:#x}"))
+                .collect(),
+            Repr::Solinas { .. } => self
+                .spec
+                .to_limbs(&(c % &self.spec.p))
+                .iter()
+                .map(|w| format!("{w:#x}"))
+                .collect(),
+        };
+        self.temps += 1;
+        let name = format!("k{}", self.temps);
+        let _ = writeln!(
+            self.body,
+            "    static const uint64_t {name}[{n}] = {{{}}};",
+            words.join(", ")
+        );
+        Elem { name, tight: true }
     }
     fn cswap(&mut self, a: &Elem, b: &Elem) -> (Elem, Elem) {
         let (x, y) = (self.temp(), self.temp());
@@ -155,18 +184,16 @@ pub fn library(formula: Formula, spec: &FieldSpec, f: &Function) -> Result<Libra
         temps: 0,
         used: BTreeMap::new(),
     };
-    let outs = match formula {
-        Formula::X25519Ladderstep => {
-            // Arguments are within the tight bounds (the function's declared bounds).
-            let arg = |k: u32| Elem {
-                name: format!("arg{}", k + 1),
-                tight: true,
-            };
-            x25519::step(&mut d, [1, 2, 3, 4, 5].map(arg))
-                .map_err(internal)?
-                .to_vec()
-        }
-    };
+    // Arguments are within the tight bounds (the function's declared bounds); the
+    // ladder step's first is its swap bit.
+    let first = 1 + formula.has_swap() as usize;
+    let args = (0..formula.elements_in())
+        .map(|k| Elem {
+            name: format!("arg{}", first + k),
+            tight: true,
+        })
+        .collect();
+    let outs = formula.run(&mut d, args).map_err(internal)?;
     for (k, x) in outs.iter().enumerate() {
         if !x.tight {
             return Err(internal(format!("output {} would be loose", k + 1)));
@@ -186,9 +213,31 @@ pub fn library(formula: Formula, spec: &FieldSpec, f: &Function) -> Result<Libra
     })
 }
 
-/// `fiat_<field>_carry_scmul_<c>`: `out1 = c·arg1`, loose in, tight out, by the same
-/// code the inline formulas use ([`Unsat::mul_small`]).
+/// `fiat_<field>_carry_scmul_<c>` (Solinas: loose in, tight out) or
+/// `fiat_<field>_scmul_<c>` (Montgomery): `out1 = c·arg1`, by the same code the inline
+/// formulas use ([`Unsat::mul_small`], [`Mont::mul_small`]).
 fn scmul(spec: &FieldSpec, c: u64) -> Result<Function, FieldError> {
+    if spec.repr == Repr::Montgomery {
+        let name = format!("fiat_{}_scmul_{c}", spec.name);
+        let n = spec.limbs() as usize;
+        let elem = |name: &str| Param::array(name, Ty::U64, &vec![u64::MAX as u128; n]);
+        let mut u = Mont::new(
+            Words {
+                b: Builder::new(name.clone(), vec![elem("arg1")], vec![elem("out1")]),
+            },
+            &spec.p,
+            n,
+        );
+        let x = u.arg(0);
+        let r = u.mul_small(&x, c).map_err(|message| FieldError::Internal {
+            function: name,
+            message,
+        })?;
+        for (i, w) in r.iter().enumerate() {
+            u.g.b.store(0, i as u32, w.o);
+        }
+        return u.g.b.finish();
+    }
     let name = format!("fiat_{}_carry_scmul_{c}", spec.name);
     let internal = |message: String| FieldError::Internal {
         function: name.clone(),

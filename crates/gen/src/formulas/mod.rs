@@ -3,25 +3,35 @@
 //! the search schedules across operations and no intermediate goes through memory.
 //!
 //! ```text
-//!   "x25519-ladderstep" ──Formula──┐
-//!   "curve25519" ──fields::resolve─┴─▶ unsat::Unsat (limbs + bounds, lazy carries)
-//!                                        └─ x25519::ladderstep ─▶ Builder ─▶ Function
+//!   "x25519-ladderstep" ──Formula::run──▶ x25519::step ───────┐ over Ops:
+//!   "p256-add", … ────────Formula::run──▶ weierstrass::… ─────┤  unsat::Unsat (Solinas,
+//!                                                             │    lazy carries)
+//!                                                             │  mont::Mont (Montgomery)
+//!                                                             │  driver (C over a library)
+//!                                                             └─▶ Builder ─▶ Function
 //! ```
 //!
 //! * `unsat`: field elements of an unsaturated Solinas representation with exact bounds:
 //!   add, sub, mul, square, multiplication by a small constant, conditional swap, and a
 //!   carry chain inserted only where the next operation's bounds need one;
-//! * `x25519`: the RFC 7748 ladder step.
+//! * `mont`: field elements of the saturated Montgomery representation, every operation
+//!   fully reduced;
+//! * `x25519`: the RFC 7748 ladder step; `weierstrass`: the Renes–Costello–Batina
+//!   complete point formulas (Algorithms 4, 6, 7, 9).
 //!
 //! Every formula is checked by the structural verifier before it is returned (as every
-//! generator's output), and the tests check it against textbook formulas on num-bigint
-//! and RFC 7748's test vector. This module must never emit a branch or a memory access
-//! that depends on data (swaps are `cmovznz`), and never compose operations whose bounds
-//! it has not checked.
+//! generator's output), and the tests check it against independent models on num-bigint
+//! (RFC 7748's formulas and test vectors; textbook affine point arithmetic). This module
+//! must never emit a branch or a memory access that depends on data (swaps are
+//! `cmovznz`), and never compose operations whose bounds it has not checked.
 
 mod driver;
+mod mont;
 mod unsat;
+mod weierstrass;
 mod x25519;
+
+use num_bigint::BigUint;
 
 pub use driver::{library, Library};
 
@@ -38,6 +48,8 @@ pub(crate) trait Ops {
     fn mul(&mut self, a: &Self::Fe, b: &Self::Fe, square: bool) -> Result<Self::Fe, String>;
     /// `c·a` for a small constant `c`.
     fn mul_small(&mut self, a: &Self::Fe, c: u64) -> Result<Self::Fe, String>;
+    /// The field element `c` (in the representation's own form: Montgomery's `c·R`).
+    fn constant(&mut self, c: &BigUint) -> Self::Fe;
     /// `(a, b)`, swapped when the formula's swap bit is 1; never a branch.
     fn cswap(&mut self, a: &Self::Fe, b: &Self::Fe) -> (Self::Fe, Self::Fe);
 }
@@ -56,15 +68,38 @@ pub use unsat::Stats;
 pub enum Formula {
     /// One step of the X25519 Montgomery ladder with its conditional swap (RFC 7748 §5).
     X25519Ladderstep,
+    /// P-256 complete projective addition (Renes–Costello–Batina, Algorithm 4).
+    P256Add,
+    /// P-256 complete projective doubling (Renes–Costello–Batina, Algorithm 6).
+    P256Double,
+    /// secp256k1 complete projective addition (Renes–Costello–Batina, Algorithm 7).
+    Secp256k1Add,
+    /// secp256k1 complete projective doubling (Renes–Costello–Batina, Algorithm 9).
+    Secp256k1Double,
 }
 
+/// P-256's `b` (FIPS 186-4 / SEC 2), for `y² = x³ − 3x + b`.
+const P256_B: &str = "5ac635d8aa3a93e7b3ebbd55769886bc651d06b0cc53b0f63bce3c3e27d2604b";
+/// secp256k1's `3·b` (`b = 7`), for `y² = x³ + 7`.
+const SECP256K1_B3: u64 = 21;
+
 impl Formula {
-    pub const ALL: [Formula; 1] = [Formula::X25519Ladderstep];
+    pub const ALL: [Formula; 5] = [
+        Formula::X25519Ladderstep,
+        Formula::P256Add,
+        Formula::P256Double,
+        Formula::Secp256k1Add,
+        Formula::Secp256k1Double,
+    ];
 
     /// The command-line name: `x25519-ladderstep`.
     pub fn name(self) -> &'static str {
         match self {
             Formula::X25519Ladderstep => "x25519-ladderstep",
+            Formula::P256Add => "p256-add",
+            Formula::P256Double => "p256-double",
+            Formula::Secp256k1Add => "secp256k1-add",
+            Formula::Secp256k1Double => "secp256k1-double",
         }
     }
 
@@ -72,6 +107,8 @@ impl Formula {
     fn suffix(self) -> &'static str {
         match self {
             Formula::X25519Ladderstep => "ladderstep",
+            Formula::P256Add | Formula::Secp256k1Add => "point_add",
+            Formula::P256Double | Formula::Secp256k1Double => "point_double",
         }
     }
 
@@ -79,6 +116,8 @@ impl Formula {
     pub fn fields(self) -> &'static [&'static str] {
         match self {
             Formula::X25519Ladderstep => &["curve25519"],
+            Formula::P256Add | Formula::P256Double => &["p256"],
+            Formula::Secp256k1Add | Formula::Secp256k1Double => &["secp256k1"],
         }
     }
 
@@ -86,7 +125,59 @@ impl Formula {
     fn modulus(self) -> &'static str {
         match self {
             Formula::X25519Ladderstep => "2^255 - 19",
+            Formula::P256Add | Formula::P256Double => "2^256 - 2^224 + 2^192 + 2^96 - 1",
+            Formula::Secp256k1Add | Formula::Secp256k1Double => "2^256 - 2^32 - 977",
         }
+    }
+
+    /// How many field-element arguments it takes (after the swap bit, if any).
+    pub fn elements_in(self) -> usize {
+        match self {
+            Formula::X25519Ladderstep => 5,
+            Formula::P256Add | Formula::Secp256k1Add => 6,
+            Formula::P256Double | Formula::Secp256k1Double => 3,
+        }
+    }
+
+    /// Whether its first argument is the swap bit (a u1).
+    pub fn has_swap(self) -> bool {
+        self == Formula::X25519Ladderstep
+    }
+
+    /// The formula's text over any implementation of the field operations: the
+    /// elements in, the elements out. The one place that says which algorithm a formula
+    /// is (for the inline function and for the C driver alike).
+    pub(crate) fn run<O: Ops>(self, u: &mut O, args: Vec<O::Fe>) -> Result<Vec<O::Fe>, String> {
+        let n = args.len();
+        let wrong = || {
+            format!(
+                "{} takes {} elements, not {n}",
+                self.name(),
+                self.elements_in()
+            )
+        };
+        let p256_b = || BigUint::parse_bytes(P256_B.as_bytes(), 16).expect("a hex literal");
+        Ok(match self {
+            Formula::X25519Ladderstep => {
+                x25519::step(u, args.try_into().map_err(|_| wrong())?)?.to_vec()
+            }
+            Formula::P256Add => {
+                weierstrass::add_a_minus3(u, &p256_b(), args.try_into().map_err(|_| wrong())?)?
+                    .to_vec()
+            }
+            Formula::P256Double => {
+                weierstrass::double_a_minus3(u, &p256_b(), args.try_into().map_err(|_| wrong())?)?
+                    .to_vec()
+            }
+            Formula::Secp256k1Add => {
+                weierstrass::add_a0(u, SECP256K1_B3, args.try_into().map_err(|_| wrong())?)?
+                    .to_vec()
+            }
+            Formula::Secp256k1Double => {
+                weierstrass::double_a0(u, SECP256K1_B3, args.try_into().map_err(|_| wrong())?)?
+                    .to_vec()
+            }
+        })
     }
 }
 
@@ -137,10 +228,22 @@ pub fn generate(formula: Formula, spec: &FieldSpec) -> Result<(Function, Stats),
                 x25519::ladderstep(name.clone(), params, &spec.tight_bounds()).map_err(internal)?;
             Ok((b.finish()?, stats))
         }
+        (f, Repr::Montgomery) if f != Formula::X25519Ladderstep => {
+            let (b, muls) = mont::point(f, name.clone(), spec).map_err(internal)?;
+            let stats = Stats {
+                muls,
+                ..Stats::default()
+            };
+            Ok((b.finish()?, stats))
+        }
         (f, _) => Err(FieldError::FormulaRepr {
             formula: f.name(),
             repr: spec.representation(),
-            supported: "--repr solinas (unsaturated limbs)",
+            supported: if f == Formula::X25519Ladderstep {
+                "--repr solinas (unsaturated limbs)"
+            } else {
+                "--repr montgomery (saturated limbs)"
+            },
         }),
     }
 }

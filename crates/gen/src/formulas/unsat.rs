@@ -20,6 +20,9 @@
 //! carried until they are within their declared bounds. It must never emit a carry that
 //! the bounds do not need, nor skip one they do.
 
+use num_bigint::BigUint;
+use num_traits::{One, Zero};
+
 use cryptopt_ir::func::{Op, Ty};
 
 use crate::fields::build::Opnd;
@@ -197,6 +200,29 @@ impl Ops for Unsat<'_> {
         }
         self.stats.small_muls += 1;
         solinas::carry(&mut self.g, self.p, limbs)
+    }
+    /// `c mod p` in limbs of the representation's widths (each within its tight bound).
+    fn constant(&mut self, c: &BigUint) -> Fe {
+        let p = self
+            .p
+            .p_limbs
+            .iter()
+            .enumerate()
+            .fold(BigUint::zero(), |acc, (i, &l)| {
+                acc + (BigUint::from(l) << self.p.weights[i])
+            });
+        let c = c % p;
+        (0..self.p.n as usize)
+            .map(|i| {
+                let mask = (BigUint::one() << self.p.width(i)) - 1u32;
+                let limb = (&c >> self.p.weights[i]) & mask;
+                let v = limb.iter_u64_digits().next().unwrap_or(0) as u128;
+                B {
+                    o: Opnd::K(v),
+                    max: v,
+                }
+            })
+            .collect()
     }
     /// `(a, b)` swapped when the u1 `swap` is 1: Fiat's `cmovznz` per limb, which the C
     /// baseline writes with masks and code generation with `cmov`: never a branch.

@@ -1,0 +1,188 @@
+//! Complete projective point formulas for prime-order short Weierstrass curves
+//! `y² = x³ + a·x + b`, from Renes, Costello and Batina, "Complete addition formulas for
+//! prime order elliptic curves" (EUROCRYPT 2016, ePrint 2015/1060):
+//!
+//! | formula            | curve     | algorithm  | cost           |
+//! |--------------------|-----------|------------|----------------|
+//! | `p256-add`         | a = −3    | Algorithm 4 | 12M + 2m_b + 29a |
+//! | `p256-double`      | a = −3    | Algorithm 6 | 8M + 3S + 2m_b + 21a |
+//! | `secp256k1-add`    | a = 0     | Algorithm 7 | 12M + 2m_3b + 19a |
+//! | `secp256k1-double` | a = 0     | Algorithm 9 | 6M + 2S + 1m_3b + 9a |
+//!
+//! Each function below is the paper's algorithm line by line (its temporaries `t0 … t4`
+//! and its reuse of `X3, Y3, Z3` as scratch), over any implementation of the field
+//! operations ([`Ops`]). Complete: the same straight-line code for every pair of inputs,
+//! the point at infinity (0 : 1 : 0) and `P + P` included, so no branch is ever needed.
+//!
+//! Signatures: `add` takes `X1, Y1, Z1, X2, Y2, Z2`, `double` takes `X, Y, Z`; both
+//! return `X3, Y3, Z3`.
+
+use num_bigint::BigUint;
+
+use super::Ops;
+
+/// Algorithm 4: `(X1:Y1:Z1) + (X2:Y2:Z2)` for `a = −3`; `b` is the curve constant.
+pub(crate) fn add_a_minus3<O: Ops>(
+    u: &mut O,
+    b: &BigUint,
+    [x1, y1, z1, x2, y2, z2]: [O::Fe; 6],
+) -> Result<[O::Fe; 3], String> {
+    let b = u.constant(b);
+    let t0 = u.mul(&x1, &x2, false)?; // 1. t0 = X1·X2
+    let t1 = u.mul(&y1, &y2, false)?; // 2. t1 = Y1·Y2
+    let t2 = u.mul(&z1, &z2, false)?; // 3. t2 = Z1·Z2
+    let t3 = u.add(&x1, &y1)?; // 4. t3 = X1+Y1
+    let t4 = u.add(&x2, &y2)?; // 5. t4 = X2+Y2
+    let t3 = u.mul(&t3, &t4, false)?; // 6. t3 = t3·t4
+    let t4 = u.add(&t0, &t1)?; // 7. t4 = t0+t1
+    let t3 = u.sub(&t3, &t4)?; // 8. t3 = t3−t4
+    let t4 = u.add(&y1, &z1)?; // 9. t4 = Y1+Z1
+    let x3 = u.add(&y2, &z2)?; // 10. X3 = Y2+Z2
+    let t4 = u.mul(&t4, &x3, false)?; // 11. t4 = t4·X3
+    let x3 = u.add(&t1, &t2)?; // 12. X3 = t1+t2
+    let t4 = u.sub(&t4, &x3)?; // 13. t4 = t4−X3
+    let x3 = u.add(&x1, &z1)?; // 14. X3 = X1+Z1
+    let y3 = u.add(&x2, &z2)?; // 15. Y3 = X2+Z2
+    let x3 = u.mul(&x3, &y3, false)?; // 16. X3 = X3·Y3
+    let y3 = u.add(&t0, &t2)?; // 17. Y3 = t0+t2
+    let y3 = u.sub(&x3, &y3)?; // 18. Y3 = X3−Y3
+    let z3 = u.mul(&b, &t2, false)?; // 19. Z3 = b·t2
+    let x3 = u.sub(&y3, &z3)?; // 20. X3 = Y3−Z3
+    let z3 = u.add(&x3, &x3)?; // 21. Z3 = X3+X3
+    let x3 = u.add(&x3, &z3)?; // 22. X3 = X3+Z3
+    let z3 = u.sub(&t1, &x3)?; // 23. Z3 = t1−X3
+    let x3 = u.add(&t1, &x3)?; // 24. X3 = t1+X3
+    let y3 = u.mul(&b, &y3, false)?; // 25. Y3 = b·Y3
+    let t1 = u.add(&t2, &t2)?; // 26. t1 = t2+t2
+    let t2 = u.add(&t1, &t2)?; // 27. t2 = t1+t2
+    let y3 = u.sub(&y3, &t2)?; // 28. Y3 = Y3−t2
+    let y3 = u.sub(&y3, &t0)?; // 29. Y3 = Y3−t0
+    let t1 = u.add(&y3, &y3)?; // 30. t1 = Y3+Y3
+    let y3 = u.add(&t1, &y3)?; // 31. Y3 = t1+Y3
+    let t1 = u.add(&t0, &t0)?; // 32. t1 = t0+t0
+    let t0 = u.add(&t1, &t0)?; // 33. t0 = t1+t0
+    let t0 = u.sub(&t0, &t2)?; // 34. t0 = t0−t2
+    let t1 = u.mul(&t4, &y3, false)?; // 35. t1 = t4·Y3
+    let t2 = u.mul(&t0, &y3, false)?; // 36. t2 = t0·Y3
+    let y3 = u.mul(&x3, &z3, false)?; // 37. Y3 = X3·Z3
+    let y3 = u.add(&y3, &t2)?; // 38. Y3 = Y3+t2
+    let x3 = u.mul(&t3, &x3, false)?; // 39. X3 = t3·X3
+    let x3 = u.sub(&x3, &t1)?; // 40. X3 = X3−t1
+    let z3 = u.mul(&t4, &z3, false)?; // 41. Z3 = t4·Z3
+    let t1 = u.mul(&t3, &t0, false)?; // 42. t1 = t3·t0
+    let z3 = u.add(&z3, &t1)?; // 43. Z3 = Z3+t1
+    Ok([x3, y3, z3])
+}
+
+/// Algorithm 6: `2·(X:Y:Z)` for `a = −3`; `b` is the curve constant.
+pub(crate) fn double_a_minus3<O: Ops>(
+    u: &mut O,
+    b: &BigUint,
+    [x, y, z]: [O::Fe; 3],
+) -> Result<[O::Fe; 3], String> {
+    let b = u.constant(b);
+    let t0 = u.mul(&x, &x, true)?; // 1. t0 = X·X
+    let t1 = u.mul(&y, &y, true)?; // 2. t1 = Y·Y
+    let t2 = u.mul(&z, &z, true)?; // 3. t2 = Z·Z
+    let t3 = u.mul(&x, &y, false)?; // 4. t3 = X·Y
+    let t3 = u.add(&t3, &t3)?; // 5. t3 = t3+t3
+    let z3 = u.mul(&x, &z, false)?; // 6. Z3 = X·Z
+    let z3 = u.add(&z3, &z3)?; // 7. Z3 = Z3+Z3
+    let y3 = u.mul(&b, &t2, false)?; // 8. Y3 = b·t2
+    let y3 = u.sub(&y3, &z3)?; // 9. Y3 = Y3−Z3
+    let x3 = u.add(&y3, &y3)?; // 10. X3 = Y3+Y3
+    let y3 = u.add(&x3, &y3)?; // 11. Y3 = X3+Y3
+    let x3 = u.sub(&t1, &y3)?; // 12. X3 = t1−Y3
+    let y3 = u.add(&t1, &y3)?; // 13. Y3 = t1+Y3
+    let y3 = u.mul(&x3, &y3, false)?; // 14. Y3 = X3·Y3
+    let x3 = u.mul(&x3, &t3, false)?; // 15. X3 = X3·t3
+    let t3 = u.add(&t2, &t2)?; // 16. t3 = t2+t2
+    let t2 = u.add(&t2, &t3)?; // 17. t2 = t2+t3
+    let z3 = u.mul(&b, &z3, false)?; // 18. Z3 = b·Z3
+    let z3 = u.sub(&z3, &t2)?; // 19. Z3 = Z3−t2
+    let z3 = u.sub(&z3, &t0)?; // 20. Z3 = Z3−t0
+    let t3 = u.add(&z3, &z3)?; // 21. t3 = Z3+Z3
+    let z3 = u.add(&z3, &t3)?; // 22. Z3 = Z3+t3
+    let t3 = u.add(&t0, &t0)?; // 23. t3 = t0+t0
+    let t0 = u.add(&t3, &t0)?; // 24. t0 = t3+t0
+    let t0 = u.sub(&t0, &t2)?; // 25. t0 = t0−t2
+    let t0 = u.mul(&t0, &z3, false)?; // 26. t0 = t0·Z3
+    let y3 = u.add(&y3, &t0)?; // 27. Y3 = Y3+t0
+    let t0 = u.mul(&y, &z, false)?; // 28. t0 = Y·Z
+    let t0 = u.add(&t0, &t0)?; // 29. t0 = t0+t0
+    let z3 = u.mul(&t0, &z3, false)?; // 30. Z3 = t0·Z3
+    let x3 = u.sub(&x3, &z3)?; // 31. X3 = X3−Z3
+    let z3 = u.mul(&t0, &t1, false)?; // 32. Z3 = t0·t1
+    let z3 = u.add(&z3, &z3)?; // 33. Z3 = Z3+Z3
+    let z3 = u.add(&z3, &z3)?; // 34. Z3 = Z3+Z3
+    Ok([x3, y3, z3])
+}
+
+/// Algorithm 7: `(X1:Y1:Z1) + (X2:Y2:Z2)` for `a = 0`; `b3 = 3·b` is a small constant.
+pub(crate) fn add_a0<O: Ops>(
+    u: &mut O,
+    b3: u64,
+    [x1, y1, z1, x2, y2, z2]: [O::Fe; 6],
+) -> Result<[O::Fe; 3], String> {
+    let t0 = u.mul(&x1, &x2, false)?; // 1. t0 = X1·X2
+    let t1 = u.mul(&y1, &y2, false)?; // 2. t1 = Y1·Y2
+    let t2 = u.mul(&z1, &z2, false)?; // 3. t2 = Z1·Z2
+    let t3 = u.add(&x1, &y1)?; // 4. t3 = X1+Y1
+    let t4 = u.add(&x2, &y2)?; // 5. t4 = X2+Y2
+    let t3 = u.mul(&t3, &t4, false)?; // 6. t3 = t3·t4
+    let t4 = u.add(&t0, &t1)?; // 7. t4 = t0+t1
+    let t3 = u.sub(&t3, &t4)?; // 8. t3 = t3−t4
+    let t4 = u.add(&y1, &z1)?; // 9. t4 = Y1+Z1
+    let x3 = u.add(&y2, &z2)?; // 10. X3 = Y2+Z2
+    let t4 = u.mul(&t4, &x3, false)?; // 11. t4 = t4·X3
+    let x3 = u.add(&t1, &t2)?; // 12. X3 = t1+t2
+    let t4 = u.sub(&t4, &x3)?; // 13. t4 = t4−X3
+    let x3 = u.add(&x1, &z1)?; // 14. X3 = X1+Z1
+    let y3 = u.add(&x2, &z2)?; // 15. Y3 = X2+Z2
+    let x3 = u.mul(&x3, &y3, false)?; // 16. X3 = X3·Y3
+    let y3 = u.add(&t0, &t2)?; // 17. Y3 = t0+t2
+    let y3 = u.sub(&x3, &y3)?; // 18. Y3 = X3−Y3
+    let x3 = u.add(&t0, &t0)?; // 19. X3 = t0+t0
+    let t0 = u.add(&x3, &t0)?; // 20. t0 = X3+t0
+    let t2 = u.mul_small(&t2, b3)?; // 21. t2 = b3·t2
+    let z3 = u.add(&t1, &t2)?; // 22. Z3 = t1+t2
+    let t1 = u.sub(&t1, &t2)?; // 23. t1 = t1−t2
+    let y3 = u.mul_small(&y3, b3)?; // 24. Y3 = b3·Y3
+    let x3 = u.mul(&t4, &y3, false)?; // 25. X3 = t4·Y3
+    let t2 = u.mul(&t3, &t1, false)?; // 26. t2 = t3·t1
+    let x3 = u.sub(&t2, &x3)?; // 27. X3 = t2−X3
+    let y3 = u.mul(&y3, &t0, false)?; // 28. Y3 = Y3·t0
+    let t1 = u.mul(&t1, &z3, false)?; // 29. t1 = t1·Z3
+    let y3 = u.add(&t1, &y3)?; // 30. Y3 = t1+Y3
+    let t0 = u.mul(&t0, &t3, false)?; // 31. t0 = t0·t3
+    let z3 = u.mul(&z3, &t4, false)?; // 32. Z3 = Z3·t4
+    let z3 = u.add(&z3, &t0)?; // 33. Z3 = Z3+t0
+    Ok([x3, y3, z3])
+}
+
+/// Algorithm 9: `2·(X:Y:Z)` for `a = 0`; `b3 = 3·b` is a small constant.
+pub(crate) fn double_a0<O: Ops>(
+    u: &mut O,
+    b3: u64,
+    [x, y, z]: [O::Fe; 3],
+) -> Result<[O::Fe; 3], String> {
+    let t0 = u.mul(&y, &y, true)?; // 1. t0 = Y·Y
+    let z3 = u.add(&t0, &t0)?; // 2. Z3 = t0+t0
+    let z3 = u.add(&z3, &z3)?; // 3. Z3 = Z3+Z3
+    let z3 = u.add(&z3, &z3)?; // 4. Z3 = Z3+Z3
+    let t1 = u.mul(&y, &z, false)?; // 5. t1 = Y·Z
+    let t2 = u.mul(&z, &z, true)?; // 6. t2 = Z·Z
+    let t2 = u.mul_small(&t2, b3)?; // 7. t2 = b3·t2
+    let x3 = u.mul(&t2, &z3, false)?; // 8. X3 = t2·Z3
+    let y3 = u.add(&t0, &t2)?; // 9. Y3 = t0+t2
+    let z3 = u.mul(&t1, &z3, false)?; // 10. Z3 = t1·Z3
+    let t1 = u.add(&t2, &t2)?; // 11. t1 = t2+t2
+    let t2 = u.add(&t1, &t2)?; // 12. t2 = t1+t2
+    let t0 = u.sub(&t0, &t2)?; // 13. t0 = t0−t2
+    let y3 = u.mul(&t0, &y3, false)?; // 14. Y3 = t0·Y3
+    let y3 = u.add(&x3, &y3)?; // 15. Y3 = X3+Y3
+    let t1 = u.mul(&x, &y, false)?; // 16. t1 = X·Y
+    let x3 = u.mul(&t0, &t1, false)?; // 17. X3 = t0·t1
+    let x3 = u.add(&x3, &x3)?; // 18. X3 = X3+X3
+    Ok([x3, y3, z3])
+}
