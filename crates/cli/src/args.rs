@@ -236,7 +236,7 @@ pub(crate) struct FieldArgs {
     /// Unsaturated (Solinas) limb count instead of Fiat's choice.
     #[arg(long)]
     pub limbs: Option<u32>,
-    /// Representation: auto (presets keep theirs; 2^k - c primes unsaturated), montgomery, solinas.
+    /// Representation: auto (presets keep theirs; 2^k - c primes unsaturated), montgomery, solinas (unsaturated), saturated (saturated Solinas: 2^(64n) ≡ c small, as curve25519's 2^256 ≡ 38).
     #[arg(long, value_enum, default_value = "auto")]
     pub repr: ReprArg,
     /// Accept a modulus that is not prime.
@@ -249,6 +249,7 @@ pub(crate) enum ReprArg {
     Auto,
     Montgomery,
     Solinas,
+    Saturated,
 }
 
 impl FieldArgs {
@@ -275,6 +276,7 @@ impl FieldArgs {
                 ReprArg::Auto => fields::ReprChoice::Auto,
                 ReprArg::Montgomery => fields::ReprChoice::Montgomery,
                 ReprArg::Solinas => fields::ReprChoice::Solinas,
+                ReprArg::Saturated => fields::ReprChoice::Saturated,
             },
             limbs: self.limbs,
             allow_composite: self.allow_composite,

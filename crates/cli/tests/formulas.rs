@@ -63,6 +63,27 @@ fn table() {
         ],
     );
     check(
+        &with(&["x25519-ladderstep", "--repr", "saturated"]),
+        0,
+        &[
+            "\"operation\": \"fiat_25519_solinas_ladderstep\"",
+            "\"out4\"",
+        ],
+    );
+    check(
+        &[
+            "gen",
+            "--field",
+            "p256",
+            "--repr",
+            "saturated",
+            "--op",
+            "mul",
+        ],
+        2,
+        &["no saturated Solinas representation"],
+    );
+    check(
         &["gen", "--field", "p256", "--formula", "secp256k1-double"],
         2,
         &["not defined over", "fields: secp256k1"],

@@ -144,12 +144,12 @@ fn check(spec: &FieldSpec, op: FieldOp, samples: usize) -> Result<Checked, Strin
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed(&format!("{name} {:x}", spec.p)));
     let mut cases = match spec.repr {
         Repr::Montgomery => Vec::new(),
-        Repr::Solinas { .. } => inputs::edge_cases(&f),
+        Repr::Solinas { .. } | Repr::Saturated => inputs::edge_cases(&f),
     };
     for _ in 0..samples {
         cases.push(match spec.repr {
             Repr::Montgomery => montgomery_inputs(spec, &f, &mut rng),
-            Repr::Solinas { .. } => inputs::random(&f, &mut rng),
+            Repr::Solinas { .. } | Repr::Saturated => inputs::random(&f, &mut rng),
         });
     }
     let (mut s1, mut s2) = (Vec::new(), Vec::new());
@@ -440,12 +440,12 @@ fn presets_agree_with_the_fiat_crypto_crate() {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed(&f.name) ^ 0xf1a7);
         let mut cases = match spec.repr {
             Repr::Montgomery => Vec::new(),
-            Repr::Solinas { .. } => inputs::edge_cases(&f),
+            Repr::Solinas { .. } | Repr::Saturated => inputs::edge_cases(&f),
         };
         for _ in 0..SAMPLES {
             cases.push(match spec.repr {
                 Repr::Montgomery => montgomery_inputs(&spec, &f, &mut rng),
-                Repr::Solinas { .. } => inputs::random(&f, &mut rng),
+                Repr::Solinas { .. } | Repr::Saturated => inputs::random(&f, &mut rng),
             });
         }
         let mut differ = 0;

@@ -160,8 +160,8 @@ fn every_structured_candidate_is_proved() {
     assert_eq!(fs.len(), 22);
 }
 
-/// The whole formulas (`gen --formula`: the X25519 ladder step, the P-256 and secp256k1
-/// point formulas), one candidate per option combination each, proved like any function;
+/// The whole formulas (`gen --formula`: the X25519 ladder step in both curve25519
+/// representations, the P-256 and secp256k1 point formulas), one candidate per option combination each, proved like any function;
 /// the largest program (P-256 addition, about 2,900 instructions) is the checker's
 /// scale case. Its time is printed, never asserted (shared machines are noisy).
 #[test]
@@ -169,8 +169,19 @@ fn every_whole_formula_is_proved() {
     use cryptopt_gen::fields;
     use cryptopt_gen::formulas::{self, Formula};
     let mut largest = (0, String::new(), std::time::Duration::ZERO);
-    for formula in Formula::ALL {
-        let spec = fields::preset(formula.fields()[0]).expect("a preset");
+    let saturated = fields::FieldOptions {
+        repr: fields::ReprChoice::Saturated,
+        ..Default::default()
+    };
+    let mut cases: Vec<(Formula, fields::FieldSpec)> = Formula::ALL
+        .into_iter()
+        .map(|f| (f, fields::preset(f.fields()[0]).expect("a preset")))
+        .collect();
+    cases.push((
+        Formula::X25519Ladderstep,
+        fields::resolve("curve25519", &saturated).expect("saturated 25519"),
+    ));
+    for (formula, spec) in cases {
         let (f, _) = formulas::generate(formula, &spec).expect("generates");
         let g = lower::lower(&f).expect("lowers");
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(13);

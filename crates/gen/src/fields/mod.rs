@@ -11,7 +11,7 @@
 //!                                                                     to the same Function)
 //! ```
 //!
-//! Two representations, each with Fiat Cryptography's interface conventions (names,
+//! Three representations, each with Fiat Cryptography's interface conventions (names,
 //! signatures, bounds), so that a generated function and Fiat's can be swapped:
 //!
 //! * **Montgomery** ([`Repr::Montgomery`], `word_by_word_montgomery` in Fiat): any odd
@@ -37,6 +37,13 @@
 //!   twice that for which the product columns of loose inputs fit 128 bits — checked
 //!   here by an exact bounds analysis of the code being generated (no intermediate may
 //!   overflow its type, outputs must be within their bounds); `--limbs` overrides it.
+//! * **Saturated Solinas** ([`Repr::Saturated`], `solinas_reduction` in Fiat, `--repr
+//!   saturated`): moduli with `c = 2^(64n) mod p` below 2^32 (curve25519: `2^256 ≡ 38`);
+//!   `n` full 64-bit limbs holding any value below `2^(64n)` congruent to the element,
+//!   never fully reduced. `mul`/`square` are word for word Fiat's
+//!   `fiat_curve25519_solinas_*` (an 8-word product, `hi·c` folded into `lo`, the top
+//!   word folded again, a last carry adding `c`); `add`/`sub`/`opp` fold a carry or
+//!   borrow the same way (`saturated.rs`). Names get `_solinas`: `fiat_25519_solinas_mul`.
 //!
 //! The presets and the representation chosen for each (see [`PRESETS`] and
 //! [`preset`]): Solinas where fiat-crypto's own build uses it (curve25519, p448, p521,
@@ -77,6 +84,7 @@
 pub(crate) mod build;
 pub(crate) mod montgomery;
 mod prime;
+pub(crate) mod saturated;
 pub(crate) mod solinas;
 mod spec;
 
@@ -159,6 +167,8 @@ pub enum FieldError {
         max: u32,
         reason: String,
     },
+    #[error("{p} has no saturated Solinas representation: 2^{bits} mod p = {c} is not below 2^32; use the Montgomery representation")]
+    NotSaturated { p: String, bits: u32, c: String },
     #[error("--limbs applies to the unsaturated Solinas representation; Montgomery uses {needed} limbs for this modulus")]
     LimbsForMontgomery { needed: u32 },
     #[error("invalid field name `{name}`: use letters, digits and `_`")]
@@ -241,6 +251,7 @@ pub fn generate(spec: &FieldSpec, op: FieldOp) -> Result<Function, FieldError> {
     match spec.repr {
         Repr::Montgomery => montgomery::generate(spec, op),
         Repr::Solinas { .. } => solinas::generate(spec, op),
+        Repr::Saturated => saturated::generate(spec, op),
     }
 }
 

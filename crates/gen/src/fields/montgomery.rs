@@ -48,7 +48,7 @@ pub(crate) struct Words {
 
 impl Words {
     /// `c + x + y` as (sum word, carry bit).
-    fn adc(&mut self, c: W, x: W, y: W) -> (W, W) {
+    pub(crate) fn adc(&mut self, c: W, x: W, y: W) -> (W, W) {
         let total = c.max + x.max + y.max;
         if total <= MAX {
             let terms: Vec<W> = [c, x, y].into_iter().filter(|w| !is_zero(w)).collect();
@@ -75,7 +75,7 @@ impl Words {
     }
 
     /// `x - y - c` as (difference word, borrow bit).
-    fn sbb(&mut self, c: W, x: W, y: W) -> (W, W) {
+    pub(crate) fn sbb(&mut self, c: W, x: W, y: W) -> (W, W) {
         let (d, borrow) = self.b.op2(
             Op::SubBorrow { size: 64 },
             &[c.o, x.o, y.o],
@@ -85,7 +85,7 @@ impl Words {
     }
 
     /// `x·y` as (low, high) words.
-    fn mulx(&mut self, x: W, y: W) -> (W, W) {
+    pub(crate) fn mulx(&mut self, x: W, y: W) -> (W, W) {
         if is_zero(&x) || is_zero(&y) {
             return (ZERO, ZERO);
         }
@@ -109,7 +109,7 @@ impl Words {
     }
 
     /// `x·(y_0 … y_{n-1})` as n+1 words: low halves plus shifted high halves.
-    fn mul_word(&mut self, x: W, ys: &[W]) -> Vec<W> {
+    pub(crate) fn mul_word(&mut self, x: W, ys: &[W]) -> Vec<W> {
         let n = ys.len();
         // Fiat multiplies from the top limb down.
         let mut prods = vec![(ZERO, ZERO); n];

@@ -22,6 +22,9 @@ pub enum Repr {
     Montgomery,
     /// Unsaturated Solinas for `p = 2^k - c`, on `limbs` limbs of about `k/limbs` bits.
     Solinas { limbs: u32 },
+    /// Saturated Solinas: `⌈log2 p / 64⌉` full 64-bit limbs, any value below `2^(64n)`,
+    /// reduced by `2^(64n) ≡ c (mod p)` for a small `c` (curve25519: 38).
+    Saturated,
 }
 
 /// The representation asked for.
@@ -34,6 +37,7 @@ pub enum ReprChoice {
     Auto,
     Montgomery,
     Solinas,
+    Saturated,
 }
 
 /// Options of [`FieldSpec::new`] and [`resolve`] (the command line's `--repr`,
@@ -239,6 +243,20 @@ impl FieldSpec {
                 return Err(FieldError::LimbsForMontgomery { needed: mont_limbs })
             }
             (ReprChoice::Montgomery, _) => (Repr::Montgomery, None),
+            (ReprChoice::Saturated, Some(l)) if l != mont_limbs => {
+                return Err(FieldError::LimbsForMontgomery { needed: mont_limbs })
+            }
+            (ReprChoice::Saturated, _) => {
+                if super::saturated::fold_constant(&p, mont_limbs).is_none() {
+                    let c = (BigUint::one() << (64 * mont_limbs)) % &p;
+                    return Err(FieldError::NotSaturated {
+                        p: hex(&p),
+                        bits: 64 * mont_limbs,
+                        c: hex(&c),
+                    });
+                }
+                (Repr::Saturated, None)
+            }
             (_, Some(n)) => {
                 let s = solinas_exact(&p, n)?;
                 (Repr::Solinas { limbs: n }, Some(s))
@@ -268,7 +286,7 @@ impl FieldSpec {
     /// Number of limbs.
     pub fn limbs(&self) -> u32 {
         match self.repr {
-            Repr::Montgomery => self.p.bits().div_ceil(64) as u32,
+            Repr::Montgomery | Repr::Saturated => self.p.bits().div_ceil(64) as u32,
             Repr::Solinas { limbs } => limbs,
         }
     }
@@ -315,7 +333,16 @@ impl FieldSpec {
             (Repr::Solinas { .. }, FieldOp::Square) => "carry_square",
             _ => op.name(),
         };
-        format!("fiat_{}_{suffix}", self.name)
+        format!("fiat_{}_{suffix}", self.prefix())
+    }
+
+    /// The function-name prefix after `fiat_`: the field's name, with `_solinas` for
+    /// the saturated Solinas representation (Fiat's `fiat_curve25519_solinas_mul`).
+    pub fn prefix(&self) -> String {
+        match self.repr {
+            Repr::Saturated => format!("{}_solinas", self.name),
+            _ => self.name.clone(),
+        }
     }
 
     /// `eval z = Σ z[i]·2^weights[i]` (not reduced, not converted from the Montgomery
@@ -346,6 +373,15 @@ impl FieldSpec {
     /// of the header on every program made from a generated function).
     pub fn representation(&self) -> String {
         let n = self.limbs();
+        if self.repr == Repr::Saturated {
+            let c = super::saturated::fold_constant(&self.p, n).unwrap_or(0);
+            return format!(
+                "saturated Solinas, {n} 64-bit limbs, 2^{} ≡ {c} (mod p); a limb vector z stands for Σ z[i]·2^(64i) mod p (any value below 2^{}), p = {}",
+                64 * n,
+                64 * n,
+                self.formula
+            );
+        }
         match &self.solinas {
             None => format!(
                 "word-by-word Montgomery, {n} saturated 64-bit limbs, R = 2^{}; a limb vector z stands for (Σ z[i]·2^(64i))·R⁻¹ mod p, p = {}",

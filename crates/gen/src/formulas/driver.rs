@@ -27,6 +27,7 @@ use num_bigint::BigUint;
 use cryptopt_ir::func::{Function, Param, Ty};
 
 use super::mont::{self, Mont};
+use super::sat;
 use super::unsat::{Stats, Unsat};
 use super::{Formula, Ops};
 use crate::fields::build::{Builder, Opnd};
@@ -105,7 +106,7 @@ impl Driver<'_> {
     /// additions and subtractions leave their result loose; every Montgomery operation
     /// reduces fully.
     fn tight_out(&self, call: Call) -> bool {
-        self.spec.repr == Repr::Montgomery
+        matches!(self.spec.repr, Repr::Montgomery | Repr::Saturated)
             || !matches!(
                 call,
                 Call::Field(FieldOp::Add | FieldOp::Sub | FieldOp::Opp)
@@ -139,7 +140,7 @@ impl Ops for Driver<'_> {
                 .iter()
                 .map(|w| format!("{w:#x}"))
                 .collect(),
-            Repr::Solinas { .. } => self
+            Repr::Solinas { .. } | Repr::Saturated => self
                 .spec
                 .to_limbs(&(c % &self.spec.p))
                 .iter()
@@ -214,11 +215,14 @@ pub fn library(formula: Formula, spec: &FieldSpec, f: &Function) -> Result<Libra
 }
 
 /// `fiat_<field>_carry_scmul_<c>` (Solinas: loose in, tight out) or
-/// `fiat_<field>_scmul_<c>` (Montgomery): `out1 = c·arg1`, by the same code the inline
-/// formulas use ([`Unsat::mul_small`], [`Mont::mul_small`]).
+/// `fiat_<field>_scmul_<c>` (Montgomery, saturated Solinas): `out1 = c·arg1`, by the same code the inline
+/// formulas use ([`Unsat::mul_small`], [`Mont::mul_small`], `SatOps::mul_small`).
 fn scmul(spec: &FieldSpec, c: u64) -> Result<Function, FieldError> {
+    if spec.repr == Repr::Saturated {
+        return sat::scmul(spec, c);
+    }
     if spec.repr == Repr::Montgomery {
-        let name = format!("fiat_{}_scmul_{c}", spec.name);
+        let name = format!("fiat_{}_scmul_{c}", spec.prefix());
         let n = spec.limbs() as usize;
         let elem = |name: &str| Param::array(name, Ty::U64, &vec![u64::MAX as u128; n]);
         let mut u = Mont::new(

@@ -27,6 +27,7 @@
 
 mod driver;
 mod mont;
+mod sat;
 mod unsat;
 mod weierstrass;
 mod x25519;
@@ -139,6 +140,14 @@ impl Formula {
         }
     }
 
+    /// How many field elements it returns.
+    pub fn elements_out(self) -> usize {
+        match self {
+            Formula::X25519Ladderstep => 4,
+            _ => 3,
+        }
+    }
+
     /// Whether its first argument is the swap bit (a u1).
     pub fn has_swap(self) -> bool {
         self == Formula::X25519Ladderstep
@@ -214,7 +223,7 @@ pub fn generate(formula: Formula, spec: &FieldSpec) -> Result<(Function, Stats),
             fields: formula.fields().join(", "),
         });
     }
-    let name = format!("fiat_{}_{}", spec.name, formula.suffix());
+    let name = format!("fiat_{}_{}", spec.prefix(), formula.suffix());
     let internal = |message: String| FieldError::Internal {
         function: name.clone(),
         message,
@@ -226,6 +235,10 @@ pub fn generate(formula: Formula, spec: &FieldSpec) -> Result<(Function, Stats),
                 .expect("a Solinas spec has parameters");
             let (b, stats) =
                 x25519::ladderstep(name.clone(), params, &spec.tight_bounds()).map_err(internal)?;
+            Ok((b.finish()?, stats))
+        }
+        (Formula::X25519Ladderstep, Repr::Saturated) => {
+            let (b, stats) = sat::build(formula, name.clone(), spec).map_err(internal)?;
             Ok((b.finish()?, stats))
         }
         (f, Repr::Montgomery) if f != Formula::X25519Ladderstep => {
@@ -240,7 +253,7 @@ pub fn generate(formula: Formula, spec: &FieldSpec) -> Result<(Function, Stats),
             formula: f.name(),
             repr: spec.representation(),
             supported: if f == Formula::X25519Ladderstep {
-                "--repr solinas (unsaturated limbs)"
+                "--repr solinas (unsaturated limbs) or --repr saturated"
             } else {
                 "--repr montgomery (saturated limbs)"
             },

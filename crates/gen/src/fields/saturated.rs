@@ -1,0 +1,209 @@
+//! Saturated Solinas arithmetic (Fiat's `solinas_reduction`, e.g. `curve25519_solinas`):
+//! `n` full 64-bit limbs holding any value below `2^(64n)`, congruent to the element
+//! modulo `p`, for moduli where `c = 2^(64n) mod p` is small (`c < 2^32`): curve25519's
+//! `2^256 ≡ 38`. Elements are never fully reduced; every operation keeps them below
+//! `2^(64n)` by folding what passes the top back in as `c` times it.
+//!
+//! ```text
+//!   mul, sqr   8-word product (schoolbook rows); hi·c added to lo (5 words, top ≤ c);
+//!              fold: top·c added to word 0 with the carry chain; a last carry adds c
+//!              to word 0 (cannot carry: the words are then below c²)
+//!   add        carry chain; a carry adds c (cmovznz, never a branch); fold again
+//!   sub        borrow chain; a borrow subtracts c; a second borrow subtracts c from
+//!              word 0 (cannot borrow again)
+//!   mul_small  k·a as n+1 words (k < 2^32), then the fold
+//! ```
+//!
+//! Soundness of each last step (the one whose carry or borrow is dropped) is the
+//! argument in its comment, and the tests check it on edge values (all-ones words, the
+//! largest products). It must never drop a carry that can be nonzero.
+
+use num_bigint::BigUint;
+
+use cryptopt_ir::func::{Function, Op, Param, Ty};
+
+use super::build::{Builder, Opnd};
+use super::montgomery::{k, Words, W, ZERO};
+use super::{FieldError, FieldOp, FieldSpec};
+
+const MAX: u128 = u64::MAX as u128;
+
+/// `c = 2^(64n) mod p` when it is below 2^32 (the representation's condition).
+pub(crate) fn fold_constant(p: &BigUint, n: u32) -> Option<u64> {
+    let c = (BigUint::from(1u32) << (64 * n)) % p;
+    let digits: Vec<u64> = c.iter_u64_digits().collect();
+    match digits.as_slice() {
+        [] => None,
+        [d] if *d < 1 << 32 => Some(*d),
+        _ => None,
+    }
+}
+
+/// The arithmetic of one field, over a builder's words.
+pub(crate) struct Sat {
+    pub c: u64,
+    pub n: usize,
+}
+
+impl Sat {
+    /// `s + top·2^(64n)` folded to n words: `s + top·c`, then a last carry adds `c`.
+    /// `top·c` fits a word (top ≤ 2^32, c < 2^32).
+    fn fold(&self, g: &mut Words, s: &[W], top: W) -> Vec<W> {
+        let t = match top.max {
+            0 => return s.to_vec(),
+            1 => W {
+                o: g.b.op1(
+                    Op::Cmovznz,
+                    &[top.o, Opnd::K(0), Opnd::K(self.c as u128)],
+                    Ty::U64,
+                ),
+                max: self.c as u128,
+            },
+            m => W {
+                o: g.b.op1(Op::Mul, &[top.o, Opnd::K(self.c as u128)], Ty::U64),
+                max: m * self.c as u128,
+            },
+        };
+        let mut out = Vec::with_capacity(self.n);
+        let mut carry = ZERO;
+        for (j, &w) in s.iter().enumerate() {
+            let (x, c2) = g.adc(carry, w, if j == 0 { t } else { ZERO });
+            out.push(x);
+            carry = c2;
+        }
+        if carry.max == 0 {
+            return out;
+        }
+        // A carry out means s + t ≥ 2^(64n) with s < 2^(64n) and t ≤ max·c, so the words
+        // are now below t ≤ 2^64 - c: adding c (or 0) to word 0 cannot carry.
+        let add = g.b.op1(
+            Op::Cmovznz,
+            &[carry.o, Opnd::K(0), Opnd::K(self.c as u128)],
+            Ty::U64,
+        );
+        out[0] = W {
+            o: g.b
+                .op2(
+                    Op::AddCarry { size: 64 },
+                    &[Opnd::K(0), out[0].o, add],
+                    [Ty::U64, Ty::U1],
+                )
+                .0,
+            max: MAX,
+        };
+        out
+    }
+
+    pub fn add(&self, g: &mut Words, a: &[W], b: &[W]) -> Vec<W> {
+        let mut s = Vec::with_capacity(self.n);
+        let mut c = ZERO;
+        for (&x, &y) in a.iter().zip(b) {
+            let (z, c2) = g.adc(c, x, y);
+            s.push(z);
+            c = c2;
+        }
+        self.fold(g, &s, c)
+    }
+
+    /// `a - b`: a borrow means the words stand for `a - b + 2^(64n)`, so `c` is
+    /// subtracted; if that borrows again the words are at least `2^(64n) - c`, and word
+    /// 0 at least `2^64 - c ≥ c`: subtracting `c` from it once more cannot borrow.
+    pub fn sub(&self, g: &mut Words, a: &[W], b: &[W]) -> Vec<W> {
+        let mut d = Vec::with_capacity(self.n);
+        let mut borrow = ZERO;
+        for (&x, &y) in a.iter().zip(b) {
+            let (z, b2) = g.sbb(borrow, x, y);
+            d.push(z);
+            borrow = b2;
+        }
+        let cb = |g: &mut Words, bit: W| W {
+            o: g.b.op1(
+                Op::Cmovznz,
+                &[bit.o, Opnd::K(0), Opnd::K(self.c as u128)],
+                Ty::U64,
+            ),
+            max: self.c as u128,
+        };
+        let t = cb(g, borrow);
+        let mut out = Vec::with_capacity(self.n);
+        let mut borrow = ZERO;
+        for (j, &x) in d.iter().enumerate() {
+            let (z, b2) = g.sbb(borrow, x, if j == 0 { t } else { ZERO });
+            out.push(z);
+            borrow = b2;
+        }
+        let t2 = cb(g, borrow);
+        out[0] = g.sbb(ZERO, out[0], t2).0;
+        out
+    }
+
+    pub fn mul(&self, g: &mut Words, a: &[W], b: &[W]) -> Vec<W> {
+        let n = self.n;
+        // Schoolbook rows: acc (2n words) += a_i·b at word i.
+        let mut acc: Vec<W> = vec![ZERO; 2 * n];
+        for (i, &ai) in a.iter().enumerate() {
+            let row = g.mul_word(ai, b);
+            let mut c = ZERO;
+            for (j, &r) in row.iter().enumerate() {
+                let (x, c2) = g.adc(c, acc[i + j], r);
+                acc[i + j] = x;
+                c = c2;
+            }
+            // Word i + n was still 0 and the row's top word is at most 2^64 - 2.
+            debug_assert_eq!(c.max, 0, "a row's last word cannot carry");
+        }
+        self.reduce(g, &acc)
+    }
+
+    /// `lo + hi·2^(64n)` (2n words) to n words: `lo + hi·c` (n words and a top ≤ c),
+    /// then the fold.
+    fn reduce(&self, g: &mut Words, acc: &[W]) -> Vec<W> {
+        let n = self.n;
+        let m = g.mul_word(k(self.c), &acc[n..]);
+        let mut s = Vec::with_capacity(n);
+        let mut c = ZERO;
+        for j in 0..n {
+            let (x, c2) = g.adc(c, acc[j], m[j]);
+            s.push(x);
+            c = c2;
+        }
+        let (top, _) = g.adc(c, m[n], ZERO);
+        self.fold(g, &s, top)
+    }
+
+    /// `k·a` for `k < 2^32`: n+1 words, then the fold.
+    pub fn mul_small(&self, g: &mut Words, a: &[W], k_: u64) -> Vec<W> {
+        let m = g.mul_word(k(k_), a);
+        self.fold(g, &m[..self.n], m[self.n])
+    }
+}
+
+pub(crate) fn generate(spec: &FieldSpec, op: FieldOp) -> Result<Function, FieldError> {
+    let n = spec.limbs() as usize;
+    let c = fold_constant(&spec.p, n as u32).expect("a validated saturated spec");
+    let arr = |name: &str| Param::array(name, Ty::U64, &vec![MAX; n]);
+    let params: Vec<Param> = (1..=op.arity()).map(|i| arr(&format!("arg{i}"))).collect();
+    let mut g = Words {
+        b: Builder::new(spec.function_name(op), params, vec![arr("out1")]),
+    };
+    let s = Sat { c, n };
+    let arg = |a: u32| -> Vec<W> {
+        (0..n as u32)
+            .map(|i| W {
+                o: Opnd::Arg(a, i),
+                max: MAX,
+            })
+            .collect()
+    };
+    let out = match op {
+        FieldOp::Mul => s.mul(&mut g, &arg(0), &arg(1)),
+        FieldOp::Square => s.mul(&mut g, &arg(0), &arg(0)),
+        FieldOp::Add => s.add(&mut g, &arg(0), &arg(1)),
+        FieldOp::Sub => s.sub(&mut g, &arg(0), &arg(1)),
+        FieldOp::Opp => s.sub(&mut g, &vec![ZERO; n], &arg(0)),
+    };
+    for (i, w) in out.into_iter().enumerate() {
+        g.b.store(0, i as u32, w.o);
+    }
+    g.b.finish()
+}

@@ -1,0 +1,205 @@
+//! The saturated Solinas representation (`--repr saturated`, curve25519's
+//! `2^256 ≡ 38`): each operation against num-bigint arithmetic mod p on random words and
+//! the edge values that exercise every fold (all-ones words, zeros, values just below
+//! 2^256 and p); the multiplication and squaring against Fiat's own
+//! `fiat_curve25519_solinas_*` (../shared/fiat-json) word for word; the X25519 ladder
+//! step in this representation against RFC 7748 (both test vectors); refusals.
+
+use cryptopt_frontend::fiat;
+use cryptopt_gen::fields::{self, FieldOp, FieldOptions, FieldSpec, ReprChoice};
+use cryptopt_gen::formulas::{self, Formula};
+use cryptopt_ir::{interp, lower, Function};
+use num_bigint::BigUint;
+use num_traits::One;
+use rand::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+fn saturated(field: &str) -> Result<FieldSpec, fields::FieldError> {
+    fields::resolve(
+        field,
+        &FieldOptions {
+            repr: ReprChoice::Saturated,
+            ..Default::default()
+        },
+    )
+}
+
+/// Word vectors: edge values, then random ones.
+fn words(rng: &mut Xoshiro256PlusPlus, k: usize, p: &BigUint) -> Vec<u128> {
+    let m = u64::MAX as u128;
+    let below = |x: BigUint| -> Vec<u128> {
+        let mut w: Vec<u128> = x.iter_u64_digits().map(u128::from).collect();
+        w.resize(4, 0);
+        w
+    };
+    match k {
+        0 => vec![m; 4],
+        1 => vec![0; 4],
+        2 => below(p.clone()),
+        3 => below(p - 1u32),
+        4 => below(p + 1u32),
+        5 => below((BigUint::one() << 256u32) - 38u32),
+        6 => vec![m, 0, 0, 0],
+        7 => vec![0, 0, 0, m],
+        _ => (0..4)
+            .map(|_| {
+                // Mostly random words, some all-ones, to reach the carries.
+                if rng.random::<u8>() < 32 {
+                    m
+                } else {
+                    rng.random::<u64>() as u128
+                }
+            })
+            .collect(),
+    }
+}
+
+fn run(f: &Function, input: &[Vec<u128>]) -> Vec<Vec<u128>> {
+    interp::run(f, input).unwrap_or_else(|e| panic!("{}: {e} on {input:x?}", f.name))
+}
+
+#[test]
+fn operations_agree_with_arithmetic_mod_p() {
+    let spec = saturated("curve25519").unwrap();
+    let p = spec.p.clone();
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(38);
+    for op in FieldOp::ALL {
+        let f = fields::generate(&spec, op).unwrap();
+        let g = lower::lower(&f).unwrap();
+        for k in 0..2000 {
+            let a = words(&mut rng, k % 12, &p);
+            let b = words(&mut rng, (k / 12) % 12, &p);
+            let input = if op.arity() == 2 { vec![a, b] } else { vec![a] };
+            let out = run(&f, &input);
+            assert_eq!(run(&g, &input), out, "{}: lowered differs", f.name);
+            let (x, y) = (spec.eval(&input[0]), spec.eval(input.last().unwrap()));
+            let want = match op {
+                FieldOp::Mul => &x * &y % &p,
+                FieldOp::Square => &x * &x % &p,
+                FieldOp::Add => (&x + &y) % &p,
+                FieldOp::Sub => (&x + &p * 2u32 - &y % &p) % &p,
+                FieldOp::Opp => (&p - &x % &p) % &p,
+            };
+            assert_eq!(spec.eval(&out[0]) % &p, want, "{} on {input:x?}", f.name);
+        }
+    }
+}
+
+/// Word for word what Fiat's `curve25519_solinas` computes (the same reduction).
+#[test]
+fn mul_and_square_match_fiats_solinas_functions() {
+    let Ok(dir) = std::env::var("CRYPTOPT_FIAT_JSON") else {
+        eprintln!(
+            "SKIPPED mul_and_square_match_fiats_solinas_functions: CRYPTOPT_FIAT_JSON is not set"
+        );
+        return;
+    };
+    let text = std::fs::read_to_string(format!("{dir}/curve25519_solinas_64.json")).unwrap();
+    let theirs = fiat::parse_functions(&text).unwrap();
+    let spec = saturated("curve25519").unwrap();
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(25519);
+    for (op, name) in [
+        (FieldOp::Mul, "fiat_curve25519_solinas_mul"),
+        (FieldOp::Square, "fiat_curve25519_solinas_square"),
+    ] {
+        let ours = fields::generate(&spec, op).unwrap();
+        let fiat = theirs.iter().find(|f| f.name == name).unwrap();
+        for k in 0..2000 {
+            let a = words(&mut rng, k % 12, &spec.p);
+            let b = words(&mut rng, (k / 12) % 12, &spec.p);
+            let input = if op == FieldOp::Mul {
+                vec![a, b]
+            } else {
+                vec![a]
+            };
+            assert_eq!(
+                run(&ours, &input),
+                run(fiat, &input),
+                "{name} on {input:x?}"
+            );
+        }
+    }
+}
+
+/// X25519 over the saturated ladder step: RFC 7748 §5.2's vectors.
+#[test]
+fn saturated_ladder_reproduces_rfc7748_vectors() {
+    let spec = saturated("curve25519").unwrap();
+    let (f, stats) = formulas::generate(Formula::X25519Ladderstep, &spec).unwrap();
+    assert_eq!(f.name, "fiat_25519_solinas_ladderstep");
+    assert_eq!(
+        (stats.muls, stats.small_muls, stats.extra_carries),
+        (9, 1, 0)
+    );
+    let p = &spec.p;
+    let x25519 = |scalar: &str, u: &str| -> String {
+        let le = |s: &str| {
+            BigUint::from_bytes_le(
+                &(0..s.len())
+                    .step_by(2)
+                    .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+                    .collect::<Vec<u8>>(),
+            )
+        };
+        let mut k = le(scalar);
+        k &= (BigUint::one() << 255u32) - 8u32;
+        k |= BigUint::one() << 254u32;
+        let u = le(u) & ((BigUint::one() << 255u32) - 1u32);
+        let el = |x: &BigUint| spec.to_limbs(x);
+        let x1 = el(&u);
+        let (mut x2, mut z2, mut x3, mut z3) = (
+            el(&BigUint::one()),
+            el(&BigUint::ZERO),
+            x1.clone(),
+            el(&BigUint::one()),
+        );
+        let mut swap = 0u128;
+        for t in (0..255u64).rev() {
+            let kt = k.bit(t) as u128;
+            let out = run(&f, &[vec![swap ^ kt], x1.clone(), x2, z2, x3, z3]);
+            swap = kt;
+            [x2, z2, x3, z3] = [0, 1, 2, 3].map(|i| out[i].clone());
+        }
+        if swap == 1 {
+            std::mem::swap(&mut x2, &mut x3);
+            std::mem::swap(&mut z2, &mut z3);
+        }
+        let (x, z) = (spec.eval(&x2) % p, spec.eval(&z2) % p);
+        let r = (x * z.modpow(&(p - 2u32), p)) % p;
+        let mut bytes = r.to_bytes_le();
+        bytes.resize(32, 0);
+        bytes.iter().map(|b| format!("{b:02x}")).collect()
+    };
+    assert_eq!(
+        x25519(
+            "a546e36bf0527c9d3b16154b82465edd62144c0ac1fc5a18506a2244ba449ac4",
+            "e6db6867583030db3594c1a424b15f7c726624ec26b3353b10a903a6d0ab1c4c"
+        ),
+        "c3da55379de9c6908e94ea4df28d084f32eccf03491c71f754b4075577a28552"
+    );
+    assert_eq!(
+        x25519(
+            "4b66e9d4d1b4673c5ad22691957d6af5c11b6421e0ea01d42ca4169e7918ba0d",
+            "e5210f12786811d3f4b7959d0538ae2c31dbe7106fc03c3efc4cd549c715a493"
+        ),
+        "95cbde9476e8907d7aade45cb4b873f88b595a68799fa152e6f8f7647aac7957"
+    );
+}
+
+#[test]
+fn representation_is_refused_where_it_cannot_hold() {
+    for field in ["p256", "p448", "secp256k1"] {
+        let err = saturated(field).unwrap_err().to_string();
+        assert!(
+            err.contains("no saturated Solinas representation"),
+            "{field}: {err}"
+        );
+        assert!(err.contains("Montgomery"), "{field}: {err}");
+    }
+    let spec = saturated("curve25519").unwrap();
+    assert!(spec.representation().contains("2^256 ≡ 38"));
+    assert_eq!(spec.function_name(FieldOp::Mul), "fiat_25519_solinas_mul");
+    // A point formula needs Montgomery.
+    let k1 = formulas::generate(Formula::P256Add, &saturated("curve25519").unwrap()).unwrap_err();
+    assert!(k1.to_string().contains("not defined over"), "{k1}");
+}
