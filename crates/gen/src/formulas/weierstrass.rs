@@ -21,13 +21,13 @@ use num_bigint::BigUint;
 
 use super::Ops;
 
-/// Algorithm 4: `(X1:Y1:Z1) + (X2:Y2:Z2)` for `a = −3`; `b` is the curve constant.
-pub(crate) fn add_a_minus3<O: Ops>(
+/// Lines 1–18 of Algorithms 4 and 7 (the same in both): `t0 = X1·X2`, `t1 = Y1·Y2`,
+/// `t2 = Z1·Z2`, and the cross terms `t3 = X1·Y2 + X2·Y1`, `t4 = Y1·Z2 + Y2·Z1`,
+/// `Y3 = X1·Z2 + X2·Z1`, each by Karatsuba's trick as the paper writes it.
+fn cross_products<O: Ops>(
     u: &mut O,
-    b: &BigUint,
     [x1, y1, z1, x2, y2, z2]: [O::Fe; 6],
-) -> Result<[O::Fe; 3], String> {
-    let b = u.constant(b);
+) -> Result<[O::Fe; 6], String> {
     let t0 = u.mul(&x1, &x2, false)?; // 1. t0 = X1·X2
     let t1 = u.mul(&y1, &y2, false)?; // 2. t1 = Y1·Y2
     let t2 = u.mul(&z1, &z2, false)?; // 3. t2 = Z1·Z2
@@ -46,6 +46,17 @@ pub(crate) fn add_a_minus3<O: Ops>(
     let x3 = u.mul(&x3, &y3, false)?; // 16. X3 = X3·Y3
     let y3 = u.add(&t0, &t2)?; // 17. Y3 = t0+t2
     let y3 = u.sub(&x3, &y3)?; // 18. Y3 = X3−Y3
+    Ok([t0, t1, t2, t3, t4, y3])
+}
+
+/// Algorithm 4: `(X1:Y1:Z1) + (X2:Y2:Z2)` for `a = −3`; `b` is the curve constant.
+pub(crate) fn add_a_minus3<O: Ops>(
+    u: &mut O,
+    b: &BigUint,
+    [x1, y1, z1, x2, y2, z2]: [O::Fe; 6],
+) -> Result<[O::Fe; 3], String> {
+    let b = u.constant(b);
+    let [t0, t1, t2, t3, t4, y3] = cross_products(u, [x1, y1, z1, x2, y2, z2])?;
     let z3 = u.mul(&b, &t2, false)?; // 19. Z3 = b·t2
     let x3 = u.sub(&y3, &z3)?; // 20. X3 = Y3−Z3
     let z3 = u.add(&x3, &x3)?; // 21. Z3 = X3+X3
@@ -124,24 +135,7 @@ pub(crate) fn add_a0<O: Ops>(
     b3: u64,
     [x1, y1, z1, x2, y2, z2]: [O::Fe; 6],
 ) -> Result<[O::Fe; 3], String> {
-    let t0 = u.mul(&x1, &x2, false)?; // 1. t0 = X1·X2
-    let t1 = u.mul(&y1, &y2, false)?; // 2. t1 = Y1·Y2
-    let t2 = u.mul(&z1, &z2, false)?; // 3. t2 = Z1·Z2
-    let t3 = u.add(&x1, &y1)?; // 4. t3 = X1+Y1
-    let t4 = u.add(&x2, &y2)?; // 5. t4 = X2+Y2
-    let t3 = u.mul(&t3, &t4, false)?; // 6. t3 = t3·t4
-    let t4 = u.add(&t0, &t1)?; // 7. t4 = t0+t1
-    let t3 = u.sub(&t3, &t4)?; // 8. t3 = t3−t4
-    let t4 = u.add(&y1, &z1)?; // 9. t4 = Y1+Z1
-    let x3 = u.add(&y2, &z2)?; // 10. X3 = Y2+Z2
-    let t4 = u.mul(&t4, &x3, false)?; // 11. t4 = t4·X3
-    let x3 = u.add(&t1, &t2)?; // 12. X3 = t1+t2
-    let t4 = u.sub(&t4, &x3)?; // 13. t4 = t4−X3
-    let x3 = u.add(&x1, &z1)?; // 14. X3 = X1+Z1
-    let y3 = u.add(&x2, &z2)?; // 15. Y3 = X2+Z2
-    let x3 = u.mul(&x3, &y3, false)?; // 16. X3 = X3·Y3
-    let y3 = u.add(&t0, &t2)?; // 17. Y3 = t0+t2
-    let y3 = u.sub(&x3, &y3)?; // 18. Y3 = X3−Y3
+    let [t0, t1, t2, t3, t4, y3] = cross_products(u, [x1, y1, z1, x2, y2, z2])?;
     let x3 = u.add(&t0, &t0)?; // 19. X3 = t0+t0
     let t0 = u.add(&x3, &t0)?; // 20. t0 = X3+t0
     let t2 = u.mul_small(&t2, b3)?; // 21. t2 = b3·t2
