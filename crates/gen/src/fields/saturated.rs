@@ -149,8 +149,13 @@ impl Sat {
                 acc[i + j] = x;
                 c = c2;
             }
-            // Word i + n was still 0 and the row's top word is at most 2^64 - 2.
-            debug_assert_eq!(c.max, 0, "a row's last word cannot carry");
+            // The carry out of word i + n goes to word i + n + 1 (still 0). Past the last
+            // row there is no such word, and none is needed: the whole product is below
+            // 2^(128n), so that carry is 0 (the bound analysis cannot see it: the row's
+            // top word may reach 2^64 - 1 by its bounds, 2^64 - 2 in fact).
+            if c.max != 0 && i + n + 1 < 2 * n {
+                acc[i + n + 1] = c;
+            }
         }
         self.reduce(g, &acc)
     }
