@@ -217,6 +217,30 @@ fn ladderstep_optimizes_and_proves() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// `bench` with `formula_args` (field, formula, budget) against gcc only, small
+/// measurement, throughput only, into `dir`; asserts success and returns stdout.
+fn bench_formula(dir: &std::path::Path, formula_args: &[&str]) -> String {
+    let mut args = vec!["bench"];
+    args.extend_from_slice(formula_args);
+    args.extend_from_slice(&[
+        "--compilers",
+        "gcc",
+        "--repeats",
+        "4",
+        "--batches",
+        "3",
+        "--optimize-for",
+        "throughput",
+        "--out",
+        dir.to_str().unwrap(),
+        "--progress-every",
+        "0",
+    ]);
+    let (c, stdout, err) = cryptopt(&args);
+    assert_eq!(c, 0, "{args:?}: {err}");
+    stdout
+}
+
 /// `bench --field F --formula NAME`: the formula, its operations each optimized, and the
 /// driver over their winners (run against the interpreter: it must compute the formula's
 /// exact limbs) measured as the column `ops`, whose .s and .c files stay in OUT/ops/.
@@ -226,29 +250,17 @@ fn bench_formula_has_the_ops_column() {
         return;
     }
     let dir = scratch("bench-formula");
-    let out = dir.to_str().unwrap();
-    let (c, stdout, err) = cryptopt(&[
-        "bench",
-        "--field",
-        "curve25519",
-        "--formula",
-        "x25519-ladderstep",
-        "--compilers",
-        "gcc",
-        "--evals",
-        "100",
-        "--repeats",
-        "4",
-        "--batches",
-        "3",
-        "--optimize-for",
-        "throughput",
-        "--out",
-        out,
-        "--progress-every",
-        "0",
-    ]);
-    assert_eq!(c, 0, "{err}");
+    let stdout = bench_formula(
+        &dir,
+        &[
+            "--field",
+            "curve25519",
+            "--formula",
+            "x25519-ladderstep",
+            "--evals",
+            "100",
+        ],
+    );
     assert!(stdout.contains("| ops | speed-up over ops |"), "{stdout}");
     let row = stdout
         .lines()
@@ -304,29 +316,17 @@ fn bench_point_formula_has_the_ops_column() {
         return;
     }
     let dir = scratch("bench-point");
-    let out = dir.to_str().unwrap();
-    let (c, stdout, err) = cryptopt(&[
-        "bench",
-        "--field",
-        "p256",
-        "--formula",
-        "p256-double",
-        "--compilers",
-        "gcc",
-        "--evals",
-        "50",
-        "--repeats",
-        "4",
-        "--batches",
-        "3",
-        "--optimize-for",
-        "throughput",
-        "--out",
-        out,
-        "--progress-every",
-        "0",
-    ]);
-    assert_eq!(c, 0, "{err}");
+    let stdout = bench_formula(
+        &dir,
+        &[
+            "--field",
+            "p256",
+            "--formula",
+            "p256-double",
+            "--evals",
+            "50",
+        ],
+    );
     let row = stdout
         .lines()
         .find(|l| l.starts_with("| fiat_p256_point_double |"))

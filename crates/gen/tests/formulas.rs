@@ -1,6 +1,7 @@
 //! Whole formulas (`cryptopt_gen::formulas`) against independent models:
 //!
-//! * the X25519 ladder step against the RFC 7748 §5 formulas written out on num-bigint
+//! * the X25519 ladder step, in 5×51 limbs and in saturated 4×64 words (`--repr
+//!   saturated`), against the RFC 7748 §5 formulas written out on num-bigint
 //!   field elements (not the generator), on 1,000 random inputs within the declared
 //!   bounds plus edge values, with the swap bit both ways; the interpreter checks every
 //!   input and output against its declared bounds;
@@ -25,9 +26,26 @@ fn curve25519() -> FieldSpec {
 }
 
 fn ladderstep() -> (FieldSpec, Function, formulas::Stats) {
-    let spec = curve25519();
+    ladderstep_in(curve25519())
+}
+
+fn ladderstep_in(spec: FieldSpec) -> (FieldSpec, Function, formulas::Stats) {
     let (f, stats) = formulas::generate(Formula::X25519Ladderstep, &spec).unwrap();
     (spec, f, stats)
+}
+
+/// The ladder step in both representations: 5×51 (Fiat's tight bounds) and saturated
+/// 4×64 (any value below 2^256).
+fn both_ladder_steps() -> [(FieldSpec, Function, formulas::Stats); 2] {
+    let saturated = fields::resolve(
+        "curve25519",
+        &fields::FieldOptions {
+            repr: fields::ReprChoice::Saturated,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    [ladderstep(), ladderstep_in(saturated)]
 }
 
 /// RFC 7748 §5's step on field elements: (x2, z2, x3, z3) after the swap and the step.
@@ -68,19 +86,24 @@ fn step(f: &Function, swap: u128, x: [&[u128]; 5]) -> Vec<Vec<u128>> {
 
 #[test]
 fn ladderstep_matches_the_rfc_formulas() {
-    let (spec, f, _) = ladderstep();
-    let g = lower::lower(&f).unwrap();
+    for (spec, f, _) in both_ladder_steps() {
+        ladderstep_matches_the_rfc_formulas_in(&spec, &f);
+    }
+}
+
+fn ladderstep_matches_the_rfc_formulas_in(spec: &FieldSpec, f: &Function) {
+    let g = lower::lower(f).unwrap();
     let p = &spec.p;
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(7748);
-    let mut cases = inputs::edge_cases(&f);
-    cases.extend((0..1000).map(|_| inputs::random(&f, &mut rng)));
+    let mut cases = inputs::edge_cases(f);
+    cases.extend((0..1000).map(|_| inputs::random(f, &mut rng)));
     let mut swaps = [0usize; 2];
     for (k, input) in cases.iter().enumerate() {
         // Both swap values for every input, whatever `random` drew.
         let mut input = input.clone();
         input[0][0] = (k % 2) as u128;
         swaps[k % 2] += 1;
-        let got = interp::run(&f, &input).unwrap_or_else(|e| panic!("{e} on {input:x?}"));
+        let got = interp::run(f, &input).unwrap_or_else(|e| panic!("{e} on {input:x?}"));
         assert_eq!(interp::run(&g, &input).unwrap(), got, "lowered differs");
         let el = |i: usize| spec.eval(&input[i]);
         let want = model(p, k % 2 == 1, &el(1), [el(2), el(3), el(4), el(5)]);
@@ -131,7 +154,6 @@ fn x25519(spec: &FieldSpec, f: &Function, scalar: &str, u: &str) -> String {
 
 #[test]
 fn ladder_reproduces_rfc7748_vectors() {
-    let (spec, f, _) = ladderstep();
     // RFC 7748 §5.2.
     let cases = [
         (
@@ -145,14 +167,21 @@ fn ladder_reproduces_rfc7748_vectors() {
             "95cbde9476e8907d7aade45cb4b873f88b595a68799fa152e6f8f7647aac7957",
         ),
     ];
-    for (k, u, want) in cases {
-        assert_eq!(x25519(&spec, &f, k, u), want);
+    for (spec, f, _) in both_ladder_steps() {
+        for (k, u, want) in cases {
+            assert_eq!(x25519(&spec, &f, k, u), want, "{}", f.name);
+        }
     }
 }
 
 #[test]
 fn reductions_only_where_bounds_need_them() {
-    let (_, f, stats) = ladderstep();
+    let [(_, f, stats), (_, sat, sat_stats)] = both_ladder_steps();
+    assert_eq!(sat.name, "fiat_25519_solinas_ladderstep");
+    assert_eq!(
+        sat_stats, stats,
+        "the same operations, and no carry, in 4×64 too"
+    );
     assert_eq!(stats.muls, 9, "5 multiplications and 4 squarings");
     assert_eq!(stats.small_muls, 1, "a24·E");
     assert_eq!(

@@ -2,8 +2,8 @@
 //! `2^256 ≡ 38`): each operation against num-bigint arithmetic mod p on random words and
 //! the edge values that exercise every fold (all-ones words, zeros, values just below
 //! 2^256 and p); the multiplication and squaring against Fiat's own
-//! `fiat_curve25519_solinas_*` (../shared/fiat-json) word for word; the X25519 ladder
-//! step in this representation against RFC 7748 (both test vectors); refusals.
+//! `fiat_curve25519_solinas_*` (../shared/fiat-json) word for word; refusals. (The
+//! ladder step in this representation is tested with the other in `formulas.rs`.)
 
 use cryptopt_frontend::fiat;
 use cryptopt_gen::fields::{self, FieldOp, FieldOptions, FieldSpec, ReprChoice};
@@ -119,71 +119,6 @@ fn mul_and_square_match_fiats_solinas_functions() {
             );
         }
     }
-}
-
-/// X25519 over the saturated ladder step: RFC 7748 §5.2's vectors.
-#[test]
-fn saturated_ladder_reproduces_rfc7748_vectors() {
-    let spec = saturated("curve25519").unwrap();
-    let (f, stats) = formulas::generate(Formula::X25519Ladderstep, &spec).unwrap();
-    assert_eq!(f.name, "fiat_25519_solinas_ladderstep");
-    assert_eq!(
-        (stats.muls, stats.small_muls, stats.extra_carries),
-        (9, 1, 0)
-    );
-    let p = &spec.p;
-    let x25519 = |scalar: &str, u: &str| -> String {
-        let le = |s: &str| {
-            BigUint::from_bytes_le(
-                &(0..s.len())
-                    .step_by(2)
-                    .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-                    .collect::<Vec<u8>>(),
-            )
-        };
-        let mut k = le(scalar);
-        k &= (BigUint::one() << 255u32) - 8u32;
-        k |= BigUint::one() << 254u32;
-        let u = le(u) & ((BigUint::one() << 255u32) - 1u32);
-        let el = |x: &BigUint| spec.to_limbs(x);
-        let x1 = el(&u);
-        let (mut x2, mut z2, mut x3, mut z3) = (
-            el(&BigUint::one()),
-            el(&BigUint::ZERO),
-            x1.clone(),
-            el(&BigUint::one()),
-        );
-        let mut swap = 0u128;
-        for t in (0..255u64).rev() {
-            let kt = k.bit(t) as u128;
-            let out = run(&f, &[vec![swap ^ kt], x1.clone(), x2, z2, x3, z3]);
-            swap = kt;
-            [x2, z2, x3, z3] = [0, 1, 2, 3].map(|i| out[i].clone());
-        }
-        if swap == 1 {
-            std::mem::swap(&mut x2, &mut x3);
-            std::mem::swap(&mut z2, &mut z3);
-        }
-        let (x, z) = (spec.eval(&x2) % p, spec.eval(&z2) % p);
-        let r = (x * z.modpow(&(p - 2u32), p)) % p;
-        let mut bytes = r.to_bytes_le();
-        bytes.resize(32, 0);
-        bytes.iter().map(|b| format!("{b:02x}")).collect()
-    };
-    assert_eq!(
-        x25519(
-            "a546e36bf0527c9d3b16154b82465edd62144c0ac1fc5a18506a2244ba449ac4",
-            "e6db6867583030db3594c1a424b15f7c726624ec26b3353b10a903a6d0ab1c4c"
-        ),
-        "c3da55379de9c6908e94ea4df28d084f32eccf03491c71f754b4075577a28552"
-    );
-    assert_eq!(
-        x25519(
-            "4b66e9d4d1b4673c5ad22691957d6af5c11b6421e0ea01d42ca4169e7918ba0d",
-            "e5210f12786811d3f4b7959d0538ae2c31dbe7106fc03c3efc4cd549c715a493"
-        ),
-        "95cbde9476e8907d7aade45cb4b873f88b595a68799fa152e6f8f7647aac7957"
-    );
 }
 
 #[test]

@@ -111,18 +111,24 @@ impl Generator<'_> {
         }
     }
 
+    /// The register of `o` if `o` dies at this instruction, taken (pinned, Temp).
+    pub(super) fn reuse_dying(&mut self, o: IrOperand) -> Option<Reg> {
+        let IrOperand::Value(v) = o else { return None };
+        let r = self.st.v_reg[v.index()]?;
+        if !self.dies_here(o) {
+            return None;
+        }
+        self.st.v_reg[v.index()] = None;
+        self.st.owner[r.index()] = Owner::Temp;
+        self.pin(r);
+        Some(r)
+    }
+
     /// A destination register initialised with `src`: `src`'s own register if `src` dies
     /// here, else a fresh register and a `mov`. Comes back pinned, owned as Temp.
     pub(super) fn dest_from(&mut self, src: IrOperand) -> Result<Reg> {
-        if let IrOperand::Value(v) = src {
-            if let Some(r) = self.st.v_reg[v.index()] {
-                if self.dies_here(src) {
-                    self.st.v_reg[v.index()] = None;
-                    self.st.owner[r.index()] = Owner::Temp;
-                    self.pin(r);
-                    return Ok(r);
-                }
-            }
+        if let Some(r) = self.reuse_dying(src) {
+            return Ok(r);
         }
         if let IrOperand::Const(c) = src {
             let r = self.alloc_reg()?;

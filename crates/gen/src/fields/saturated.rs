@@ -46,19 +46,24 @@ pub(crate) struct Sat {
 }
 
 impl Sat {
+    /// `c` if the bit is set, else 0 (`cmovznz`: never a branch).
+    fn c_if(&self, g: &mut Words, bit: W) -> W {
+        W {
+            o: g.b.op1(
+                Op::Cmovznz,
+                &[bit.o, Opnd::K(0), Opnd::K(self.c as u128)],
+                Ty::U64,
+            ),
+            max: self.c as u128,
+        }
+    }
+
     /// `s + top·2^(64n)` folded to n words: `s + top·c`, then a last carry adds `c`.
     /// `top·c` fits a word (top ≤ 2^32, c < 2^32).
     fn fold(&self, g: &mut Words, s: &[W], top: W) -> Vec<W> {
         let t = match top.max {
             0 => return s.to_vec(),
-            1 => W {
-                o: g.b.op1(
-                    Op::Cmovznz,
-                    &[top.o, Opnd::K(0), Opnd::K(self.c as u128)],
-                    Ty::U64,
-                ),
-                max: self.c as u128,
-            },
+            1 => self.c_if(g, top),
             m => W {
                 o: g.b.op1(Op::Mul, &[top.o, Opnd::K(self.c as u128)], Ty::U64),
                 max: m * self.c as u128,
@@ -76,11 +81,7 @@ impl Sat {
         }
         // A carry out means s + t ≥ 2^(64n) with s < 2^(64n) and t ≤ max·c, so the words
         // are now below t ≤ 2^64 - c: adding c (or 0) to word 0 cannot carry.
-        let add = g.b.op1(
-            Op::Cmovznz,
-            &[carry.o, Opnd::K(0), Opnd::K(self.c as u128)],
-            Ty::U64,
-        );
+        let add = self.c_if(g, carry).o;
         out[0] = W {
             o: g.b
                 .op2(
@@ -116,15 +117,7 @@ impl Sat {
             d.push(z);
             borrow = b2;
         }
-        let cb = |g: &mut Words, bit: W| W {
-            o: g.b.op1(
-                Op::Cmovznz,
-                &[bit.o, Opnd::K(0), Opnd::K(self.c as u128)],
-                Ty::U64,
-            ),
-            max: self.c as u128,
-        };
-        let t = cb(g, borrow);
+        let t = self.c_if(g, borrow);
         let mut out = Vec::with_capacity(self.n);
         let mut borrow = ZERO;
         for (j, &x) in d.iter().enumerate() {
@@ -132,7 +125,7 @@ impl Sat {
             out.push(z);
             borrow = b2;
         }
-        let t2 = cb(g, borrow);
+        let t2 = self.c_if(g, borrow);
         out[0] = g.sbb(ZERO, out[0], t2).0;
         out
     }

@@ -369,6 +369,16 @@ impl FieldSpec {
             .collect()
     }
 
+    /// The limbs that stand for the field element `x` in this representation:
+    /// Montgomery's `x·R mod p`, otherwise `x mod p` (each limb within its width).
+    pub fn encode(&self, x: &BigUint) -> Vec<u128> {
+        let x = x % &self.p;
+        match self.repr {
+            Repr::Montgomery => self.to_limbs(&((x << (64 * self.limbs())) % &self.p)),
+            Repr::Solinas { .. } | Repr::Saturated => self.to_limbs(&x),
+        }
+    }
+
     /// How a limb vector stands for a field element, in one line (also the `data:` line
     /// of the header on every program made from a generated function).
     pub fn representation(&self) -> String {

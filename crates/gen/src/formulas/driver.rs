@@ -3,14 +3,14 @@
 //! benchmark's point of comparison for a formula optimized as one function.
 //!
 //! ```text
-//!   x25519::step ──Ops for Driver──▶ C statements: one call per operation into tN[]
+//!   Formula::run ──Ops for Driver──▶ C statements: one call per operation into tN[]
 //!                                    temporaries, the swap as masks, the outputs copied
 //!                └── the operations it called ──▶ one Function each (Fiat's conventions:
 //!                    add/sub tight → loose, carry_mul/carry_square/carry_scmul loose → tight)
 //! ```
 //!
 //! Every operation is the field generator's own (`fields::generate`) or, for the
-//! multiplication by a small constant, the same `Unsat` code the inline formula uses, so
+//! multiplication by a small constant, the same code the inline formula uses (`inline`), so
 //! the driver computes exactly the formula's limbs whenever the inline composition
 //! needed no carry beyond the multiplications' (the case for the X25519 ladder step).
 //! The C declarations are the C emitter's (`cryptopt_measure::c`), not this module's: it
@@ -24,15 +24,10 @@ use std::fmt::Write;
 
 use num_bigint::BigUint;
 
-use cryptopt_ir::func::{Function, Param, Ty};
+use cryptopt_ir::func::Function;
 
-use super::mont::{self, Mont};
-use super::sat;
-use super::unsat::{Stats, Unsat};
+use super::inline::{inline, Body};
 use super::{Formula, Ops};
-use crate::fields::build::{Builder, Opnd};
-use crate::fields::montgomery::Words;
-use crate::fields::solinas::Gen;
 use crate::fields::{FieldError, FieldOp, FieldSpec, Repr};
 
 /// A formula as C over a library of field operations.
@@ -132,26 +127,21 @@ impl Ops for Driver<'_> {
     fn mul_small(&mut self, a: &Elem, c: u64) -> Result<Elem, String> {
         self.call(Call::Scmul(c), &[a], false)
     }
-    /// A `static const` array holding `c` in the representation (Montgomery's `c·R`).
+    /// A `static const` array holding `c` in the representation (`FieldSpec::encode`:
+    /// Montgomery's `c·R`).
     fn constant(&mut self, c: &BigUint) -> Elem {
-        let n = self.spec.limbs() as usize;
-        let words: Vec<String> = match self.spec.repr {
-            Repr::Montgomery => mont::to_mont_words(c, &self.spec.p, n)
-                .iter()
-                .map(|w| format!("{w:#x}"))
-                .collect(),
-            Repr::Solinas { .. } | Repr::Saturated => self
-                .spec
-                .to_limbs(&(c % &self.spec.p))
-                .iter()
-                .map(|w| format!("{w:#x}"))
-                .collect(),
-        };
+        let words: Vec<String> = self
+            .spec
+            .encode(c)
+            .iter()
+            .map(|w| format!("{w:#x}"))
+            .collect();
         self.temps += 1;
         let name = format!("k{}", self.temps);
         let _ = writeln!(
             self.body,
-            "    static const uint64_t {name}[{n}] = {{{}}};",
+            "    static const uint64_t {name}[{}] = {{{}}};",
+            words.len(),
             words.join(", ")
         );
         Elem { name, tight: true }
@@ -214,60 +204,14 @@ pub fn library(formula: Formula, spec: &FieldSpec, f: &Function) -> Result<Libra
     })
 }
 
-/// `fiat_<field>_carry_scmul_<c>` (Solinas: loose in, tight out) or
-/// `fiat_<field>_scmul_<c>` (Montgomery, saturated Solinas): `out1 = c·arg1`, by the same code the inline
-/// formulas use ([`Unsat::mul_small`], [`Mont::mul_small`], `SatOps::mul_small`).
+/// `fiat_<field>_carry_scmul_<c>` (unsaturated: loose in, tight out) or
+/// `fiat_<field>_scmul_<c>` (saturated words): `out1 = c·arg1`, by the same code the
+/// inline formulas use (each representation's `mul_small`, through `inline`).
 fn scmul(spec: &FieldSpec, c: u64) -> Result<Function, FieldError> {
-    if spec.repr == Repr::Saturated {
-        return sat::scmul(spec, c);
-    }
-    if spec.repr == Repr::Montgomery {
-        let name = format!("fiat_{}_scmul_{c}", spec.prefix());
-        let n = spec.limbs() as usize;
-        let elem = |name: &str| Param::array(name, Ty::U64, &vec![u64::MAX as u128; n]);
-        let mut u = Mont::new(
-            Words {
-                b: Builder::new(name.clone(), vec![elem("arg1")], vec![elem("out1")]),
-            },
-            &spec.p,
-            n,
-        );
-        let x = u.arg(0);
-        let r = u.mul_small(&x, c).map_err(|message| FieldError::Internal {
-            function: name,
-            message,
-        })?;
-        for (i, w) in r.iter().enumerate() {
-            u.g.b.store(0, i as u32, w.o);
-        }
-        return u.g.b.finish();
-    }
-    let name = format!("fiat_{}_carry_scmul_{c}", spec.name);
-    let internal = |message: String| FieldError::Internal {
-        function: name.clone(),
-        message,
+    let op = match spec.repr {
+        Repr::Solinas { .. } => "carry_scmul",
+        Repr::Montgomery | Repr::Saturated => "scmul",
     };
-    let p = spec
-        .solinas_params()
-        .ok_or_else(|| internal("needs the unsaturated representation".into()))?;
-    let (tight, loose) = (spec.tight_bounds(), spec.loose_bounds());
-    let mut u = Unsat {
-        g: Gen {
-            b: Builder::new(
-                name.clone(),
-                vec![Param::array("arg1", Ty::U64, &loose)],
-                vec![Param::array("out1", Ty::U64, &tight)],
-            ),
-        },
-        p,
-        stats: Stats::default(),
-        swap: Opnd::K(0),
-    };
-    let x = u.arg(0, &loose);
-    let r = u.mul_small(&x, c).map_err(internal)?;
-    let r = u.within(&r, &tight).map_err(internal)?;
-    for (i, l) in r.iter().enumerate() {
-        u.g.b.store(0, i as u32, l.o);
-    }
-    u.g.b.finish()
+    let name = format!("fiat_{}_{op}_{c}", spec.prefix());
+    Ok(inline(Body::Scmul(c), name, spec)?.0)
 }

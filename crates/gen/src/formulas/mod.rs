@@ -3,19 +3,23 @@
 //! the search schedules across operations and no intermediate goes through memory.
 //!
 //! ```text
-//!   "x25519-ladderstep" ──Formula::run──▶ x25519::step ───────┐ over Ops:
-//!   "p256-add", … ────────Formula::run──▶ weierstrass::… ─────┤  unsat::Unsat (Solinas,
-//!                                                             │    lazy carries)
-//!                                                             │  mont::Mont (Montgomery)
-//!                                                             │  driver (C over a library)
-//!                                                             └─▶ Builder ─▶ Function
+//!   "x25519-ladderstep" ──Formula::run──▶ x25519::step ─────┐ over Ops:
+//!   "p256-add", … ────────Formula::run──▶ weierstrass::… ───┤  unsat::Unsat (Solinas,
+//!                                                           │    lazy carries)
+//!                                                           │  full::Full (Montgomery,
+//!                                                           │    saturated Solinas)
+//!                                                           │  driver (C over a library)
+//!   inline::inline: signature, the representation's Ops, ───┘
+//!                   outputs within bounds ─▶ Builder ─▶ Function
 //! ```
 //!
 //! * `unsat`: field elements of an unsaturated Solinas representation with exact bounds:
 //!   add, sub, mul, square, multiplication by a small constant, conditional swap, and a
 //!   carry chain inserted only where the next operation's bounds need one;
-//! * `mont`: field elements of the saturated Montgomery representation, every operation
-//!   fully reduced;
+//! * `full`: field elements in full 64-bit words, Montgomery (every operation fully
+//!   reduced) or saturated Solinas (any value below 2^(64n));
+//! * `inline`: the one builder of a formula's function (and of the driver's
+//!   multiplication by a constant), for every representation;
 //! * `x25519`: the RFC 7748 ladder step; `weierstrass`: the Renes–Costello–Batina
 //!   complete point formulas (Algorithms 4, 6, 7, 9).
 //!
@@ -26,8 +30,8 @@
 //! `cmovznz`), and never compose operations whose bounds it has not checked.
 
 mod driver;
-mod mont;
-mod sat;
+mod full;
+mod inline;
 mod unsat;
 mod weierstrass;
 mod x25519;
@@ -38,7 +42,7 @@ pub use driver::{library, Library};
 
 /// The field operations a formula is written in, so that one text of the formula serves
 /// both ways of computing it: inline in one function with lazy reduction
-/// ([`unsat::Unsat`]), and as C calling a library of separately built operations
+/// ([`inline`]), and as C calling a library of separately built operations
 /// ([`driver`], the benchmark's "formula from field operations").
 pub(crate) trait Ops {
     /// A field element.
@@ -62,7 +66,7 @@ use cryptopt_ir::func::Function;
 
 use crate::fields::{FieldError, FieldSpec, Repr};
 
-pub use unsat::Stats;
+pub use inline::Stats;
 
 /// The formulas `gen --formula` makes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -223,40 +227,21 @@ pub fn generate(formula: Formula, spec: &FieldSpec) -> Result<(Function, Stats),
             fields: formula.fields().join(", "),
         });
     }
-    let name = format!("fiat_{}_{}", spec.prefix(), formula.suffix());
-    let internal = |message: String| FieldError::Internal {
-        function: name.clone(),
-        message,
+    let supported = match formula {
+        Formula::X25519Ladderstep => matches!(spec.repr, Repr::Solinas { .. } | Repr::Saturated),
+        _ => spec.repr == Repr::Montgomery,
     };
-    match (formula, &spec.repr) {
-        (Formula::X25519Ladderstep, Repr::Solinas { .. }) => {
-            let params = spec
-                .solinas_params()
-                .expect("a Solinas spec has parameters");
-            let (b, stats) =
-                x25519::ladderstep(name.clone(), params, &spec.tight_bounds()).map_err(internal)?;
-            Ok((b.finish()?, stats))
-        }
-        (Formula::X25519Ladderstep, Repr::Saturated) => {
-            let (b, stats) = sat::build(formula, name.clone(), spec).map_err(internal)?;
-            Ok((b.finish()?, stats))
-        }
-        (f, Repr::Montgomery) if f != Formula::X25519Ladderstep => {
-            let (b, muls) = mont::point(f, name.clone(), spec).map_err(internal)?;
-            let stats = Stats {
-                muls,
-                ..Stats::default()
-            };
-            Ok((b.finish()?, stats))
-        }
-        (f, _) => Err(FieldError::FormulaRepr {
-            formula: f.name(),
+    if !supported {
+        return Err(FieldError::FormulaRepr {
+            formula: formula.name(),
             repr: spec.representation(),
-            supported: if f == Formula::X25519Ladderstep {
+            supported: if formula == Formula::X25519Ladderstep {
                 "--repr solinas (unsaturated limbs) or --repr saturated"
             } else {
                 "--repr montgomery (saturated limbs)"
             },
-        }),
+        });
     }
+    let name = format!("fiat_{}_{}", spec.prefix(), formula.suffix());
+    inline::inline(inline::Body::Formula(formula), name, spec)
 }

@@ -21,57 +21,51 @@
 //! the bounds do not need, nor skip one they do.
 
 use num_bigint::BigUint;
-use num_traits::{One, Zero};
 
 use cryptopt_ir::func::{Op, Ty};
 
-use crate::fields::build::Opnd;
+use crate::fields::build::{Builder, Opnd};
 use crate::fields::solinas::{self, ty_for, Gen, Params, B};
+use crate::fields::FieldSpec;
 
+use super::inline::{Inline, Stats};
 use super::Ops;
 
 /// A field element: its limbs with their bounds.
 pub(crate) type Fe = Vec<B>;
 
-/// Counts of what the composition emitted (the tests check the lazy reduction with it).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Stats {
-    /// Multiplications and squarings (each ends in its own carry chain).
-    pub muls: usize,
-    /// Multiplications by a small constant (each ends in a carry chain).
-    pub small_muls: usize,
-    /// Carry chains inserted because a bound required one.
-    pub extra_carries: usize,
+pub(crate) struct Unsat<'s> {
+    g: Gen,
+    p: &'s Params,
+    spec: &'s FieldSpec,
+    stats: Stats,
+    /// The u1 operand of `cswap`.
+    swap: Opnd,
 }
 
-pub(crate) struct Unsat<'p> {
-    pub g: Gen,
-    pub p: &'p Params,
-    pub stats: Stats,
-    /// The u1 operand of `cswap`.
-    pub swap: Opnd,
+impl<'s> Unsat<'s> {
+    /// `spec` must be unsaturated Solinas.
+    pub fn new(b: Builder, spec: &'s FieldSpec, swap: Opnd) -> Unsat<'s> {
+        Unsat {
+            g: Gen { b },
+            p: spec
+                .solinas_params()
+                .expect("a Solinas spec has parameters"),
+            spec,
+            stats: Stats::default(),
+            swap,
+        }
+    }
 }
 
 impl Unsat<'_> {
-    /// Argument `param` as a field element with the given limb bounds.
-    pub fn arg(&self, param: u32, bounds: &[u128]) -> Fe {
-        bounds
-            .iter()
-            .enumerate()
-            .map(|(i, &max)| B {
-                o: Opnd::Arg(param, i as u32),
-                max,
-            })
-            .collect()
-    }
-
-    pub fn carry(&mut self, a: &Fe) -> Result<Fe, String> {
+    fn carry(&mut self, a: &Fe) -> Result<Fe, String> {
         self.stats.extra_carries += 1;
         solinas::carry(&mut self.g, self.p, a.clone())
     }
 
     /// Carries `a` if any limb is above `bounds`.
-    pub fn within(&mut self, a: &Fe, bounds: &[u128]) -> Result<Fe, String> {
+    fn within(&mut self, a: &Fe, bounds: &[u128]) -> Result<Fe, String> {
         if a.iter().zip(bounds).all(|(x, &b)| x.max <= b) {
             return Ok(a.clone());
         }
@@ -201,26 +195,14 @@ impl Ops for Unsat<'_> {
         self.stats.small_muls += 1;
         solinas::carry(&mut self.g, self.p, limbs)
     }
-    /// `c mod p` in limbs of the representation's widths (each within its tight bound).
+    /// `c mod p` in limbs of the representation's widths (`FieldSpec::encode`).
     fn constant(&mut self, c: &BigUint) -> Fe {
-        let p = self
-            .p
-            .p_limbs
-            .iter()
-            .enumerate()
-            .fold(BigUint::zero(), |acc, (i, &l)| {
-                acc + (BigUint::from(l) << self.p.weights[i])
-            });
-        let c = c % p;
-        (0..self.p.n as usize)
-            .map(|i| {
-                let mask = (BigUint::one() << self.p.width(i)) - 1u32;
-                let limb = (&c >> self.p.weights[i]) & mask;
-                let v = limb.iter_u64_digits().next().unwrap_or(0) as u128;
-                B {
-                    o: Opnd::K(v),
-                    max: v,
-                }
+        self.spec
+            .encode(c)
+            .into_iter()
+            .map(|v| B {
+                o: Opnd::K(v),
+                max: v,
             })
             .collect()
     }
@@ -240,5 +222,28 @@ impl Ops for Unsat<'_> {
             y.push(pick(b[i], a[i]));
         }
         (x, y)
+    }
+}
+
+impl Inline for Unsat<'_> {
+    fn arg(&self, param: u32, bounds: &[u128]) -> Fe {
+        bounds
+            .iter()
+            .enumerate()
+            .map(|(i, &max)| B {
+                o: Opnd::Arg(param, i as u32),
+                max,
+            })
+            .collect()
+    }
+    /// `x` carried if any limb is above `bounds`.
+    fn output(&mut self, x: &Fe, bounds: &[u128]) -> Result<Vec<Opnd>, String> {
+        Ok(self.within(x, bounds)?.iter().map(|l| l.o).collect())
+    }
+    fn builder(&mut self) -> &mut Builder {
+        &mut self.g.b
+    }
+    fn finish(self) -> (Builder, Stats) {
+        (self.g.b, self.stats)
     }
 }

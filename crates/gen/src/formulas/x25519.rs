@@ -13,44 +13,10 @@
 //! limbs of x1, x2, z2, x3, z3 within the tight bounds; `out1` … `out4` x2, z2, x3, z3
 //! after the step, within the tight bounds, so that steps chain.
 
-use cryptopt_ir::func::{Param, Ty};
-
-use crate::fields::build::{Builder, Opnd};
-use crate::fields::solinas::{Gen, Params};
-
-use super::unsat::{Stats, Unsat};
 use super::Ops;
 
 /// `(A - 2) / 4` for curve25519's `A = 486662`.
 pub(crate) const A24: u64 = 121665;
-
-pub(crate) fn ladderstep(
-    name: String,
-    p: &Params,
-    tight: &[u128],
-) -> Result<(Builder, Stats), String> {
-    let elem = |name: String| Param::array(&name, Ty::U64, tight);
-    let mut params = vec![Param::scalar("arg1", Ty::U1, 1)];
-    params.extend((2..=6).map(|k| elem(format!("arg{k}"))));
-    let returns = (1..=4).map(|k| elem(format!("out{k}"))).collect();
-    let mut u = Unsat {
-        g: Gen {
-            b: Builder::new(name, params, returns),
-        },
-        p,
-        stats: Stats::default(),
-        swap: Opnd::Arg(0, 0),
-    };
-    let [x1, x2, z2, x3, z3] = [1, 2, 3, 4, 5].map(|k| u.arg(k, tight));
-    let outs = step(&mut u, [x1, x2, z2, x3, z3])?;
-    for (ret, x) in outs.into_iter().enumerate() {
-        let x = u.within(&x, tight)?;
-        for (i, l) in x.iter().enumerate() {
-            u.g.b.store(ret as u32, i as u32, l.o);
-        }
-    }
-    Ok((u.g.b, u.stats))
-}
 
 /// The step itself over any implementation of the field operations (inline in one
 /// function, or calls of a library: `driver`): `[x1, x2, z2, x3, z3]` to

@@ -38,7 +38,7 @@ mod shift;
 use cryptopt_ir::{InstData, Op, Operand as IrOperand};
 use cryptopt_x86::{Inst, Mem, Mnemonic as M, Operand as X, Reg, Size};
 
-use super::{Generator, Owner};
+use super::Generator;
 use crate::error::{Error, Result};
 
 impl Generator<'_> {
@@ -104,18 +104,5 @@ impl Generator<'_> {
             return Ok(r);
         }
         self.result_reg(&[x])
-    }
-
-    /// The register of `o` if `o` dies at this instruction, taken (pinned, Temp).
-    fn reuse_dying(&mut self, o: IrOperand) -> Option<Reg> {
-        let IrOperand::Value(v) = o else { return None };
-        let r = self.st.v_reg[v.index()]?;
-        if !self.dies_here(o) {
-            return None;
-        }
-        self.st.v_reg[v.index()] = None;
-        self.st.owner[r.index()] = Owner::Temp;
-        self.pin(r);
-        Some(r)
     }
 }

@@ -1,0 +1,148 @@
+//! Field elements in full 64-bit words inside one function, in either saturated
+//! representation: Montgomery (the Montgomery generator's own `add`/`sub`/`mul`, each
+//! fully reduced, so any composition is sound for inputs below p, the precondition of
+//! every Montgomery function; no lazy reduction: a Montgomery product needs operands
+//! below p) or saturated Solinas (`fields::saturated`: any value below `2^(64n)` in, the
+//! same out, so no extra reduction is ever needed; the representation is lazy itself).
+//!
+//! ```text
+//!   add, sub   Montgomery: a carry chain, one conditional subtraction (addition) of p
+//!              saturated:  a carry chain, the carry folded back as c = 2^(64n) mod p
+//!   mul, sqr   Montgomery: word-by-word, a·b·R⁻¹;  saturated: product, then folds
+//!   mul_small  Montgomery: double-and-add over `add`;  saturated: k·a, then a fold
+//!   constant   the representation's words of c (`FieldSpec::encode`)
+//!   cswap      cmovznz per word: never a branch
+//! ```
+
+use num_bigint::BigUint;
+
+use cryptopt_ir::func::{Op, Ty};
+
+use crate::fields::build::{Builder, Opnd};
+use crate::fields::montgomery::{self, k, Words, W};
+use crate::fields::saturated::{fold_constant, Sat};
+use crate::fields::{FieldSpec, Repr};
+
+use super::inline::{Inline, Stats};
+use super::Ops;
+
+const MAX: u128 = u64::MAX as u128;
+
+/// Which arithmetic the words follow.
+enum Arith {
+    /// The words of p, as literals.
+    Montgomery(Vec<W>),
+    Saturated(Sat),
+}
+
+pub(crate) struct Full<'s> {
+    g: Words,
+    arith: Arith,
+    spec: &'s FieldSpec,
+    /// The u1 operand of `cswap`.
+    swap: Opnd,
+    stats: Stats,
+}
+
+impl<'s> Full<'s> {
+    /// `spec` must be Montgomery or saturated Solinas.
+    pub fn new(b: Builder, spec: &'s FieldSpec, swap: Opnd) -> Full<'s> {
+        let n = spec.limbs() as usize;
+        let arith = match spec.repr {
+            Repr::Saturated => Arith::Saturated(Sat {
+                c: fold_constant(&spec.p, n as u32).expect("a validated saturated spec"),
+                n,
+            }),
+            _ => Arith::Montgomery(montgomery::p_limbs(&spec.p, n).into_iter().map(k).collect()),
+        };
+        Full {
+            g: Words { b },
+            arith,
+            spec,
+            swap,
+            stats: Stats::default(),
+        }
+    }
+}
+
+impl Ops for Full<'_> {
+    type Fe = Vec<W>;
+
+    fn add(&mut self, a: &Vec<W>, b: &Vec<W>) -> Result<Vec<W>, String> {
+        Ok(match &self.arith {
+            Arith::Montgomery(p) => montgomery::add(&mut self.g, p, a, b),
+            Arith::Saturated(s) => s.add(&mut self.g, a, b),
+        })
+    }
+    fn sub(&mut self, a: &Vec<W>, b: &Vec<W>) -> Result<Vec<W>, String> {
+        Ok(match &self.arith {
+            Arith::Montgomery(p) => montgomery::sub(&mut self.g, p, a, b),
+            Arith::Saturated(s) => s.sub(&mut self.g, a, b),
+        })
+    }
+    fn mul(&mut self, a: &Vec<W>, b: &Vec<W>, square: bool) -> Result<Vec<W>, String> {
+        self.stats.muls += 1;
+        let b = if square { a } else { b };
+        Ok(match &self.arith {
+            Arith::Montgomery(p) => montgomery::mul(&mut self.g, p, a, b),
+            Arith::Saturated(s) => s.mul(&mut self.g, a, b),
+        })
+    }
+    fn mul_small(&mut self, a: &Vec<W>, c: u64) -> Result<Vec<W>, String> {
+        if c == 0 || c >= 1 << 32 {
+            return Err(format!("{c} is not a small constant (1 to 2^32 - 1)"));
+        }
+        self.stats.small_muls += 1;
+        if let Arith::Saturated(s) = &self.arith {
+            return Ok(s.mul_small(&mut self.g, a, c));
+        }
+        // Montgomery: double-and-add over c's bits, each step a modular `add`.
+        let mut r = a.clone();
+        for bit in (0..63 - c.leading_zeros()).rev() {
+            r = self.add(&r, &r)?;
+            if c >> bit & 1 == 1 {
+                r = self.add(&r, a)?;
+            }
+        }
+        Ok(r)
+    }
+    fn constant(&mut self, c: &BigUint) -> Vec<W> {
+        self.spec
+            .encode(c)
+            .into_iter()
+            .map(|w| k(w as u64))
+            .collect()
+    }
+    fn cswap(&mut self, a: &Vec<W>, b: &Vec<W>) -> (Vec<W>, Vec<W>) {
+        let swap = self.swap;
+        let mut pick = |z: W, nz: W| W {
+            o: self.g.b.op1(Op::Cmovznz, &[swap, z.o, nz.o], Ty::U64),
+            max: z.max.max(nz.max),
+        };
+        let x = a.iter().zip(b).map(|(&z, &nz)| pick(z, nz)).collect();
+        let y = b.iter().zip(a).map(|(&z, &nz)| pick(z, nz)).collect();
+        (x, y)
+    }
+}
+
+impl Inline for Full<'_> {
+    /// Words below 2^64 (a Montgomery element must also be below p as a whole).
+    fn arg(&self, param: u32, _bounds: &[u128]) -> Vec<W> {
+        (0..self.spec.limbs())
+            .map(|i| W {
+                o: Opnd::Arg(param, i),
+                max: MAX,
+            })
+            .collect()
+    }
+    /// Every result is already within the full words' bounds.
+    fn output(&mut self, x: &Vec<W>, _bounds: &[u128]) -> Result<Vec<Opnd>, String> {
+        Ok(x.iter().map(|w| w.o).collect())
+    }
+    fn builder(&mut self) -> &mut Builder {
+        &mut self.g.b
+    }
+    fn finish(self) -> (Builder, Stats) {
+        (self.g.b, self.stats)
+    }
+}
