@@ -364,16 +364,7 @@ fn point_formulas_refuse_other_fields() {
         .unwrap_err()
         .to_string();
     assert!(err.contains("fields: p256"), "{err}");
-    let solinas = fields::resolve(
-        "p256",
-        &fields::FieldOptions {
-            repr: fields::ReprChoice::Solinas,
-            limbs: Some(5),
-            ..Default::default()
-        },
-    );
-    // p256 has no unsaturated form at all; a modulus that does, forced Solinas, is refused.
-    assert!(solinas.is_err());
+    // secp256k1 forced into unsaturated limbs (p256 has no such form): refused.
     let k1 = fields::resolve(
         "secp256k1",
         &fields::FieldOptions {
