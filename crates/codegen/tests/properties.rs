@@ -292,3 +292,72 @@ fn sums_take_their_carry_from_the_flag() {
         }
     }
 }
+
+/// A literal that needs a register (here 2^51 − 1, too wide for an immediate) is loaded
+/// once and read from that register by every later use while nothing needs the register
+/// for something else; mulx's rdx keeps a literal factor the same way.
+#[test]
+fn literals_stay_in_their_register() {
+    use cryptopt_ir::{Op, Param, Ty};
+    const MASK: u128 = (1 << 51) - 1;
+    let out = Param {
+        name: "out1".into(),
+        ty: Ty::U64,
+        len: Some(4),
+        lbound: vec![0; 4],
+        ubound: vec![u64::MAX as u128; 4],
+    };
+    let arg = Param {
+        name: "arg1".into(),
+        ty: Ty::U64,
+        len: Some(4),
+        lbound: vec![0; 4],
+        ubound: vec![u64::MAX as u128; 4],
+    };
+    let mut f = Function::new("literals", vec![arg], vec![out]);
+    let x: Vec<_> = (0..4)
+        .map(|i| f.push1(Op::Load { param: 0, index: i }, vec![], Ty::U64))
+        .collect();
+    // out[0..2] = x & MASK; out[2], out[3] = the two halves of x2 · MASK.
+    for (i, &v) in x[..2].iter().enumerate() {
+        let m = f.push1(
+            Op::And,
+            vec![v.into(), cryptopt_ir::Operand::Const(MASK)],
+            Ty::U64,
+        );
+        f.push(
+            Op::Store {
+                ret: 0,
+                index: i as u32,
+            },
+            vec![m.into()],
+            &[],
+        );
+    }
+    let p = f.push1(
+        Op::Mul,
+        vec![x[2].into(), cryptopt_ir::Operand::Const(MASK)],
+        Ty::U128,
+    );
+    let lo = f.push1(Op::Cast, vec![p.into()], Ty::U64);
+    let sh = f.push1(
+        Op::Shr,
+        vec![p.into(), cryptopt_ir::Operand::Const(64)],
+        Ty::U128,
+    );
+    let hi = f.push1(Op::Cast, vec![sh.into()], Ty::U64);
+    f.push(Op::Store { ret: 0, index: 2 }, vec![lo.into()], &[]);
+    let q = f.push1(Op::Add, vec![hi.into(), x[3].into()], Ty::U64);
+    f.push(Op::Store { ret: 0, index: 3 }, vec![q.into()], &[]);
+    let f = lower::lower(&f).unwrap();
+    let mut gen = Generator::new(&f, Options::default()).unwrap();
+    let c = Candidate::first(&f, gen.deps());
+    let insts = gen.generate(&c).unwrap().to_vec();
+    let loads = insts
+        .iter()
+        .filter(|i| {
+            i.mn == Mnemonic::Mov && i.operands().get(1) == Some(&Operand::Imm(MASK as i64))
+        })
+        .count();
+    assert_eq!(loads, 1, "{insts:?}");
+}

@@ -245,6 +245,12 @@ impl Op {
         matches!(self, Op::Add | Op::Mul | Op::And | Op::Or | Op::Xor)
     }
 
+    /// Operands may be swapped: the AC operations and the full product `mulx` (so a
+    /// square's `xᵢ·xⱼ` and `xⱼ·xᵢ` are one product after CSE).
+    pub fn is_commutative(self) -> bool {
+        self.is_ac() || matches!(self, Op::Mulx { .. })
+    }
+
     /// The mnemonic used by the text form.
     pub fn name(self) -> &'static str {
         use Op::*;

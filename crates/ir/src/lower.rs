@@ -650,9 +650,15 @@ pub fn simplify(f: &Function) -> Function {
         if op.is_ac() {
             args.sort();
         }
+        // Commutative operations are found in either order; mulx keeps its own (code
+        // generation's first choice puts its first factor in rdx).
+        let mut key_args = args.clone();
+        if op.is_commutative() {
+            key_args.sort();
+        }
         let key = (
             op,
-            args,
+            key_args,
             data.results.iter().map(|&v| f.ty(v)).collect::<Vec<_>>(),
         );
         if let Some(prev) = memo.get(&key) {
@@ -661,7 +667,7 @@ pub fn simplify(f: &Function) -> Function {
             }
             continue;
         }
-        let rs = rb.emit_like(data, key.0, key.1.clone());
+        let rs = rb.emit_like(data, op, args);
         memo.insert(key, rs);
     }
     rb.new

@@ -94,6 +94,74 @@ fn lowered_mul_has_machine_shape() {
     }
 }
 
+/// `mulx` is commutative to CSE: a Montgomery square (Fiat's is its multiplication with
+/// both operands the same) computes each `xᵢ·xⱼ`, i ≠ j, once, so it has n(n−1)/2 fewer
+/// products than the multiplication (n limbs); an unsaturated square (already written
+/// with doubled products) has exactly Fiat's.
+#[test]
+fn squares_share_symmetric_products() {
+    let Some(dir) = common::fiat_dir("squares_share_symmetric_products") else {
+        return;
+    };
+    let mulx = |f: &Function| {
+        let g = lower::lower(f).unwrap();
+        g.insts
+            .iter()
+            .filter(|d| matches!(d.op, cryptopt_ir::Op::Mulx { .. }))
+            .count()
+    };
+    // (file, prefix, limbs, Montgomery)
+    let cases = [
+        ("p224_64", "fiat_p224", 4, true),
+        ("p256_64", "fiat_p256", 4, true),
+        (
+            "secp256k1_montgomery_64",
+            "fiat_secp256k1_montgomery",
+            4,
+            true,
+        ),
+        ("p384_64", "fiat_p384", 6, true),
+        ("p434_64", "fiat_p434", 7, true),
+        ("curve25519_64", "fiat_25519_carry", 5, false),
+        ("p521_64", "fiat_p521_carry", 9, false),
+    ];
+    let files = common::all_files(&dir);
+    for (file, prefix, n, montgomery) in cases {
+        let fs = &files
+            .iter()
+            .find(|(name, _)| *name == format!("{file}.json"))
+            .unwrap_or_else(|| panic!("{file}.json missing"))
+            .1;
+        let get = |op: &str| {
+            let name = format!("{prefix}_{op}");
+            fs.iter()
+                .find(|f| f.name == name)
+                .unwrap_or_else(|| panic!("{name} missing"))
+        };
+        let (mul, square) = (mulx(get("mul")), mulx(get("square")));
+        if montgomery {
+            assert_eq!(
+                square,
+                mul - n * (n - 1) / 2,
+                "{prefix}: square {square}, mul {mul}"
+            );
+        } else {
+            let fiat = get("square")
+                .insts
+                .iter()
+                .filter(|d| {
+                    d.op == cryptopt_ir::Op::Mul
+                        && d.results.iter().all(|&v| get("square").ty(v).bits == 128)
+                })
+                .count();
+            assert_eq!(
+                square, fiat,
+                "{prefix}: square {square} products, Fiat's {fiat}"
+            );
+        }
+    }
+}
+
 /// The 22 mul/square functions, parsed once.
 fn mul_square_functions() -> &'static [Function] {
     static CACHE: std::sync::OnceLock<Vec<Function>> = std::sync::OnceLock::new();

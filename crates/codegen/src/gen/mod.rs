@@ -59,6 +59,9 @@ enum Owner {
     Free,
     Val(u32),
     Abi(u8),
+    /// A literal, loaded by an earlier operation and read-only since: reused by any
+    /// operation that needs it in a register, evicted for free (nothing to save).
+    Const(u64),
     /// Scratch for the current operation only.
     Temp,
     /// rsp, and rbp when it is not allocatable.

@@ -40,9 +40,7 @@ impl Generator<'_> {
                 if imm && fits_imm32(c) {
                     Ok(X::Imm(c as i64))
                 } else {
-                    let r = self.alloc_reg()?;
-                    self.load_const(r, c);
-                    Ok(X::r64(r))
+                    Ok(X::r64(self.const_reg(c)?))
                 }
             }
             IrOperand::Value(v) => {
@@ -92,6 +90,21 @@ impl Generator<'_> {
             X::Reg(r, _) => Ok(r),
             _ => Err(Error::Internal("expected a register".into())),
         }
+    }
+
+    /// A register holding literal `c` for the current operation to *read* (pinned): one
+    /// that still holds it from an earlier operation, else a new one, which keeps it
+    /// for later ones until its register is needed (evicting it costs nothing). The
+    /// caller must never write it.
+    pub(super) fn const_reg(&mut self, c: u64) -> Result<Reg> {
+        if let Some(r) = self.holding_const(c) {
+            self.pin(r);
+            return Ok(r);
+        }
+        let r = self.alloc_reg()?;
+        self.load_const(r, c);
+        self.st.owner[r.index()] = Owner::Const(c);
+        Ok(r)
     }
 
     pub(super) fn load_const(&mut self, r: Reg, c: u64) {

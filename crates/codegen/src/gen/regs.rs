@@ -77,6 +77,12 @@ impl Generator<'_> {
                     self.take(r);
                     return Ok(r);
                 }
+                // Never used again as a value, and dropped for free.
+                Owner::Const(_) => {
+                    if best.is_none_or(|(_, k, c)| k < INF || !c) {
+                        best = Some((r, INF, true));
+                    }
+                }
                 Owner::Val(v) => {
                     let cheap =
                         self.st.v_mem[v as usize].is_some() || self.st.v_flag[v as usize].is_some();
@@ -138,7 +144,7 @@ impl Generator<'_> {
                 }
                 self.st.abi_reg[ki] = None;
             }
-            Owner::Free | Owner::Temp | Owner::Reserved => {}
+            Owner::Free | Owner::Const(_) | Owner::Temp | Owner::Reserved => {}
         }
         self.st.owner[r.index()] = Owner::Free;
     }
@@ -154,12 +160,24 @@ impl Generator<'_> {
         self.st.v_mem[v as usize].is_some()
     }
 
-    /// A free allocatable register that is not pinned, if any.
+    /// A free allocatable register that is not pinned, if any; else one that only
+    /// holds a literal (free to drop).
     fn free_reg(&self) -> Option<Reg> {
+        let unpinned = |want: fn(Owner) -> bool| {
+            self.allocatable
+                .iter()
+                .copied()
+                .find(|&r| want(self.st.owner[r.index()]) && !self.is_pinned(r))
+        };
+        unpinned(|o| o == Owner::Free).or_else(|| unpinned(|o| matches!(o, Owner::Const(_))))
+    }
+
+    /// A register that holds literal `c` (see `const_reg`), if any.
+    pub(super) fn holding_const(&self, c: u64) -> Option<Reg> {
         self.allocatable
             .iter()
             .copied()
-            .find(|&r| self.st.owner[r.index()] == Owner::Free && !self.is_pinned(r))
+            .find(|&r| self.st.owner[r.index()] == Owner::Const(c))
     }
 
     /// A free register, taken (pinned, Temp), if any.
@@ -171,11 +189,13 @@ impl Generator<'_> {
 
     /// Puts `x` into rdx (pinned), moving whatever rdx held.
     pub(super) fn load_rdx(&mut self, x: IrOperand) -> Result<()> {
-        if let IrOperand::Value(v) = x {
-            if self.st.v_reg[v.index()] == Some(Reg::Rdx) {
-                self.pin(Reg::Rdx);
-                return Ok(());
-            }
+        let already = match x {
+            IrOperand::Value(v) => self.st.v_reg[v.index()] == Some(Reg::Rdx),
+            IrOperand::Const(c) => self.st.owner[Reg::Rdx.index()] == Owner::Const(c as u64),
+        };
+        if already {
+            self.pin(Reg::Rdx);
+            return Ok(());
         }
         let rdx = Reg::Rdx;
         // Pinned first, so that moving its holder never picks rdx itself.
@@ -194,7 +214,7 @@ impl Generator<'_> {
                 self.bind(Value(w), r);
                 self.st.owner[rdx.index()] = Owner::Free;
             }
-            Owner::Free => {}
+            Owner::Free | Owner::Const(_) => {}
             Owner::Temp | Owner::Reserved => {
                 return Err(Error::Internal("rdx is busy".into()));
             }
@@ -220,7 +240,11 @@ impl Generator<'_> {
         }
         self.take(rdx);
         match x {
-            IrOperand::Const(c) => self.load_const(rdx, c as u64),
+            IrOperand::Const(c) => {
+                // mulx only reads rdx: the literal stays for the next one.
+                self.load_const(rdx, c as u64);
+                self.st.owner[rdx.index()] = Owner::Const(c as u64);
+            }
             IrOperand::Value(v) => {
                 let vi = v.index();
                 if let Some(r) = self.st.v_reg[vi] {

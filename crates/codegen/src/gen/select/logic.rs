@@ -107,8 +107,7 @@ impl Generator<'_> {
             }
             F::Bzhi => {
                 let src = self.operand(x, true, false)?;
-                let cnt = self.fresh()?;
-                self.load_const(cnt, k as u64);
+                let cnt = self.const_reg(k as u64)?;
                 let dst = self.result_reg(&[x])?;
                 self.emit(Inst::op3(M::Bzhi, X::r64(dst), src, X::r64(cnt)), None)?;
                 dst

@@ -36,8 +36,7 @@ impl Generator<'_> {
             }
             1 => {
                 let src = self.operand(x, true, false)?;
-                let cnt = self.fresh()?;
-                self.load_const(cnt, n as u64);
+                let cnt = self.const_reg(n as u64)?;
                 let dst = self.result_reg(&[x])?;
                 let mn = if left { M::Shlx } else { M::Shrx };
                 self.emit(Inst::op3(mn, X::r64(dst), src, X::r64(cnt)), None)?;
@@ -84,9 +83,16 @@ impl Generator<'_> {
                 None,
             )?;
         } else {
-            let src = self.operand(hi, true, false)?;
-            let t = self.fresh()?;
-            self.emit(Inst::op2(M::Mov, X::r64(t), src), None)?;
+            // hi's own register when hi dies here, else a copy.
+            let t = match self.reuse_dying(hi) {
+                Some(t) => t,
+                None => {
+                    let src = self.operand(hi, true, false)?;
+                    let t = self.fresh()?;
+                    self.emit(Inst::op2(M::Mov, X::r64(t), src), None)?;
+                    t
+                }
+            };
             self.emit(Inst::op2(M::Shr, X::r64(dst), X::Imm(n as i64)), None)?;
             self.emit(Inst::op2(M::Shl, X::r64(t), X::Imm(64 - n as i64)), None)?;
             self.emit(Inst::op2(M::Or, X::r64(dst), X::r64(t)), None)?;
