@@ -157,6 +157,8 @@ pub(crate) enum OrderArg {
     First,
     DepthFirst,
     DemandDriven,
+    /// Few live values: a list schedule by register pressure.
+    LowPressure,
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug)]

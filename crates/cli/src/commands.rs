@@ -83,6 +83,7 @@ pub(crate) fn codegen(a: CodegenArgs, out: &mut dyn Write) -> Result<()> {
         OrderArg::First => Candidate::first(&g, gen.deps()),
         OrderArg::DepthFirst => Candidate::depth_first(&g, gen.deps()),
         OrderArg::DemandDriven => Candidate::demand_driven(&g, gen.deps()),
+        OrderArg::LowPressure => Candidate::low_pressure(&g, gen.deps()),
     };
     gen.generate(&cand)?;
     let program = gen.program();

@@ -215,7 +215,7 @@ int main(int argc, char **argv) {
 fn codegen_starting_orders() {
     let ex = example();
     let mut programs = Vec::new();
-    for order in ["first", "depth-first", "demand-driven"] {
+    for order in ["first", "depth-first", "demand-driven", "low-pressure"] {
         let runs: Vec<String> = ["1", "2"]
             .iter()
             .map(|seed| {

@@ -209,6 +209,103 @@ impl Candidate {
         }
     }
 
+    /// A list schedule that keeps few values live: among the ready instructions it
+    /// takes the one that adds the fewest live values (its results minus the operands
+    /// it is the last reader of; loaded inputs count as free, their array element is a
+    /// home), then one that makes a successor ready, then the one that became ready
+    /// last. Sums consume products as soon as both exist and a product is made when its
+    /// sum can take it, where `depth_first` makes every product its first sum will
+    /// need and keeps them all live. All decisions zero.
+    pub fn low_pressure(f: &Function, deps: &Deps) -> Candidate {
+        let n = f.insts.len();
+        let is_load = |v: cryptopt_ir::Value| {
+            matches!(f.insts[f.values[v.index()].def.index()].op, Op::Load { .. })
+        };
+        // Readers left per value (an instruction reading it twice counts once).
+        let mut readers = vec![0u32; f.values.len()];
+        let distinct = |k: Inst| {
+            let args = &f.insts[k.index()].args;
+            args.iter().enumerate().filter_map(move |(i, a)| match a {
+                Operand::Value(v) if !args[..i].contains(a) => Some(*v),
+                _ => None,
+            })
+        };
+        for k in all_insts(n) {
+            for v in distinct(k) {
+                readers[v.index()] += 1;
+            }
+        }
+        let mut missing: Vec<u32> = deps.preds.iter().map(|p| p.len() as u32).collect();
+        // (instruction, when it became ready)
+        let mut ready: Vec<(Inst, u32)> = all_insts(n)
+            .filter(|k| missing[k.index()] == 0)
+            .map(|k| (k, 0))
+            .collect();
+        let mut order = Vec::with_capacity(n);
+        let mut clock = 0u32;
+        // Carries made and not yet read: while one waits (in a flag), an instruction
+        // that writes the flags and does not read it would make code generation save it.
+        let mut carries: Vec<cryptopt_ir::Value> = Vec::new();
+        let mut last_factors: [Operand; 2] = [Operand::Const(0); 2];
+        let flag_neutral =
+            |op: Op| matches!(op, Op::Load { .. } | Op::Store { .. } | Op::Mulx { .. });
+        while !ready.is_empty() {
+            let score = |k: Inst| {
+                let d = &f.insts[k.index()];
+                let breaks = !carries.is_empty()
+                    && !flag_neutral(d.op)
+                    && !distinct(k).any(|v| carries.contains(&v));
+                let kills = distinct(k)
+                    .filter(|&v| readers[v.index()] == 1 && !is_load(v))
+                    .count() as i32;
+                let defs = if matches!(d.op, Op::Load { .. }) {
+                    0
+                } else {
+                    d.results.len() as i32
+                };
+                let enables = deps.succs[k.index()]
+                    .iter()
+                    .any(|s| missing[s.index()] == 1);
+                // A product with a factor of the last one: code generation keeps that
+                // factor in rdx.
+                let same_rdx = matches!(d.op, Op::Mulx { .. })
+                    && d.args.iter().any(|a| last_factors.contains(a));
+                (breaks, defs - kills, !enables, !same_rdx)
+            };
+            let at = (0..ready.len())
+                .min_by(|&a, &b| {
+                    let (ka, kb) = (score(ready[a].0), score(ready[b].0));
+                    ka.cmp(&kb).then(ready[b].1.cmp(&ready[a].1))
+                })
+                .expect("not empty");
+            let (k, _) = ready.swap_remove(at);
+            order.push(k);
+            for v in distinct(k) {
+                readers[v.index()] -= 1;
+            }
+            carries.retain(|&c| readers[c.index()] > 0);
+            let d = &f.insts[k.index()];
+            if let (Op::Mulx { .. }, [a, b]) = (d.op, d.args.as_slice()) {
+                last_factors = [*a, *b];
+            }
+            if matches!(d.op, Op::AddCarry { .. } | Op::SubBorrow { .. }) {
+                carries.extend(d.results.get(1).filter(|c| readers[c.index()] > 0));
+            }
+            clock += 1;
+            for &s in &deps.succs[k.index()] {
+                missing[s.index()] -= 1;
+                if missing[s.index()] == 0 {
+                    ready.push((s, clock));
+                }
+            }
+        }
+        debug_assert_eq!(order.len(), n, "dependencies have a cycle");
+        Candidate {
+            order,
+            decisions: vec![[0; SLOTS]; n],
+        }
+    }
+
     /// A depth-first order like [`Candidate::depth_first`], but the successors that
     /// become ready are pushed in random order and one step in eight takes a random
     /// ready instruction: a low-pressure schedule that differs from walk to walk (the

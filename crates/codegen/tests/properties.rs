@@ -222,6 +222,7 @@ fn structured_orders_are_topological() {
                     Candidate::first(&g, &deps),
                     Candidate::depth_first(&g, &deps),
                     Candidate::demand_driven(&g, &deps),
+                    Candidate::low_pressure(&g, &deps),
                     Candidate::depth_first_random(
                         &g,
                         &deps,
@@ -234,7 +235,7 @@ fn structured_orders_are_topological() {
             }
         }
     }
-    assert_eq!(checked, 160 * 2 * 4);
+    assert_eq!(checked, 160 * 2 * 5);
 }
 
 /// A carry that waits in OF is read by the sum that takes it (`adox`), never saved
@@ -360,4 +361,42 @@ fn literals_stay_in_their_register() {
         })
         .count();
     assert_eq!(loads, 1, "{insts:?}");
+}
+
+/// The list schedule by register pressure does what it is for: on unsaturated
+/// multiplications its first program touches the stack less than the depth-first
+/// order's (p521 mul: 94 accesses instead of 194 when this was written).
+#[test]
+fn low_pressure_order_spills_less() {
+    let Some(dir) = std::env::var_os("CRYPTOPT_FIAT_JSON") else {
+        eprintln!("SKIPPED low_pressure_order_spills_less: CRYPTOPT_FIAT_JSON is not set");
+        return;
+    };
+    let stack = |insts: &[cryptopt_x86::Inst]| {
+        insts
+            .iter()
+            .filter(|i| {
+                i.operands()
+                    .iter()
+                    .any(|o| matches!(o, Operand::Mem(m) if m.base == Some(Reg::Rsp)))
+            })
+            .count()
+    };
+    for (file, name) in [
+        ("p521_64.json", "fiat_p521_carry_mul"),
+        ("curve25519_64.json", "fiat_25519_carry_mul"),
+        ("p448_solinas_64.json", "fiat_p448_carry_square"),
+    ] {
+        let text = std::fs::read_to_string(std::path::Path::new(&dir).join(file)).unwrap();
+        let f = lower::lower(&fiat::parse_function(&text, name).unwrap()).unwrap();
+        let mut gen = Generator::new(&f, Options::default()).unwrap();
+        let depth = Candidate::depth_first(&f, gen.deps());
+        let low = Candidate::low_pressure(&f, gen.deps());
+        let d = stack(gen.generate(&depth).unwrap());
+        let l = stack(gen.generate(&low).unwrap());
+        assert!(
+            l < d,
+            "{name}: low-pressure {l} stack accesses, depth-first {d}"
+        );
+    }
 }
