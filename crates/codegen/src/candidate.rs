@@ -210,10 +210,12 @@ impl Candidate {
     }
 
     /// A list schedule that keeps few values live: among the ready instructions it
-    /// takes the one that adds the fewest live values (its results minus the operands
-    /// it is the last reader of; loaded inputs count as free, their array element is a
-    /// home), then one that makes a successor ready, then the one that became ready
-    /// last. Sums consume products as soon as both exist and a product is made when its
+    /// takes, by priority, one that does not write the flags while a carry waits there
+    /// for its reader (code generation would have to save it), the one that adds the
+    /// fewest live values (its results minus the operands it is the last reader of;
+    /// loaded inputs count as free, their array element is a home), one that makes a
+    /// successor ready, a product sharing a factor with the last product (rdx keeps
+    /// it), and the one that became ready last. Sums consume products as soon as both exist and a product is made when its
     /// sum can take it, where `depth_first` makes every product its first sum will
     /// need and keeps them all live. All decisions zero.
     pub fn low_pressure(f: &Function, deps: &Deps) -> Candidate {

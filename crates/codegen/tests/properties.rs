@@ -296,25 +296,13 @@ fn sums_take_their_carry_from_the_flag() {
 
 /// A literal that needs a register (here 2^51 − 1, too wide for an immediate) is loaded
 /// once and read from that register by every later use while nothing needs the register
-/// for something else; mulx's rdx keeps a literal factor the same way.
+/// for something else: two masks (`and` with a register) and a product's second factor.
 #[test]
 fn literals_stay_in_their_register() {
     use cryptopt_ir::{Op, Param, Ty};
     const MASK: u128 = (1 << 51) - 1;
-    let out = Param {
-        name: "out1".into(),
-        ty: Ty::U64,
-        len: Some(4),
-        lbound: vec![0; 4],
-        ubound: vec![u64::MAX as u128; 4],
-    };
-    let arg = Param {
-        name: "arg1".into(),
-        ty: Ty::U64,
-        len: Some(4),
-        lbound: vec![0; 4],
-        ubound: vec![u64::MAX as u128; 4],
-    };
+    let out = Param::unbounded("out1", Ty::U64, Some(4));
+    let arg = Param::unbounded("arg1", Ty::U64, Some(4));
     let mut f = Function::new("literals", vec![arg], vec![out]);
     let x: Vec<_> = (0..4)
         .map(|i| f.push1(Op::Load { param: 0, index: i }, vec![], Ty::U64))

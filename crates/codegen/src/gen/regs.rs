@@ -72,33 +72,23 @@ impl Generator<'_> {
             if self.is_pinned(r) {
                 continue;
             }
-            match self.st.owner[r.index()] {
+            // (next use, whether dropping it needs no store)
+            let (key, cheap) = match self.st.owner[r.index()] {
                 Owner::Free => {
                     self.take(r);
                     return Ok(r);
                 }
                 // Never used again as a value, and dropped for free.
-                Owner::Const(_) => {
-                    if best.is_none_or(|(_, k, c)| k < INF || !c) {
-                        best = Some((r, INF, true));
-                    }
-                }
-                Owner::Val(v) => {
-                    let cheap =
-                        self.st.v_mem[v as usize].is_some() || self.st.v_flag[v as usize].is_some();
-                    let key = self.next_use(v);
-                    if best.is_none_or(|(_, k, c)| key > k || (key == k && cheap && !c)) {
-                        best = Some((r, key, cheap));
-                    }
-                }
-                Owner::Abi(k) => {
-                    let key = self.abi_next_use(k);
-                    let cheap = self.abi_home(k).is_some();
-                    if best.is_none_or(|(_, kk, c)| key > kk || (key == kk && cheap && !c)) {
-                        best = Some((r, key, cheap));
-                    }
-                }
-                Owner::Temp | Owner::Reserved => {}
+                Owner::Const(_) => (INF, true),
+                Owner::Val(v) => (
+                    self.next_use(v),
+                    self.st.v_mem[v as usize].is_some() || self.st.v_flag[v as usize].is_some(),
+                ),
+                Owner::Abi(k) => (self.abi_next_use(k), self.abi_home(k).is_some()),
+                Owner::Temp | Owner::Reserved => continue,
+            };
+            if best.is_none_or(|(_, k, c)| key > k || (key == k && cheap && !c)) {
+                best = Some((r, key, cheap));
             }
         }
         let (r, _, _) = best.ok_or_else(|| Error::Internal("every register is pinned".into()))?;

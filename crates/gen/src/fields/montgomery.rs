@@ -74,6 +74,34 @@ impl Words {
         (W { o: s, max: MAX }, W { o: carry, max: 1 })
     }
 
+    /// `a + b` word by word (equal lengths), an add-with-carry chain from carry 0: the
+    /// sum words and the carry out.
+    pub(crate) fn adc_chain(&mut self, a: &[W], b: &[W]) -> (Vec<W>, W) {
+        debug_assert_eq!(a.len(), b.len());
+        let mut sum = Vec::with_capacity(a.len());
+        let mut c = ZERO;
+        for (&x, &y) in a.iter().zip(b) {
+            let (z, c2) = self.adc(c, x, y);
+            sum.push(z);
+            c = c2;
+        }
+        (sum, c)
+    }
+
+    /// `a - b` word by word (equal lengths), a subtract-with-borrow chain from borrow 0:
+    /// the difference words and the borrow out.
+    pub(crate) fn sbb_chain(&mut self, a: &[W], b: &[W]) -> (Vec<W>, W) {
+        debug_assert_eq!(a.len(), b.len());
+        let mut diff = Vec::with_capacity(a.len());
+        let mut borrow = ZERO;
+        for (&x, &y) in a.iter().zip(b) {
+            let (z, b2) = self.sbb(borrow, x, y);
+            diff.push(z);
+            borrow = b2;
+        }
+        (diff, borrow)
+    }
+
     /// `x - y - c` as (difference word, borrow bit).
     pub(crate) fn sbb(&mut self, c: W, x: W, y: W) -> (W, W) {
         let (d, borrow) = self.b.op2(
@@ -116,17 +144,14 @@ impl Words {
         for j in (0..n).rev() {
             prods[j] = self.mulx(x, ys[j]);
         }
+        // Word j ≥ 1 is hi_{j-1} + lo_j (lo_n = 0).
+        let his: Vec<W> = prods.iter().map(|p| p.1).collect();
+        let los: Vec<W> = prods[1..].iter().map(|p| p.0).chain([ZERO]).collect();
+        let (upper, c) = self.adc_chain(&his, &los);
+        debug_assert!(is_zero(&c), "the top word of a limb product cannot carry");
         let mut out = Vec::with_capacity(n + 1);
         out.push(prods[0].0);
-        let mut c = ZERO;
-        for j in 1..n {
-            let (s, c2) = self.adc(c, prods[j - 1].1, prods[j].0);
-            out.push(s);
-            c = c2;
-        }
-        let (top, c2) = self.adc(c, prods[n - 1].1, ZERO);
-        debug_assert!(is_zero(&c2), "the top word of a limb product cannot carry");
-        out.push(top);
+        out.extend(upper);
         out
     }
 }
@@ -180,7 +205,6 @@ pub(crate) fn generate(spec: &FieldSpec, op: FieldOp) -> Result<Function, FieldE
 }
 
 pub(crate) fn mul(g: &mut Words, p: &[W], a: &[W], b: &[W]) -> Vec<W> {
-    let n = p.len();
     let mp = m_prime(p[0].max as u64);
     // T: n words plus the top word (a carry, or a sum of two carries).
     let mut t: Vec<W> = Vec::new();
@@ -191,16 +215,8 @@ pub(crate) fn mul(g: &mut Words, p: &[W], a: &[W], b: &[W]) -> Vec<W> {
         let (s, cs) = if i == 0 {
             (prod, ZERO)
         } else {
-            let mut s = Vec::with_capacity(n + 1);
-            let mut c = ZERO;
-            for j in 0..n {
-                let (x, c2) = g.adc(c, t[j], prod[j]);
-                s.push(x);
-                c = c2;
-            }
-            let (x, c2) = g.adc(c, top, prod[n]);
-            s.push(x);
-            (s, c2)
+            t.push(top);
+            g.adc_chain(&t, &prod)
         };
         // m = S_0 · (-p⁻¹) mod 2^64; then (S + m·p) / 2^64.
         let m = if mp == 1 {
@@ -212,13 +228,9 @@ pub(crate) fn mul(g: &mut Words, p: &[W], a: &[W], b: &[W]) -> Vec<W> {
             }
         };
         let mq = g.mul_word(m, p);
-        let (_, mut c) = g.adc(ZERO, s[0], mq[0]);
-        let mut next = Vec::with_capacity(n);
-        for j in 1..=n {
-            let (x, c2) = g.adc(c, s[j], mq[j]);
-            next.push(x);
-            c = c2;
-        }
+        // Word 0 of S + m·p is 0 by the choice of m: dropped (the division).
+        let (mut next, c) = g.adc_chain(&s, &mq);
+        next.remove(0);
         top = if is_zero(&cs) {
             c
         } else {
@@ -231,13 +243,7 @@ pub(crate) fn mul(g: &mut Words, p: &[W], a: &[W], b: &[W]) -> Vec<W> {
 
 /// `T - p` if that does not borrow (T < 2p given as n words plus `top`), else `T`.
 fn final_subtract(g: &mut Words, p: &[W], t: &[W], top: W) -> Vec<W> {
-    let mut d = Vec::with_capacity(t.len());
-    let mut borrow = ZERO;
-    for (j, &x) in t.iter().enumerate() {
-        let (y, b2) = g.sbb(borrow, x, p[j]);
-        d.push(y);
-        borrow = b2;
-    }
+    let (d, borrow) = g.sbb_chain(t, p);
     let (_, borrow) = g.sbb(borrow, top, ZERO);
     t.iter()
         .zip(d)
@@ -249,25 +255,13 @@ fn final_subtract(g: &mut Words, p: &[W], t: &[W], top: W) -> Vec<W> {
 }
 
 pub(crate) fn add(g: &mut Words, p: &[W], a: &[W], b: &[W]) -> Vec<W> {
-    let mut s = Vec::with_capacity(a.len());
-    let mut c = ZERO;
-    for (&x, &y) in a.iter().zip(b) {
-        let (z, c2) = g.adc(c, x, y);
-        s.push(z);
-        c = c2;
-    }
+    let (s, c) = g.adc_chain(a, b);
     final_subtract(g, p, &s, c)
 }
 
 /// `a - b`, plus `p` if that borrowed: `a + (p & mask)` with the mask from the borrow.
 pub(crate) fn sub(g: &mut Words, p: &[W], a: &[W], b: &[W]) -> Vec<W> {
-    let mut d = Vec::with_capacity(a.len());
-    let mut borrow = ZERO;
-    for (&x, &y) in a.iter().zip(b) {
-        let (z, b2) = g.sbb(borrow, x, y);
-        d.push(z);
-        borrow = b2;
-    }
+    let (d, borrow) = g.sbb_chain(a, b);
     let mask = W {
         o: g.b
             .op1(Op::Cmovznz, &[borrow.o, Opnd::K(0), Opnd::K(MAX)], Ty::U64),

@@ -39,6 +39,13 @@ pub(crate) fn fold_constant(p: &BigUint, n: u32) -> Option<u64> {
     }
 }
 
+/// `t` as an `n`-word number (`t` in word 0, the rest 0).
+fn word0(t: W, n: usize) -> Vec<W> {
+    let mut w = vec![ZERO; n];
+    w[0] = t;
+    w
+}
+
 /// The arithmetic of one field, over a builder's words.
 pub(crate) struct Sat {
     pub c: u64,
@@ -69,13 +76,7 @@ impl Sat {
                 max: m * self.c as u128,
             },
         };
-        let mut out = Vec::with_capacity(self.n);
-        let mut carry = ZERO;
-        for (j, &w) in s.iter().enumerate() {
-            let (x, c2) = g.adc(carry, w, if j == 0 { t } else { ZERO });
-            out.push(x);
-            carry = c2;
-        }
+        let (mut out, carry) = g.adc_chain(s, &word0(t, s.len()));
         if carry.max == 0 {
             return out;
         }
@@ -96,13 +97,7 @@ impl Sat {
     }
 
     pub fn add(&self, g: &mut Words, a: &[W], b: &[W]) -> Vec<W> {
-        let mut s = Vec::with_capacity(self.n);
-        let mut c = ZERO;
-        for (&x, &y) in a.iter().zip(b) {
-            let (z, c2) = g.adc(c, x, y);
-            s.push(z);
-            c = c2;
-        }
+        let (s, c) = g.adc_chain(a, b);
         self.fold(g, &s, c)
     }
 
@@ -110,21 +105,9 @@ impl Sat {
     /// subtracted; if that borrows again the words are at least `2^(64n) - c`, and word
     /// 0 at least `2^64 - c ≥ c`: subtracting `c` from it once more cannot borrow.
     pub fn sub(&self, g: &mut Words, a: &[W], b: &[W]) -> Vec<W> {
-        let mut d = Vec::with_capacity(self.n);
-        let mut borrow = ZERO;
-        for (&x, &y) in a.iter().zip(b) {
-            let (z, b2) = g.sbb(borrow, x, y);
-            d.push(z);
-            borrow = b2;
-        }
+        let (d, borrow) = g.sbb_chain(a, b);
         let t = self.c_if(g, borrow);
-        let mut out = Vec::with_capacity(self.n);
-        let mut borrow = ZERO;
-        for (j, &x) in d.iter().enumerate() {
-            let (z, b2) = g.sbb(borrow, x, if j == 0 { t } else { ZERO });
-            out.push(z);
-            borrow = b2;
-        }
+        let (mut out, borrow) = g.sbb_chain(&d, &word0(t, self.n));
         let t2 = self.c_if(g, borrow);
         out[0] = g.sbb(ZERO, out[0], t2).0;
         out
@@ -136,12 +119,8 @@ impl Sat {
         let mut acc: Vec<W> = vec![ZERO; 2 * n];
         for (i, &ai) in a.iter().enumerate() {
             let row = g.mul_word(ai, b);
-            let mut c = ZERO;
-            for (j, &r) in row.iter().enumerate() {
-                let (x, c2) = g.adc(c, acc[i + j], r);
-                acc[i + j] = x;
-                c = c2;
-            }
+            let (sum, c) = g.adc_chain(&acc[i..i + row.len()], &row);
+            acc[i..i + row.len()].copy_from_slice(&sum);
             // The carry out of word i + n goes to word i + n + 1 (still 0). Past the last
             // row there is no such word, and none is needed: the whole product is below
             // 2^(128n), so that carry is 0 (the bound analysis cannot see it: the row's
@@ -158,13 +137,7 @@ impl Sat {
     fn reduce(&self, g: &mut Words, acc: &[W]) -> Vec<W> {
         let n = self.n;
         let m = g.mul_word(k(self.c), &acc[n..]);
-        let mut s = Vec::with_capacity(n);
-        let mut c = ZERO;
-        for j in 0..n {
-            let (x, c2) = g.adc(c, acc[j], m[j]);
-            s.push(x);
-            c = c2;
-        }
+        let (s, c) = g.adc_chain(&acc[..n], &m[..n]);
         let (top, _) = g.adc(c, m[n], ZERO);
         self.fold(g, &s, top)
     }
