@@ -15,6 +15,9 @@ use cryptopt_ir::{Aliasing, Function, Param};
 use crate::error::{Error, Result};
 use crate::exec::MAX_ARGS;
 
+/// Bytes of a page: addresses that agree modulo this much look alike to a load that
+/// checks earlier stores (see [`Layout::reset_at`]).
+pub(crate) const PAGE: usize = 4096;
 /// Guard words before and after every buffer.
 const GUARD_WORDS: usize = 8;
 const GUARD: u64 = 0x6a09_e667_f3bc_c908;
@@ -165,6 +168,22 @@ impl Layout {
         area.resize(self.words, GUARD);
     }
 
+    /// Makes a fresh area for this layout (all guard words) inside `store`, starting at
+    /// an address that is `page_offset` modulo [`PAGE`] bytes (`page_offset` a multiple
+    /// of 8), and returns it. `store` grows by up to a page to make room.
+    pub(crate) fn reset_at<'a>(
+        &self,
+        store: &'a mut Vec<u64>,
+        page_offset: usize,
+    ) -> &'a mut [u64] {
+        debug_assert!(page_offset.is_multiple_of(8) && page_offset < PAGE);
+        store.clear();
+        store.resize(self.words + PAGE / 8, GUARD);
+        let start = store.as_ptr() as usize;
+        let skip = (page_offset + PAGE - start % PAGE) % PAGE / 8;
+        &mut store[skip..skip + self.words]
+    }
+
     /// Fills the output buffers with [`POISON`] bytes.
     pub(crate) fn poison_outputs(&self, area: &mut [u64]) {
         let bytes = as_bytes_mut(area);
@@ -299,6 +318,25 @@ mod tests {
                 let want = if in_use[w] { area.len() - 1 } else { w };
                 assert_eq!(layout.broken_guard(&a), Some(want), "{alias:?}, word {w}");
             }
+        }
+    }
+
+    /// `reset_at` gives an area of guard words starting at the asked page offset, for
+    /// offsets across the page and a store that is reused.
+    #[test]
+    fn reset_at_places_the_area_at_a_page_offset() {
+        let f = Function::new(
+            "f",
+            vec![param("arg1", Ty::U64, Some(9))],
+            vec![param("out1", Ty::U64, Some(9))],
+        );
+        let layout = Layout::new(&f, Pairing::Distinct).unwrap();
+        let mut store = Vec::new();
+        for off in [0, 8, 256, 2048, PAGE - 8] {
+            let area = layout.reset_at(&mut store, off);
+            assert_eq!(area.as_ptr() as usize % PAGE, off);
+            assert_eq!(area.len(), layout.words);
+            assert_eq!(layout.broken_guard(area), None);
         }
     }
 

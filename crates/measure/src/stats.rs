@@ -46,7 +46,7 @@ pub struct Compared {
 
 /// Measures `programs` repeatedly ([`timing::measure`], interleaved) until `repeats`
 /// repetitions are quiet (see [`QUIET`]) or `ATTEMPTS · repeats` were measured, and sums
-/// up the quiet ones (all of them if fewer than four were quiet).
+/// up the quiet ones (the `repeats` least disturbed if fewer were quiet).
 ///
 /// Why quiet repetitions: on a machine whose other logical CPU belongs to someone else
 /// (a KVM guest's vCPUs are often hyperthreads of a host core), that CPU's load slows
@@ -66,28 +66,15 @@ pub unsafe fn compare<R: Rng + ?Sized>(
     check: &mut Check<'_>,
 ) -> Result<Compared> {
     let mut reps: Vec<Vec<f64>> = Vec::new();
-    let quiet_of = |reps: &[Vec<f64>]| -> Vec<usize> {
-        let n = programs.len();
-        let min: Vec<f64> = (0..n)
-            .map(|p| reps.iter().map(|r| r[p]).fold(f64::INFINITY, f64::min))
-            .collect();
-        (0..reps.len())
-            .filter(|&i| (0..n).all(|p| reps[i][p] <= min[p] * QUIET))
-            .collect()
-    };
     while reps.len() < repeats * ATTEMPTS {
         // SAFETY: the caller's contract.
         let m = unsafe { timing::measure(f, programs, cfg, counter, rng, check) }?;
         reps.push(m.per_call.iter().map(|s| s.median).collect());
-        if reps.len() >= repeats && quiet_of(&reps).len() >= repeats {
+        if reps.len() >= repeats && used_repetitions(&reps, repeats).1 >= repeats {
             break;
         }
     }
-    let mut used = quiet_of(&reps);
-    let quiet = used.len();
-    if quiet < 4 {
-        used = (0..reps.len()).collect();
-    }
+    let (used, quiet) = used_repetitions(&reps, repeats);
     let mut per_program: Vec<Vec<f64>> = (0..programs.len())
         .map(|p| used.iter().map(|&i| reps[i][p] / reps[i][0]).collect())
         .collect();
@@ -106,6 +93,32 @@ pub unsafe fn compare<R: Rng + ?Sized>(
         measured: reps.len(),
         quiet,
     })
+}
+
+/// Which repetitions (rows of one median per program) a comparison sums up, and how
+/// many of them are quiet: a repetition is quiet when every program's median is within
+/// [`QUIET`] of that program's lowest over all of them. All quiet ones when there are at
+/// least `repeats`; otherwise the `repeats` least disturbed (by their worst program's
+/// median over its lowest), so that a run where one program was mostly slow is summed
+/// up by its best moments rather than by all of them. In measurement order.
+fn used_repetitions(reps: &[Vec<f64>], repeats: usize) -> (Vec<usize>, usize) {
+    let n = reps.first().map_or(0, Vec::len);
+    let min: Vec<f64> = (0..n)
+        .map(|p| reps.iter().map(|r| r[p]).fold(f64::INFINITY, f64::min))
+        .collect();
+    let disturbance = |r: &[f64]| r.iter().zip(&min).map(|(x, m)| x / m).fold(1.0, f64::max);
+    let quiet: Vec<usize> = (0..reps.len())
+        .filter(|&i| disturbance(&reps[i]) <= QUIET)
+        .collect();
+    let count = quiet.len();
+    if count >= repeats {
+        return (quiet, count);
+    }
+    let mut by_disturbance: Vec<usize> = (0..reps.len()).collect();
+    by_disturbance.sort_by(|&a, &b| disturbance(&reps[a]).total_cmp(&disturbance(&reps[b])));
+    by_disturbance.truncate(repeats);
+    by_disturbance.sort_unstable();
+    (by_disturbance, count)
 }
 
 /// Splits `xs` randomly into two halves; true when Welch's t-test does not tell them
@@ -201,6 +214,41 @@ mod tests {
     use rand_xoshiro::Xoshiro256PlusPlus;
 
     use super::*;
+
+    /// Rows of medians (two programs) → the repetitions used and the quiet count.
+    #[test]
+    fn used_repetitions_cases() {
+        let check = |reps: &[[f64; 2]], repeats: usize, want: &[usize], quiet: usize| {
+            let rows: Vec<Vec<f64>> = reps.iter().map(|r| r.to_vec()).collect();
+            assert_eq!(
+                used_repetitions(&rows, repeats),
+                (want.to_vec(), quiet),
+                "{reps:?}, {repeats}"
+            );
+        };
+        // Enough quiet ones: all of them (the 1.05 and 1.2 rows are not).
+        check(
+            &[[10.0, 20.0], [10.5, 20.0], [10.1, 20.5], [10.0, 24.0]],
+            2,
+            &[0, 2],
+            2,
+        );
+        // More quiet ones than asked for: all of them.
+        check(
+            &[[10.0, 20.0], [10.1, 20.1], [10.2, 20.2]],
+            2,
+            &[0, 1, 2],
+            3,
+        );
+        // Too few quiet: the least disturbed, in measurement order, worst program first.
+        check(
+            &[[10.0, 24.0], [11.0, 20.0], [10.2, 22.0], [10.0, 23.0]],
+            2,
+            &[1, 2],
+            0,
+        );
+        check(&[], 3, &[], 0);
+    }
 
     #[test]
     fn t_critical_table() {

@@ -38,12 +38,15 @@
 //! * compare numbers from two calls of [`measure`]: only programs timed in the same call
 //!   are comparable (same batch size, same inputs, same interleaving).
 
+use std::cell::OnceCell;
+
 use cryptopt_ir::{inputs, Function};
 use rand::seq::SliceRandom;
 use rand::Rng;
 
 use crate::counter::{self, tsc, Counter};
 use crate::error::{Error, Result};
+use crate::exec::OwnStack;
 use crate::exec::MAX_ARGS;
 use crate::layout::{Args, Layout, Pairing};
 
@@ -56,6 +59,66 @@ const OVERHEAD_RATIO: u64 = 20;
 const OVERHEAD_SAMPLES: usize = 31;
 /// Untimed calls of every program before the first round.
 const WARMUP_CALLS: u64 = 64;
+
+/// Page offset of the timed buffers: batches run on an [`OwnStack`], whose top is
+/// page-aligned, so every process measures the same addresses (see [`on_own_stack`]);
+/// the buffers start this far above the top modulo a page, where no frame of the loop
+/// or of a measured call (a few KiB at most, growing down from the top) shares their
+/// page offsets.
+const BUFFERS_AT: usize = 256;
+
+thread_local! {
+    /// The measuring thread's private stack, made on its first measurement.
+    static STACK: OnceCell<OwnStack> = const { OnceCell::new() };
+}
+
+/// Runs `body` with the measuring thread's [`OwnStack`] (made on first use).
+///
+/// Why batches run there: a load is checked against earlier stores by the low 12 bits
+/// of the addresses first, so a load whose page offset matches a recent store waits as
+/// if it depended on it ("4K aliasing"), and where spills fall against cache lines
+/// matters too. Heap and stack addresses are randomized per process (the stack to 16
+/// bytes), so with the buffers and the stack anywhere, the same programs measured
+/// differently from one process to the next: p521 square 69.7 to 77.4 ticks in six
+/// runs, gcc's p384 square 234 or 305, and two `bench --reuse` runs disagreed by up to
+/// 30% on one function. With the stack's top page-aligned and the buffers at
+/// [`BUFFERS_AT`], every process times the same layout.
+fn on_own_stack<R>(body: impl FnOnce(&OwnStack) -> Result<R>) -> Result<R> {
+    STACK.with(|cell| {
+        let stack = match cell.get() {
+            Some(s) => s,
+            None => {
+                let s = OwnStack::new()?;
+                cell.get_or_init(|| s)
+            }
+        };
+        body(stack)
+    })
+}
+
+/// [`time_batch`] on `stack`, with the argument words copied onto it (so that the
+/// loop's loads of them are at fixed page offsets too).
+///
+/// # Safety
+/// As for [`time_batch`].
+unsafe fn timed_batch(
+    stack: &OwnStack,
+    counter: &Counter,
+    mode: Mode,
+    f: FiatFn,
+    args: &Args,
+    swap: usize,
+    n: u64,
+) -> u64 {
+    stack.run(|| {
+        // A volatile read: a copy in this frame, on `stack`, that the compiler cannot
+        // replace by the caller's.
+        // SAFETY: `args` is a valid, aligned reference.
+        let local = unsafe { std::ptr::read_volatile(args) };
+        // SAFETY: the caller's contract.
+        unsafe { time_batch(counter, mode, f, &local, swap, n) }
+    })
+}
 
 /// What a batch measures.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -478,9 +541,26 @@ pub unsafe fn measure<R: Rng + ?Sized>(
         .map(|&p| unsafe { FiatFn::new(p, nargs) })
         .collect();
 
+    // SAFETY: the caller's contract, passed on.
+    on_own_stack(|stack| unsafe { measure_on(stack, f, &fns, cfg, counter, rng, check) })
+}
+
+/// [`measure`] after its checks, with the batches timed on `stack`.
+///
+/// # Safety
+/// As for [`measure`].
+unsafe fn measure_on<R: Rng + ?Sized>(
+    stack: &OwnStack,
+    f: &Function,
+    fns: &[FiatFn],
+    cfg: &Config,
+    counter: &Counter,
+    rng: &mut R,
+    check: &mut Check<'_>,
+) -> Result<Measurement> {
     let layout = Layout::new(f, Pairing::Distinct)?;
-    let (mut timed, mut spare) = (Vec::new(), Vec::new());
-    layout.reset(&mut timed);
+    let (mut store, mut spare) = (Vec::new(), Vec::new());
+    let timed = layout.reset_at(&mut store, BUFFERS_AT);
     layout.reset(&mut spare);
     let swap = f.returns.len();
     let overhead = counter::overhead(counter, OVERHEAD_SAMPLES);
@@ -501,12 +581,12 @@ pub unsafe fn measure<R: Rng + ?Sized>(
     loop {
         let mut t = u64::MAX;
         for _ in 0..2 {
-            layout.poison_outputs(&mut timed);
-            let args = layout.write_inputs(f, &first, &mut timed);
+            layout.poison_outputs(timed);
+            let args = layout.write_inputs(f, &first, timed);
             // SAFETY: the caller's contract; `args` points into `timed`, laid out for `f`.
-            t = t.min(unsafe { time_batch(counter, cfg.mode, fns[0], &args, swap, n) });
+            t = t.min(unsafe { timed_batch(stack, counter, cfg.mode, fns[0], &args, swap, n) });
         }
-        guard(&timed, 0)?;
+        guard(timed, 0)?;
         let enough = t >= cfg.cyclegoal && t >= overhead.saturating_mul(OVERHEAD_RATIO);
         if enough || n >= MAX_BATCH {
             break;
@@ -515,11 +595,21 @@ pub unsafe fn measure<R: Rng + ?Sized>(
     }
     // Warm up the others (caches, branch predictors) so round 1 is not their first run.
     for (p, &fp) in fns.iter().enumerate().skip(1) {
-        layout.poison_outputs(&mut timed);
-        let args = layout.write_inputs(f, &first, &mut timed);
+        layout.poison_outputs(timed);
+        let args = layout.write_inputs(f, &first, timed);
         // SAFETY: as above.
-        unsafe { time_batch(counter, cfg.mode, fp, &args, swap, n.min(WARMUP_CALLS)) };
-        guard(&timed, p)?;
+        unsafe {
+            timed_batch(
+                stack,
+                counter,
+                cfg.mode,
+                fp,
+                &args,
+                swap,
+                n.min(WARMUP_CALLS),
+            )
+        };
+        guard(timed, p)?;
     }
 
     let mut order: Vec<usize> = (0..fns.len()).collect();
@@ -529,14 +619,14 @@ pub unsafe fn measure<R: Rng + ?Sized>(
         let inputs = inputs::random(f, rng);
         order.shuffle(rng);
         for &p in &order {
-            layout.poison_outputs(&mut timed);
-            let args = layout.write_inputs(f, &inputs, &mut timed);
+            layout.poison_outputs(timed);
+            let args = layout.write_inputs(f, &inputs, timed);
             // SAFETY: the caller's contract; `args` points into `timed`, laid out for `f`.
-            let t = unsafe { time_batch(counter, cfg.mode, fns[p], &args, swap, n) };
+            let t = unsafe { timed_batch(stack, counter, cfg.mode, fns[p], &args, swap, n) };
             ticks[p].push(t.saturating_sub(overhead) as f64 / n as f64);
-            guard(&timed, p)?;
+            guard(timed, p)?;
             match cfg.mode {
-                Mode::Throughput => layout.read_outputs(&timed, &mut outputs[p]),
+                Mode::Throughput => layout.read_outputs(timed, &mut outputs[p]),
                 Mode::Latency => {
                     layout.poison_outputs(&mut spare);
                     let args = layout.write_inputs(f, &inputs, &mut spare);

@@ -23,6 +23,8 @@
 //!   registers and above the return address, and records what the callee left behind
 //!   in a separate `rw-` page; [`Trampoline::call`] turns that record into `Ok(())` or an
 //!   [`AbiViolation`] naming each rule that was broken.
+//! * `OwnStack` (crate-internal): a private stack with a page-aligned top, on which
+//!   [`crate::timing`] runs its batches so that every process times the same addresses.
 //!
 //! What this module must never do:
 //!
@@ -35,9 +37,11 @@
 //!   code long after the call.
 
 mod mem;
+mod stack;
 mod trampoline;
 
 pub use mem::ExecMem;
+pub(crate) use stack::OwnStack;
 pub use trampoline::{
     AbiProblem, AbiViolation, CalleeSaved, Trampoline, MAX_ARGS, POISON, REGISTER_CANARIES,
     STACK_BYTES, STACK_CANARIES,
