@@ -96,30 +96,6 @@ fn on_own_stack<R>(body: impl FnOnce(&OwnStack) -> Result<R>) -> Result<R> {
     })
 }
 
-/// [`time_batch`] on `stack`, with the argument words copied onto it (so that the
-/// loop's loads of them are at fixed page offsets too).
-///
-/// # Safety
-/// As for [`time_batch`].
-unsafe fn timed_batch(
-    stack: &OwnStack,
-    counter: &Counter,
-    mode: Mode,
-    f: FiatFn,
-    args: &Args,
-    swap: usize,
-    n: u64,
-) -> u64 {
-    stack.run(|| {
-        // A volatile read: a copy in this frame, on `stack`, that the compiler cannot
-        // replace by the caller's.
-        // SAFETY: `args` is a valid, aligned reference.
-        let local = unsafe { std::ptr::read_volatile(args) };
-        // SAFETY: the caller's contract.
-        unsafe { time_batch(counter, mode, f, &local, swap, n) }
-    })
-}
-
 /// What a batch measures.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Mode {
@@ -397,8 +373,10 @@ unsafe fn latency_batch(
     t1.wrapping_sub(t0)
 }
 
-/// One timed batch of `f`: the signature, the counter's kind and the mode are decided
-/// here, outside the timed region, and each combination gets its own specialised loop.
+/// One timed batch of `f`, run on `stack` with the argument words copied onto it (so
+/// that the loop's loads of them are at fixed page offsets too): the signature, the
+/// counter's kind and the mode are decided here, outside the timed region, and each
+/// combination gets its own specialised loop.
 ///
 /// In latency mode, `swap` is the index of arg1's word (the number of returns).
 ///
@@ -407,6 +385,7 @@ unsafe fn latency_batch(
 /// into buffers of that layout.
 #[inline(never)]
 unsafe fn time_batch(
+    stack: &OwnStack,
     counter: &Counter,
     mode: Mode,
     f: FiatFn,
@@ -414,13 +393,19 @@ unsafe fn time_batch(
     swap: usize,
     n: u64,
 ) -> u64 {
-    // SAFETY: the caller's contract.
-    unsafe {
-        match f {
-            FiatFn::Regs(f) => time_batch_of(counter, mode, f, args, swap, n),
-            FiatFn::Stack(f) => time_batch_of(counter, mode, f, args, swap, n),
+    stack.run(|| {
+        // A volatile read: a copy in this frame, on `stack`, that the compiler cannot
+        // replace by the caller's.
+        // SAFETY: `args` is a valid, aligned reference.
+        let args = unsafe { std::ptr::read_volatile(args) };
+        // SAFETY: the caller's contract.
+        unsafe {
+            match f {
+                FiatFn::Regs(f) => time_batch_of(counter, mode, f, &args, swap, n),
+                FiatFn::Stack(f) => time_batch_of(counter, mode, f, &args, swap, n),
+            }
         }
-    }
+    })
 }
 
 /// [`time_batch`] for one signature.
@@ -584,7 +569,7 @@ unsafe fn measure_on<R: Rng + ?Sized>(
             layout.poison_outputs(timed);
             let args = layout.write_inputs(f, &first, timed);
             // SAFETY: the caller's contract; `args` points into `timed`, laid out for `f`.
-            t = t.min(unsafe { timed_batch(stack, counter, cfg.mode, fns[0], &args, swap, n) });
+            t = t.min(unsafe { time_batch(stack, counter, cfg.mode, fns[0], &args, swap, n) });
         }
         guard(timed, 0)?;
         let enough = t >= cfg.cyclegoal && t >= overhead.saturating_mul(OVERHEAD_RATIO);
@@ -599,7 +584,7 @@ unsafe fn measure_on<R: Rng + ?Sized>(
         let args = layout.write_inputs(f, &first, timed);
         // SAFETY: as above.
         unsafe {
-            timed_batch(
+            time_batch(
                 stack,
                 counter,
                 cfg.mode,
@@ -622,7 +607,7 @@ unsafe fn measure_on<R: Rng + ?Sized>(
             layout.poison_outputs(timed);
             let args = layout.write_inputs(f, &inputs, timed);
             // SAFETY: the caller's contract; `args` points into `timed`, laid out for `f`.
-            let t = unsafe { timed_batch(stack, counter, cfg.mode, fns[p], &args, swap, n) };
+            let t = unsafe { time_batch(stack, counter, cfg.mode, fns[p], &args, swap, n) };
             ticks[p].push(t.saturating_sub(overhead) as f64 / n as f64);
             guard(timed, p)?;
             match cfg.mode {
