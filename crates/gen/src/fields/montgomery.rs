@@ -77,29 +77,27 @@ impl Words {
     /// `a + b` word by word (equal lengths), an add-with-carry chain from carry 0: the
     /// sum words and the carry out.
     pub(crate) fn adc_chain(&mut self, a: &[W], b: &[W]) -> (Vec<W>, W) {
-        debug_assert_eq!(a.len(), b.len());
-        let mut sum = Vec::with_capacity(a.len());
-        let mut c = ZERO;
-        for (&x, &y) in a.iter().zip(b) {
-            let (z, c2) = self.adc(c, x, y);
-            sum.push(z);
-            c = c2;
-        }
-        (sum, c)
+        self.chain(a, b, Words::adc)
     }
 
     /// `a - b` word by word (equal lengths), a subtract-with-borrow chain from borrow 0:
     /// the difference words and the borrow out.
     pub(crate) fn sbb_chain(&mut self, a: &[W], b: &[W]) -> (Vec<W>, W) {
+        self.chain(a, b, Words::sbb)
+    }
+
+    /// `step(flag, x, y)` over the words of `a` and `b` (equal lengths) from flag 0, each
+    /// step's flag out into the next: the result words and the last flag.
+    fn chain(&mut self, a: &[W], b: &[W], step: fn(&mut Words, W, W, W) -> (W, W)) -> (Vec<W>, W) {
         debug_assert_eq!(a.len(), b.len());
-        let mut diff = Vec::with_capacity(a.len());
-        let mut borrow = ZERO;
+        let mut out = Vec::with_capacity(a.len());
+        let mut flag = ZERO;
         for (&x, &y) in a.iter().zip(b) {
-            let (z, b2) = self.sbb(borrow, x, y);
-            diff.push(z);
-            borrow = b2;
+            let (z, f) = step(self, flag, x, y);
+            out.push(z);
+            flag = f;
         }
-        (diff, borrow)
+        (out, flag)
     }
 
     /// `x - y - c` as (difference word, borrow bit).
