@@ -70,7 +70,7 @@ pub unsafe fn compare<R: Rng + ?Sized>(
         // SAFETY: the caller's contract.
         let m = unsafe { timing::measure(f, programs, cfg, counter, rng, check) }?;
         reps.push(m.per_call.iter().map(|s| s.median).collect());
-        if reps.len() >= repeats && used_repetitions(&reps, repeats).1 >= repeats {
+        if reps.len() >= repeats && quiet(&disturbances(&reps)).count() >= repeats {
             break;
         }
     }
@@ -102,23 +102,33 @@ pub unsafe fn compare<R: Rng + ?Sized>(
 /// median over its lowest), so that a run where one program was mostly slow is summed
 /// up by its best moments rather than by all of them. In measurement order.
 fn used_repetitions(reps: &[Vec<f64>], repeats: usize) -> (Vec<usize>, usize) {
-    let n = reps.first().map_or(0, Vec::len);
-    let min: Vec<f64> = (0..n)
-        .map(|p| reps.iter().map(|r| r[p]).fold(f64::INFINITY, f64::min))
-        .collect();
-    let disturbance = |r: &[f64]| r.iter().zip(&min).map(|(x, m)| x / m).fold(1.0, f64::max);
-    let quiet: Vec<usize> = (0..reps.len())
-        .filter(|&i| disturbance(&reps[i]) <= QUIET)
-        .collect();
+    let d = disturbances(reps);
+    let quiet: Vec<usize> = quiet(&d).collect();
     let count = quiet.len();
     if count >= repeats {
         return (quiet, count);
     }
     let mut by_disturbance: Vec<usize> = (0..reps.len()).collect();
-    by_disturbance.sort_by(|&a, &b| disturbance(&reps[a]).total_cmp(&disturbance(&reps[b])));
+    by_disturbance.sort_by(|&a, &b| d[a].total_cmp(&d[b]));
     by_disturbance.truncate(repeats);
     by_disturbance.sort_unstable();
     (by_disturbance, count)
+}
+
+/// Per repetition: its worst program's median over that program's lowest median.
+fn disturbances(reps: &[Vec<f64>]) -> Vec<f64> {
+    let n = reps.first().map_or(0, Vec::len);
+    let min: Vec<f64> = (0..n)
+        .map(|p| reps.iter().map(|r| r[p]).fold(f64::INFINITY, f64::min))
+        .collect();
+    reps.iter()
+        .map(|r| r.iter().zip(&min).map(|(x, m)| x / m).fold(1.0, f64::max))
+        .collect()
+}
+
+/// The quiet repetitions (disturbance at most [`QUIET`]), in measurement order.
+fn quiet(disturbances: &[f64]) -> impl Iterator<Item = usize> + '_ {
+    (0..disturbances.len()).filter(|&i| disturbances[i] <= QUIET)
 }
 
 /// Splits `xs` randomly into two halves; true when Welch's t-test does not tell them
