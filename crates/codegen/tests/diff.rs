@@ -160,3 +160,34 @@ fn stack_passed_arguments_divstep() {
     assert_eq!(t.functions, 2);
     assert!(t.candidates >= 2 * 200);
 }
+
+/// Products by literals, one per template family: `shl`/`lea` (2, 4, 8), `lea` with a
+/// base (3, 5, 9), `lea` then `shl` (20 = 5·4, 48 = 3·16), `lea` twice (45 = 5·9,
+/// 81 = 9·9), and `imul`/`mulx` only (19, 38, 2^40 + 1); random candidates reach every
+/// flavor of each, and every one must compute what the interpreter does.
+#[test]
+fn products_by_literals() {
+    use cryptopt_ir::{Op, Operand, Param, Ty};
+    const LITERALS: &[u64] = &[2, 3, 4, 5, 8, 9, 20, 45, 48, 81, 19, 38, (1 << 40) + 1];
+    let n = LITERALS.len();
+    let out = Param::array("out1", Ty::U64, &vec![u64::MAX as u128; n]);
+    let arg = Param::array("arg1", Ty::U64, &[u64::MAX as u128]);
+    let mut f = Function::new("products_by_literals", vec![arg], vec![out]);
+    let x = f.push1(Op::Load { param: 0, index: 0 }, vec![], Ty::U64);
+    for (k, &c) in LITERALS.iter().enumerate() {
+        let y = f.push1(Op::Mul, vec![x.into(), Operand::Const(c as u128)], Ty::U64);
+        f.push(
+            Op::Store {
+                ret: 0,
+                index: k as u32,
+            },
+            vec![y.into()],
+            &[],
+        );
+    }
+    let (cands, runs) = check(&f, 7, 12);
+    assert!(
+        cands >= 200 && runs >= cands * 100,
+        "{cands} candidates, {runs} runs"
+    );
+}

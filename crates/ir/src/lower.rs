@@ -700,6 +700,9 @@ fn identity(rb: &Rebuild<'_>, op: Op, args: &mut Vec<Operand>, rt: Ty) -> Option
                 args.retain(|a| a.constant().is_none());
                 args.push(Operand::Const(merged));
             }
+            if op == Op::Mul {
+                fold_constant_factors(rb, args, rt);
+            }
             let c = args.last().and_then(|a| a.constant()).map(|c| c & mask);
             match (op, c) {
                 (Op::And | Op::Mul, Some(0)) => return Some(Simple::Operand(Operand::Const(0))),
@@ -744,6 +747,45 @@ fn identity(rb: &Rebuild<'_>, op: Op, args: &mut Vec<Operand>, rt: Ty) -> Option
         },
         _ => None,
     }
+}
+
+/// `(x·a)·b` → `x·(a·b)`: a product by a literal whose other factor is itself a product
+/// by a literal of the same unsigned type, when `a·b` is made without the multiplier
+/// ([`shift_add_factors`]). Both wrap modulo `2^w`, so this is exact whatever `x`; the
+/// inner product stays if it has other uses (then both are computed from `x` side by
+/// side instead of one after the other), else `dce` removes it. Fiat's unsaturated
+/// squares build `20·x` as `((x·5)·2)·2`: three dependent steps become `lea` and `shl`.
+/// A product that would need `imul` is left alone: it would move work from the ALUs
+/// to the multiplier, which the partial products already keep busy.
+fn fold_constant_factors(rb: &Rebuild<'_>, args: &mut [Operand], rt: Ty) {
+    let [Operand::Value(y), Operand::Const(b)] = *args else {
+        return;
+    };
+    let inner = rb.new.inst(rb.new.values[y.index()].def);
+    if inner.op != Op::Mul || rt.signed || rb.new.ty(y) != rt {
+        return;
+    }
+    if let [x @ Operand::Value(_), Operand::Const(a)] = inner.args[..] {
+        let c = a.wrapping_mul(b) & rt.mask();
+        if u64::try_from(c).is_ok_and(|c| shift_add_factors(c).is_some()) {
+            args[0] = x;
+            args[1] = Operand::Const(c);
+        }
+    }
+}
+
+/// How `x·c` is made by at most two shift-and-add instructions: `c = m·n` with `m` one
+/// of 1, 3, 5, 9 (`lea [x + x·(m−1)]`, nothing for 1) and `n` a power of two or, when
+/// `m > 1`, also 3, 5 or 9 (`shl`, or a second `lea`). The one home of that rule: the
+/// fold above and code generation's templates for products by a literal both ask it.
+pub fn shift_add_factors(c: u64) -> Option<(u64, u64)> {
+    if c.is_power_of_two() {
+        return Some((1, c));
+    }
+    [3, 5, 9].into_iter().find_map(|m| {
+        let n = c / m;
+        (c.is_multiple_of(m) && (n.is_power_of_two() || matches!(n, 3 | 5 | 9))).then_some((m, n))
+    })
 }
 
 /// Flattens chains of `&`, `|`, `^`, `+` of one result type into n-ary operations when

@@ -249,7 +249,16 @@ fn random_program(steps: &[Step], outs: usize) -> Function {
         let v = match sel % 13 {
             0 => f.push1(Op::Add, vec![pick(0).into(), pick(1).into(), literal], rt),
             1 => f.push1(Op::Sub, vec![pick(0).into(), pick(1).into()], rt),
-            2 => f.push1(Op::Mul, vec![pick(0).into(), pick(1).into()], rt),
+            2 if sh % 2 == 0 => f.push1(Op::Mul, vec![pick(0).into(), pick(1).into()], rt),
+            // Products by small literals, as Fiat's `x·19·2` (folded when cheap).
+            2 => {
+                let c = [2u128, 3, 4, 5, 19, 20, 38, 45][(lit % 8) as usize];
+                f.push1(
+                    Op::Mul,
+                    vec![pick(0).into(), Operand::Const(c & rt.mask())],
+                    rt,
+                )
+            }
             3 => f.push1(Op::And, vec![pick(0).into(), literal], rt),
             4 => f.push1(Op::Or, vec![pick(0).into(), pick(1).into()], rt),
             5 => f.push1(Op::Xor, vec![pick(0).into(), pick(1).into()], rt),
@@ -337,5 +346,64 @@ proptest! {
             }
             prop_assert_eq!(&want, &interp::run(&g, &x).unwrap());
         }
+    }
+}
+
+/// `(x·a)·b` becomes `x·(a·b)` exactly when `a·b` is made by shift-and-add instructions
+/// (`lower::shift_add_factors`); either way the lowered function computes the same.
+#[test]
+fn products_by_literals_fold_when_cheap() {
+    #[track_caller]
+    fn check_fold(a: u128, b: u128, folded: Option<u128>) {
+        let out = Param::array("out1", Ty::U64, &[u64::MAX as u128]);
+        let mut f = Function::new("f", vec![scalar("arg1")], vec![out]);
+        let x = f.push1(Op::Load { param: 0, index: 0 }, vec![], Ty::U64);
+        let y = f.push1(Op::Mul, vec![x.into(), Operand::Const(a)], Ty::U64);
+        let z = f.push1(Op::Mul, vec![y.into(), Operand::Const(b)], Ty::U64);
+        f.push(Op::Store { ret: 0, index: 0 }, vec![z.into()], &[]);
+        let g = lower::lower(&f).unwrap();
+        let muls: Vec<Vec<Operand>> = g
+            .insts
+            .iter()
+            .filter(|i| i.op == Op::Mul)
+            .map(|i| i.args.clone())
+            .collect();
+        match folded {
+            Some(c) => assert_eq!(muls, [vec![x.into(), Operand::Const(c)]], "{a}·{b}"),
+            None => assert_eq!(muls.len(), 2, "{a}·{b} stays two products: {muls:?}"),
+        }
+        for v in [0u128, 1, 7, u64::MAX as u128, 1 << 63] {
+            let input = vec![vec![v]];
+            let (want, got) = (
+                interp::run(&f, &input).unwrap(),
+                interp::run(&g, &input).unwrap(),
+            );
+            assert_eq!(want, got, "{a}·{b} on {v}");
+        }
+    }
+    check_fold(5, 4, Some(20)); // lea + shl
+    check_fold(2, 2, Some(4));
+    check_fold(3, 3, Some(9));
+    check_fold(5, 9, Some(45)); // lea + lea
+    check_fold(1 << 63, 2, None); // the literals multiply to 0 mod 2^64: left alone
+    check_fold(19, 2, None); // 38 needs imul: keep the shift after imul by 19
+    check_fold(7, 3, None);
+}
+
+#[test]
+fn shift_add_factors_cases() {
+    let cases: &[(u64, Option<(u64, u64)>)] = &[
+        (1, Some((1, 1))),
+        (8, Some((1, 8))),
+        (20, Some((5, 4))),
+        (27, Some((3, 9))),
+        (81, Some((9, 9))),
+        (19, None),
+        (38, None),
+        (7, None),
+        (0, None),
+    ];
+    for &(c, want) in cases {
+        assert_eq!(lower::shift_add_factors(c), want, "{c}");
     }
 }

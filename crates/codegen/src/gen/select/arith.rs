@@ -5,6 +5,7 @@
 //! They must never clobber a live flag unsaved (every instruction goes through `emit`);
 //! `lea` is chosen only where no operand waits in a flag.
 
+use cryptopt_ir::lower::shift_add_factors;
 use cryptopt_ir::{InstData, Operand as IrOperand};
 use cryptopt_x86::{Inst, Mem, Mnemonic as M, Operand as X, Size};
 
@@ -164,8 +165,12 @@ impl Generator<'_> {
             Mulx,
             Shl(u32),
             Lea(u8, bool),
+            /// `lea` by 3, 5 or 9, then `shl` by the power of two left.
+            LeaShl(u8, u32),
+            /// `lea` by 3, 5 or 9 twice.
+            LeaLea(u8, u8),
         }
-        let mut options: [Option<F>; 5] = [None; 5];
+        let mut options: [Option<F>; 7] = [None; 7];
         let mut n = 0;
         let mut add = |f: F| {
             options[n] = Some(f);
@@ -180,9 +185,17 @@ impl Generator<'_> {
             add(F::Shl(c.trailing_zeros()));
         }
         match c {
-            2 | 4 | 8 => add(F::Lea(c as u8, false)),
+            // x·2 as [x + x]: no scaled index, and no 32-bit displacement.
+            2 => add(F::Lea(1, true)),
+            4 | 8 => add(F::Lea(c as u8, false)),
             3 | 5 | 9 => add(F::Lea(c as u8 - 1, true)),
-            _ => {}
+            _ => match shift_add_factors(c) {
+                Some((m, n)) if m > 1 && n.is_power_of_two() => {
+                    add(F::LeaShl(m as u8 - 1, n.trailing_zeros()))
+                }
+                Some((m, n)) if m > 1 => add(F::LeaLea(m as u8 - 1, n as u8 - 1)),
+                _ => {}
+            },
         }
         let pick =
             options[self.decide(DecisionSlot::Flavor, n)].expect("chosen among the filled options");
@@ -215,6 +228,23 @@ impl Generator<'_> {
                 dst
             }
             F::Lea(scale, with_base) => self.lea_scaled(x, scale, with_base)?,
+            F::LeaShl(scale, k) => {
+                let dst = self.lea_scaled(x, scale, true)?;
+                self.emit(Inst::op2(M::Shl, X::r64(dst), X::Imm(k as i64)), None)?;
+                dst
+            }
+            F::LeaLea(s1, s2) => {
+                let dst = self.lea_scaled(x, s1, true)?;
+                let m = Mem {
+                    base: Some(dst),
+                    index: Some(dst),
+                    scale: s2,
+                    disp: 0,
+                    size: Size::B64,
+                };
+                self.emit(Inst::op2(M::Lea, X::r64(dst), X::Mem(m)), None)?;
+                dst
+            }
         };
         self.finish_result(d, dst)
     }
