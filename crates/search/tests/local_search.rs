@@ -127,6 +127,8 @@ fn never_keeps_a_worse_mutant_and_spends_the_budget() {
         .map(|e| if e.2 { e.4 } else { e.3 })
         .collect();
     assert!(fin.windows(2).all(|w| w[1] <= w[0]));
+    // A walk that never falls behind its best never goes back to it.
+    assert!(st.walks.iter().all(|w| w.returns == 0));
 }
 
 #[test]
@@ -293,6 +295,42 @@ fn the_winner_is_chosen_side_by_side_among_the_elite() {
         .fold(f64::INFINITY, f64::min);
     assert_eq!(winner, current.min(best_elite));
     assert_eq!(st.winner(), st.winner.as_ref().unwrap());
+    // The drifting walk fell behind the elite's best and was sent back to it.
+    assert!(st.walks[final_walk].returns > 0);
+}
+
+/// The ratchet of the final walk: after RETURN_AFTER rankings in a row more than
+/// RETURN_MARGIN behind the elite's best, the walk's current is that best, exactly.
+/// Stepped one evaluation at a time (the stop flag after each event, then resumed).
+#[test]
+fn a_walk_behind_its_best_returns_to_it() {
+    let f = example();
+    let mut ev = Drifting(InstCount {
+        gen: Generator::new(&f, Options::default()).unwrap(),
+        compares: 0,
+        ranks: 0,
+    });
+    let deps = ev.0.gen.deps().clone();
+    let mut st = SearchState::new(&f, &deps, params(3000, 2, 5)).unwrap();
+    let mut returns = 0;
+    while st.phase != Phase::Done {
+        let stop = AtomicBool::new(false);
+        local_search::search(&mut st, &deps, &mut ev, &stop, &mut |_| {
+            stop.store(true, std::sync::atomic::Ordering::Relaxed)
+        })
+        .unwrap();
+        let Phase::Final { walk } = st.phase else {
+            continue;
+        };
+        let w = &st.walks[walk];
+        if w.returns > returns {
+            returns = w.returns;
+            assert_eq!(w.current, st.elite[0].candidate, "return {returns}");
+            assert_eq!(w.behind, 0);
+        }
+        assert!(w.behind < local_search::RETURN_AFTER);
+    }
+    assert!(returns > 0);
 }
 
 #[test]
