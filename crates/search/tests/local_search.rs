@@ -257,14 +257,18 @@ impl Evaluator for Drifting<'_> {
     }
 }
 
+fn drifting(f: &Function) -> Drifting<'_> {
+    Drifting(InstCount {
+        gen: Generator::new(f, Options::default()).unwrap(),
+        compares: 0,
+        ranks: 0,
+    })
+}
+
 #[test]
 fn the_winner_is_chosen_side_by_side_among_the_elite() {
     let f = example();
-    let mut ev = Drifting(InstCount {
-        gen: Generator::new(&f, Options::default()).unwrap(),
-        compares: 0,
-        ranks: 0,
-    });
+    let mut ev = drifting(&f);
     let deps = ev.0.gen.deps().clone();
     let mut st = SearchState::new(&f, &deps, params(2000, 2, 3)).unwrap();
     let mut final_walk = None;
@@ -305,11 +309,7 @@ fn the_winner_is_chosen_side_by_side_among_the_elite() {
 #[test]
 fn a_walk_behind_its_best_returns_to_it() {
     let f = example();
-    let mut ev = Drifting(InstCount {
-        gen: Generator::new(&f, Options::default()).unwrap(),
-        compares: 0,
-        ranks: 0,
-    });
+    let mut ev = drifting(&f);
     let deps = ev.0.gen.deps().clone();
     let mut st = SearchState::new(&f, &deps, params(3000, 2, 5)).unwrap();
     let mut returns = 0;
