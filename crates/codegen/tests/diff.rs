@@ -163,8 +163,9 @@ fn stack_passed_arguments_divstep() {
 
 /// Products by literals, one per template family: `shl`/`lea` (2, 4, 8), `lea` with a
 /// base (3, 5, 9), `lea` then `shl` (20 = 5·4, 48 = 3·16), `lea` twice (45 = 5·9,
-/// 81 = 9·9), and `imul`/`mulx` only (19, 38, 2^40 + 1); random candidates reach every
-/// flavor of each, and every one must compute what the interpreter does.
+/// 81 = 9·9), and `imul`/`mulx` only (19, 38, 2^40 + 1); 216 random candidates pick
+/// among the flavors of each at random, and every one must compute what the
+/// interpreter does.
 #[test]
 fn products_by_literals() {
     use cryptopt_ir::{Op, Operand, Param, Ty};

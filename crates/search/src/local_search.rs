@@ -465,39 +465,42 @@ fn rank_walk(state: &mut SearchState, w: usize, ev: &mut dyn Evaluator) -> Resul
         return Ok(());
     }
     let elite = &mut state.elite;
+    let by_ratio = |a: &Scored, b: &Scored| a.ratio.total_cmp(&b.ratio);
+    let behind = |ratio: f64, best: f64| ratio > best * (1.0 + RETURN_MARGIN);
     let known = elite.iter().any(|s| s.candidate == state.walks[w].current);
     if !known && (elite.len() < ELITE || elite.iter().any(|s| s.ratio > ratio)) {
         elite.push(Scored {
             candidate: state.walks[w].current.clone(),
             ratio,
         });
-        elite.sort_by(|a, b| a.ratio.total_cmp(&b.ratio));
+        elite.sort_by(by_ratio);
         elite.truncate(ELITE);
     }
     let walk = &mut state.walks[w];
-    if ratio > elite[0].ratio * (1.0 + RETURN_MARGIN) {
-        walk.behind += 1;
+    walk.behind = if behind(ratio, elite[0].ratio) {
+        walk.behind + 1
     } else {
-        walk.behind = 0;
-    }
+        0
+    };
     if walk.behind < RETURN_AFTER {
         return Ok(());
     }
     walk.behind = 0;
     // The best's ratio is the luckiest of many rankings: measure it again side by side
     // with the walk before going back to it, and keep the fresh ratio (else one lucky
-    // ranking would call the walk back to an ordinary program again and again).
+    // ranking would call the walk back to an ordinary program again and again). The
+    // evaluator follows the switch by itself (it loads whatever candidate it is given).
     let again = ev.rank(&[&walk.current, &elite[0].candidate])?;
     let (now, best) = (again.ratios[0], again.ratios[1]);
-    walk.set_ranking(now, again.baseline);
     elite[0].ratio = best;
-    if now > best * (1.0 + RETURN_MARGIN) {
+    if behind(now, best) {
         walk.current.clone_from(&elite[0].candidate);
         walk.set_ranking(best, again.baseline);
         walk.returns += 1;
-        ev.kept(&walk.current)?;
+    } else {
+        walk.set_ranking(now, again.baseline);
     }
-    elite.sort_by(|a, b| a.ratio.total_cmp(&b.ratio));
+    elite.sort_by(by_ratio);
     Ok(())
 }
 

@@ -12,6 +12,7 @@ use cryptopt_x86::{Inst, Mem, Mnemonic as M, Operand as X, Size};
 use crate::candidate::DecisionSlot;
 use crate::error::Result;
 use crate::gen::flags::FlagReg;
+use crate::gen::select::times;
 use crate::gen::{fits_imm32, Generator};
 
 impl Generator<'_> {
@@ -184,18 +185,15 @@ impl Generator<'_> {
         if c.is_power_of_two() {
             add(F::Shl(c.trailing_zeros()));
         }
-        match c {
+        // The shift-and-add forms, as lowering's fold knows them (one home of the rule).
+        match shift_add_factors(c) {
             // x·2 as [x + x]: no scaled index, and no 32-bit displacement.
-            2 => add(F::Lea(1, true)),
-            4 | 8 => add(F::Lea(c as u8, false)),
-            3 | 5 | 9 => add(F::Lea(c as u8 - 1, true)),
-            _ => match shift_add_factors(c) {
-                Some((m, n)) if m > 1 && n.is_power_of_two() => {
-                    add(F::LeaShl(m as u8 - 1, n.trailing_zeros()))
-                }
-                Some((m, n)) if m > 1 => add(F::LeaLea(m as u8 - 1, n as u8 - 1)),
-                _ => {}
-            },
+            Some((1, 2)) => add(F::Lea(1, true)),
+            Some((1, n @ (4 | 8))) => add(F::Lea(n as u8, false)),
+            Some((1, _)) | None => {}
+            Some((m, 1)) => add(F::Lea(m as u8 - 1, true)),
+            Some((m, n)) if n.is_power_of_two() => add(F::LeaShl(m as u8 - 1, n.trailing_zeros())),
+            Some((m, n)) => add(F::LeaLea(m as u8 - 1, n as u8 - 1)),
         }
         let pick =
             options[self.decide(DecisionSlot::Flavor, n)].expect("chosen among the filled options");
@@ -235,13 +233,7 @@ impl Generator<'_> {
             }
             F::LeaLea(s1, s2) => {
                 let dst = self.lea_scaled(x, s1, true)?;
-                let m = Mem {
-                    base: Some(dst),
-                    index: Some(dst),
-                    scale: s2,
-                    disp: 0,
-                    size: Size::B64,
-                };
+                let m = times(dst, s2, true);
                 self.emit(Inst::op2(M::Lea, X::r64(dst), X::Mem(m)), None)?;
                 dst
             }

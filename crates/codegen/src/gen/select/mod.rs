@@ -70,13 +70,7 @@ impl Generator<'_> {
     /// 5, 9) without touching the flags. Returns `dst`.
     fn lea_scaled(&mut self, x: IrOperand, scale: u8, with_base: bool) -> Result<Reg> {
         let rx = self.reg_operand(x)?;
-        let m = Mem {
-            base: with_base.then_some(rx),
-            index: Some(rx),
-            scale,
-            disp: 0,
-            size: Size::B64,
-        };
+        let m = times(rx, scale, with_base);
         let dst = self.result_reg(&[x])?;
         self.emit(Inst::op2(M::Lea, X::r64(dst), X::Mem(m)), None)?;
         Ok(dst)
@@ -104,5 +98,17 @@ impl Generator<'_> {
             return Ok(r);
         }
         self.result_reg(&[x])
+    }
+}
+
+/// The address `[r·scale]` or, `with_base`, `[r + r·scale]`: what `lea` reads to make r
+/// times 1, 2, 4, 8 (or 2, 3, 5, 9).
+fn times(r: Reg, scale: u8, with_base: bool) -> Mem {
+    Mem {
+        base: with_base.then_some(r),
+        index: Some(r),
+        scale,
+        disp: 0,
+        size: Size::B64,
     }
 }
