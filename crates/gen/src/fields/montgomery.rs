@@ -202,20 +202,47 @@ pub(crate) fn generate(spec: &FieldSpec, op: FieldOp) -> Result<Function, FieldE
     g.b.finish()
 }
 
+/// `a·b·R⁻¹ mod p`, fully reduced (inputs below p).
 pub(crate) fn mul(g: &mut Words, p: &[W], a: &[W], b: &[W]) -> Vec<W> {
+    let (t, top) = mul_sum(g, p, &[(a, b)]);
+    reduce(g, p, &t, top, 1)
+}
+
+/// `(a·b + c·d)·R⁻¹ mod p`, or `(a·b − c·d)·R⁻¹` with `minus` (as `a·b + c·(p − d)`),
+/// fully reduced, with one Montgomery reduction for both products (inputs below p).
+pub(crate) fn mul_add(g: &mut Words, p: &[W], [a, b, c, d]: [&[W]; 4], minus: bool) -> Vec<W> {
+    let neg;
+    let d = if minus {
+        // p − d: no borrow, d < p.
+        neg = g.sbb_chain(p, d).0;
+        &neg
+    } else {
+        d
+    };
+    let (t, top) = mul_sum(g, p, &[(a, b), (c, d)]);
+    reduce(g, p, &t, top, 2)
+}
+
+/// `T = (Σ a·b)·R⁻¹` over the k `pairs`, word by word: for each limb i, `T += Σ a_i·b`,
+/// `m = T_0·(-p⁻¹) mod 2^64`, `T = (T + m·p) / 2^64`. Returned as n words and a top word
+/// (a sum of carries). Exact, and `T·R = Σ a·b + M·p` with `M < R`, so for operands below
+/// p, `T < k·p + p`: [`reduce`] with k subtractions brings it below p.
+fn mul_sum(g: &mut Words, p: &[W], pairs: &[(&[W], &[W])]) -> (Vec<W>, W) {
+    let n = p.len();
     let mp = m_prime(p[0].max as u64);
-    // T: n words plus the top word (a carry, or a sum of two carries).
-    let mut t: Vec<W> = Vec::new();
+    let mut t: Vec<W> = vec![ZERO; n];
     let mut top = ZERO;
-    for (i, &ai) in a.iter().enumerate() {
-        let prod = g.mul_word(ai, b);
-        // S = T + a_i·b (n+1 words, plus a carry `cs` out of the top).
-        let (s, cs) = if i == 0 {
-            (prod, ZERO)
-        } else {
-            t.push(top);
-            g.adc_chain(&t, &prod)
-        };
+    for i in 0..n {
+        // S = T + Σ a_i·b: n+1 words, and `over` (the carries out of the top word).
+        let mut s = t;
+        s.push(top);
+        let mut over = ZERO;
+        for &(a, b) in pairs {
+            let prod = g.mul_word(a[i], b);
+            let (sum, c) = g.adc_chain(&s, &prod);
+            s = sum;
+            over = g.adc(ZERO, over, c).0;
+        }
         // m = S_0 · (-p⁻¹) mod 2^64; then (S + m·p) / 2^64.
         let m = if mp == 1 {
             s[0]
@@ -229,32 +256,39 @@ pub(crate) fn mul(g: &mut Words, p: &[W], a: &[W], b: &[W]) -> Vec<W> {
         // Word 0 of S + m·p is 0 by the choice of m: dropped (the division).
         let (mut next, c) = g.adc_chain(&s, &mq);
         next.remove(0);
-        top = if is_zero(&cs) {
-            c
-        } else {
-            g.adc(ZERO, c, cs).0
-        };
+        top = g.adc(ZERO, c, over).0;
         t = next;
     }
-    final_subtract(g, p, &t, top)
+    (t, top)
 }
 
-/// `T - p` if that does not borrow (T < 2p given as n words plus `top`), else `T`.
-fn final_subtract(g: &mut Words, p: &[W], t: &[W], top: W) -> Vec<W> {
-    let (d, borrow) = g.sbb_chain(t, p);
-    let (_, borrow) = g.sbb(borrow, top, ZERO);
-    t.iter()
-        .zip(d)
-        .map(|(&x, y)| W {
-            o: g.b.op1(Op::Cmovznz, &[borrow.o, y.o, x.o], Ty::U64),
-            max: MAX,
-        })
-        .collect()
+/// `T mod p` for `T < (times + 1)·p` given as n words plus `top`: `times` conditional
+/// subtractions of p, each chosen with `cmovznz` on its borrow (never a branch).
+fn reduce(g: &mut Words, p: &[W], t: &[W], top: W, times: usize) -> Vec<W> {
+    let (mut t, mut top) = (t.to_vec(), top);
+    let pick = |g: &mut Words, borrow: W, keep: W, sub: W| W {
+        o: g.b.op1(Op::Cmovznz, &[borrow.o, sub.o, keep.o], Ty::U64),
+        max: MAX,
+    };
+    for left in (0..times).rev() {
+        let (d, borrow) = g.sbb_chain(&t, p);
+        let (d_top, borrow) = g.sbb(borrow, top, ZERO);
+        t = t
+            .iter()
+            .zip(d)
+            .map(|(&x, y)| pick(g, borrow, x, y))
+            .collect();
+        if left > 0 {
+            // Below `left·p + p` now; the top word is still needed.
+            top = pick(g, borrow, top, d_top);
+        }
+    }
+    t
 }
 
 pub(crate) fn add(g: &mut Words, p: &[W], a: &[W], b: &[W]) -> Vec<W> {
     let (s, c) = g.adc_chain(a, b);
-    final_subtract(g, p, &s, c)
+    reduce(g, p, &s, c, 1)
 }
 
 /// `a - b`, plus `p` if that borrowed: `a + (p & mask)` with the mask from the borrow.
@@ -286,6 +320,95 @@ pub(crate) fn sub(g: &mut Words, p: &[W], a: &[W], b: &[W]) -> Vec<W> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use num_traits::One;
+    use rand::{Rng, SeedableRng};
+
+    /// `mul_add` of four elements of `p` (n words) as a function, run by the
+    /// interpreter on each case, against `(a·b ± c·d)·R⁻¹ mod p` on num-bigint; the
+    /// result must also be fully reduced.
+    fn check(p: &BigUint, n: usize, minus: bool, cases: &[[BigUint; 4]]) {
+        let arr = |name: String| Param::array(&name, Ty::U64, &vec![MAX; n]);
+        let params = (1..=4).map(|i| arr(format!("arg{i}"))).collect();
+        let mut g = Words {
+            b: Builder::new("mul_add".into(), params, vec![arr("out1".into())]),
+        };
+        let pw: Vec<W> = p_limbs(p, n).into_iter().map(k).collect();
+        let args: Vec<Vec<W>> = (0..4)
+            .map(|a| {
+                (0..n as u32)
+                    .map(|i| W {
+                        o: Opnd::Arg(a, i),
+                        max: MAX,
+                    })
+                    .collect()
+            })
+            .collect();
+        let out = mul_add(&mut g, &pw, [&args[0], &args[1], &args[2], &args[3]], minus);
+        for (i, w) in out.into_iter().enumerate() {
+            g.b.store(0, i as u32, w.o);
+        }
+        let f = g.b.finish().expect("a valid function");
+        let r = BigUint::one() << (64 * n);
+        let r_inv = r.modinv(p).expect("p is odd");
+        for case in cases {
+            let input: Vec<Vec<u128>> = case
+                .iter()
+                .map(|x| p_limbs(x, n).into_iter().map(u128::from).collect())
+                .collect();
+            let got = cryptopt_ir::interp::run(&f, &input).expect("runs");
+            let got = got[0]
+                .iter()
+                .rev()
+                .fold(BigUint::ZERO, |acc, &w| (acc << 64) + w);
+            let [a, b, c, d] = case;
+            let (ab, cd) = (a * b % p, c * d % p);
+            let want = if minus { ab + p - cd } else { ab + cd } * &r_inv % p;
+            assert_eq!(got, want, "{p:#x} minus={minus}: {case:x?}");
+        }
+    }
+
+    #[test]
+    fn mul_add_is_one_reduction_of_two_products() {
+        let primes = [
+            ("2^256 - 2^224 + 2^192 + 2^96 - 1", 4),
+            ("2^256 - 2^32 - 977", 4),
+            ("2^384 - 2^128 - 2^96 + 2^32 - 1", 6),
+            ("2^127 - 1", 2),
+            // p close to R/2: the top word carries most.
+            ("2^127 + 45", 2),
+        ];
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(3);
+        for (text, n) in primes {
+            let p = crate::fields::parse_prime(text).expect("a prime");
+            let edges = [
+                BigUint::ZERO,
+                BigUint::one(),
+                &p - 1u32,
+                &p - 2u32,
+                (BigUint::one() << (64 * n - 1)) % &p,
+            ];
+            let mut cases = Vec::new();
+            for x in &edges {
+                for y in &edges {
+                    cases.push([x.clone(), x.clone(), y.clone(), y.clone()]);
+                    cases.push([x.clone(), y.clone(), x.clone(), y.clone()]);
+                }
+            }
+            for _ in 0..200 {
+                cases.push(std::array::from_fn(|_| {
+                    let words: Vec<u64> = (0..n).map(|_| rng.random()).collect();
+                    BigUint::from_slice(
+                        &words
+                            .iter()
+                            .flat_map(|w| [*w as u32, (w >> 32) as u32])
+                            .collect::<Vec<_>>(),
+                    ) % &p
+                }));
+            }
+            check(&p, n, false, &cases);
+            check(&p, n, true, &cases);
+        }
+    }
 
     #[test]
     fn m_prime_is_minus_inverse() {

@@ -1,14 +1,16 @@
 //! Field elements in full 64-bit words inside one function, in either saturated
 //! representation: Montgomery (the Montgomery generator's own `add`/`sub`/`mul`, each
 //! fully reduced, so any composition is sound for inputs below p, the precondition of
-//! every Montgomery function; no lazy reduction: a Montgomery product needs operands
-//! below p) or saturated Solinas (`fields::saturated`: any value below `2^(64n)` in, the
+//! every Montgomery function; a product needs operands below p, so the only reduction
+//! left out is a product's own when a sum of two products shares one) or saturated Solinas (`fields::saturated`: any value below `2^(64n)` in, the
 //! same out, so no extra reduction is ever needed; the representation is lazy itself).
 //!
 //! ```text
 //!   add, sub   Montgomery: a carry chain, one conditional subtraction (addition) of p
 //!              saturated:  a carry chain, the carry folded back as c = 2^(64n) mod p
 //!   mul, sqr   Montgomery: word-by-word, a·b·R⁻¹;  saturated: product, then folds
+//!   mul_add    Montgomery: a·b ± c·d with one reduction for both products (the result
+//!              is below 3p, two conditional subtractions);  saturated: mul, mul, add
 //!   mul_small  Montgomery: double-and-add over `add`;  saturated: k·a, then a fold
 //!   constant   the representation's words of c (`FieldSpec::encode`)
 //!   cswap      cmovznz per word: never a branch
@@ -87,6 +89,14 @@ impl Ops for Full<'_> {
             Arith::Montgomery(p) => montgomery::mul(&mut self.g, p, a, b),
             Arith::Saturated(s) => s.mul(&mut self.g, a, b),
         })
+    }
+    fn mul_add(&mut self, [a, b, c, d]: [&Vec<W>; 4], minus: bool) -> Result<Vec<W>, String> {
+        let Arith::Montgomery(p) = &self.arith else {
+            return super::two_products(self, [a, b, c, d], minus);
+        };
+        self.stats.muls += 2;
+        self.stats.shared_reductions += 1;
+        Ok(montgomery::mul_add(&mut self.g, p, [a, b, c, d], minus))
     }
     fn mul_small(&mut self, a: &Vec<W>, c: u64) -> Result<Vec<W>, String> {
         if c == 0 || c >= 1 << 32 {

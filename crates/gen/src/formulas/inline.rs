@@ -24,6 +24,8 @@ use super::{Formula, Ops};
 pub struct Stats {
     /// Multiplications and squarings (each ends in its own reduction).
     pub muls: usize,
+    /// Pairs of products that share one reduction (`a·b ± c·d`, Montgomery).
+    pub shared_reductions: usize,
     /// Multiplications by a small constant.
     pub small_muls: usize,
     /// Carry chains inserted because a bound required one.

@@ -51,12 +51,33 @@ pub(crate) trait Ops {
     fn sub(&mut self, a: &Self::Fe, b: &Self::Fe) -> Result<Self::Fe, String>;
     /// `a·b`, or `a²` with `square` (`b` is then `a`).
     fn mul(&mut self, a: &Self::Fe, b: &Self::Fe, square: bool) -> Result<Self::Fe, String>;
+    /// `a·b + c·d`, or `a·b − c·d` with `minus`: two products and their sum, unless the
+    /// representation can share one reduction between the products (Montgomery's).
+    fn mul_add(&mut self, [a, b, c, d]: [&Self::Fe; 4], minus: bool) -> Result<Self::Fe, String> {
+        two_products(self, [a, b, c, d], minus)
+    }
     /// `c·a` for a small constant `c`.
     fn mul_small(&mut self, a: &Self::Fe, c: u64) -> Result<Self::Fe, String>;
     /// The field element `c` (in the representation's own form: Montgomery's `c·R`).
     fn constant(&mut self, c: &BigUint) -> Self::Fe;
     /// `(a, b)`, swapped when the formula's swap bit is 1; never a branch.
     fn cswap(&mut self, a: &Self::Fe, b: &Self::Fe) -> (Self::Fe, Self::Fe);
+}
+
+/// `a·b ± c·d` as two products and their sum or difference: what every representation
+/// can do ([`Ops::mul_add`] when it cannot share a reduction).
+pub(crate) fn two_products<O: Ops + ?Sized>(
+    u: &mut O,
+    [a, b, c, d]: [&O::Fe; 4],
+    minus: bool,
+) -> Result<O::Fe, String> {
+    let x = u.mul(a, b, false)?;
+    let y = u.mul(c, d, false)?;
+    if minus {
+        u.sub(&x, &y)
+    } else {
+        u.add(&x, &y)
+    }
 }
 
 use std::fmt;
