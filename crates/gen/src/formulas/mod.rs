@@ -21,7 +21,9 @@
 //! * `inline`: the one builder of a formula's function (and of the driver's
 //!   multiplication by a constant), for every representation;
 //! * `x25519`: the RFC 7748 ladder step; `weierstrass`: the Renes–Costello–Batina
-//!   complete point formulas (Algorithms 4, 6, 7, 9).
+//!   complete point formulas (Algorithms 4, 6, 7, 9);
+//! * `schedule`: the order the operations are emitted in (a list schedule by height over
+//!   the graph the text records), for every implementation.
 //!
 //! Every formula is checked by the structural verifier before it is returned (as every
 //! generator's output), and the tests check it against independent models on num-bigint
@@ -32,6 +34,7 @@
 mod driver;
 mod full;
 mod inline;
+mod schedule;
 mod unsat;
 mod weierstrass;
 mod x25519;
@@ -178,10 +181,19 @@ impl Formula {
         self == Formula::X25519Ladderstep
     }
 
-    /// The formula's text over any implementation of the field operations: the
-    /// elements in, the elements out. The one place that says which algorithm a formula
-    /// is (for the inline function and for the C driver alike).
+    /// The formula over any implementation of the field operations, its operations in
+    /// the order of [`schedule`]: the elements in, the elements out (for the inline
+    /// function and for the C driver alike).
     pub(crate) fn run<O: Ops>(self, u: &mut O, args: Vec<O::Fe>) -> Result<Vec<O::Fe>, String> {
+        let mut r = schedule::Recorder::default();
+        let ids = r.args(args.len());
+        let outs = self.text(&mut r, ids)?;
+        r.replay(u, args, &outs)
+    }
+
+    /// The formula's text over any implementation of the field operations, in the
+    /// text's order: the one place that says which algorithm a formula is.
+    fn text<O: Ops>(self, u: &mut O, args: Vec<O::Fe>) -> Result<Vec<O::Fe>, String> {
         let n = args.len();
         let wrong = || {
             format!(
