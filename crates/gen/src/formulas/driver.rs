@@ -184,7 +184,9 @@ pub fn library(formula: Formula, spec: &FieldSpec, f: &Function) -> Result<Libra
             tight: true,
         })
         .collect();
-    let outs = formula.run(&mut d, args).map_err(internal)?;
+    // The text's order: one call at a time as written (scheduling across operations
+    // is what the formula as one function adds).
+    let outs = formula.text(&mut d, args).map_err(internal)?;
     for (k, x) in outs.iter().enumerate() {
         if !x.tight {
             return Err(internal(format!("output {} would be loose", k + 1)));

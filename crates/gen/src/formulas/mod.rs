@@ -22,8 +22,8 @@
 //!   multiplication by a constant), for every representation;
 //! * `x25519`: the RFC 7748 ladder step; `weierstrass`: the Renes–Costello–Batina
 //!   complete point formulas (Algorithms 4, 6, 7, 9);
-//! * `schedule`: the order the operations are emitted in (a list schedule by height over
-//!   the graph the text records), for every implementation.
+//! * `schedule`: the order the inline function's operations are emitted in (a list
+//!   schedule by height over the graph the text records); the C driver keeps the text's.
 //!
 //! Every formula is checked by the structural verifier before it is returned (as every
 //! generator's output), and the tests check it against independent models on num-bigint
@@ -182,8 +182,8 @@ impl Formula {
     }
 
     /// The formula over any implementation of the field operations, its operations in
-    /// the order of [`schedule`]: the elements in, the elements out (for the inline
-    /// function and for the C driver alike).
+    /// the order of [`schedule`]: the elements in, the elements out (the inline
+    /// function's order).
     pub(crate) fn run<O: Ops>(self, u: &mut O, args: Vec<O::Fe>) -> Result<Vec<O::Fe>, String> {
         let mut r = schedule::Recorder::default();
         let ids = r.args(args.len());
@@ -192,8 +192,9 @@ impl Formula {
     }
 
     /// The formula's text over any implementation of the field operations, in the
-    /// text's order: the one place that says which algorithm a formula is.
-    fn text<O: Ops>(self, u: &mut O, args: Vec<O::Fe>) -> Result<Vec<O::Fe>, String> {
+    /// text's order (the C driver's): the one place that says which algorithm a formula
+    /// is.
+    pub(crate) fn text<O: Ops>(self, u: &mut O, args: Vec<O::Fe>) -> Result<Vec<O::Fe>, String> {
         let n = args.len();
         let wrong = || {
             format!(

@@ -11,8 +11,10 @@
 //! Why: the text is written for reading (the paper's line order), where a product often
 //! comes right after the sums it multiplies; in the emitted function the processor then
 //! waits at each operation boundary. Sums of inputs first and independent products next
-//! to each other gave p256-add's first code 669 TSC ticks instead of 701. The C driver
-//! replays the same order, so the benchmark's two columns compute in the same order.
+//! to each other gave p256-add's first code 672 TSC ticks instead of 701. The C driver
+//! (the benchmark's formula from separately optimized operations) keeps the text's
+//! order: one call at a time as written; scheduling across operations is part of what
+//! the formula as one function adds.
 //!
 //! It must never change what is computed: every recorded operation is replayed exactly
 //! once, after its operands, with the same operands.
