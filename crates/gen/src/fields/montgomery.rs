@@ -205,7 +205,7 @@ pub(crate) fn generate(spec: &FieldSpec, op: FieldOp) -> Result<Function, FieldE
 /// `a·b·R⁻¹ mod p`, fully reduced (inputs below p).
 pub(crate) fn mul(g: &mut Words, p: &[W], a: &[W], b: &[W]) -> Vec<W> {
     let (t, top) = mul_sum(g, p, &[(a, b)]);
-    reduce(g, p, &t, top, 1)
+    reduce(g, p, t, top, 1)
 }
 
 /// `(a·b + c·d)·R⁻¹ mod p`, or `(a·b − c·d)·R⁻¹` with `minus` (as `a·b + c·(p − d)`),
@@ -220,7 +220,7 @@ pub(crate) fn mul_add(g: &mut Words, p: &[W], [a, b, c, d]: [&[W]; 4], minus: bo
         d
     };
     let (t, top) = mul_sum(g, p, &[(a, b), (c, d)]);
-    reduce(g, p, &t, top, 2)
+    reduce(g, p, t, top, 2)
 }
 
 /// `T = (Σ a·b)·R⁻¹` over the k `pairs`, word by word: for each limb i, `T += Σ a_i·b`,
@@ -264,8 +264,7 @@ fn mul_sum(g: &mut Words, p: &[W], pairs: &[(&[W], &[W])]) -> (Vec<W>, W) {
 
 /// `T mod p` for `T < (times + 1)·p` given as n words plus `top`: `times` conditional
 /// subtractions of p, each chosen with `cmovznz` on its borrow (never a branch).
-fn reduce(g: &mut Words, p: &[W], t: &[W], top: W, times: usize) -> Vec<W> {
-    let (mut t, mut top) = (t.to_vec(), top);
+fn reduce(g: &mut Words, p: &[W], mut t: Vec<W>, mut top: W, times: usize) -> Vec<W> {
     let pick = |g: &mut Words, borrow: W, keep: W, sub: W| W {
         o: g.b.op1(Op::Cmovznz, &[borrow.o, sub.o, keep.o], Ty::U64),
         max: MAX,
@@ -288,7 +287,7 @@ fn reduce(g: &mut Words, p: &[W], t: &[W], top: W, times: usize) -> Vec<W> {
 
 pub(crate) fn add(g: &mut Words, p: &[W], a: &[W], b: &[W]) -> Vec<W> {
     let (s, c) = g.adc_chain(a, b);
-    reduce(g, p, &s, c, 1)
+    reduce(g, p, s, c, 1)
 }
 
 /// `a - b`, plus `p` if that borrowed: `a + (p & mask)` with the mask from the borrow.
@@ -396,13 +395,8 @@ mod tests {
             }
             for _ in 0..200 {
                 cases.push(std::array::from_fn(|_| {
-                    let words: Vec<u64> = (0..n).map(|_| rng.random()).collect();
-                    BigUint::from_slice(
-                        &words
-                            .iter()
-                            .flat_map(|w| [*w as u32, (w >> 32) as u32])
-                            .collect::<Vec<_>>(),
-                    ) % &p
+                    let bytes: Vec<u8> = (0..8 * n).map(|_| rng.random()).collect();
+                    BigUint::from_bytes_le(&bytes) % &p
                 }));
             }
             check(&p, n, false, &cases);

@@ -2,8 +2,9 @@
 //! representation: Montgomery (the Montgomery generator's own `add`/`sub`/`mul`, each
 //! fully reduced, so any composition is sound for inputs below p, the precondition of
 //! every Montgomery function; a product needs operands below p, so the only reduction
-//! left out is a product's own when a sum of two products shares one) or saturated Solinas (`fields::saturated`: any value below `2^(64n)` in, the
-//! same out, so no extra reduction is ever needed; the representation is lazy itself).
+//! left out is a product's own when a sum of two products shares one) or saturated
+//! Solinas (`fields::saturated`: any value below `2^(64n)` in, the same out, so no extra
+//! reduction is ever needed; the representation is lazy itself).
 //!
 //! ```text
 //!   add, sub   Montgomery: a carry chain, one conditional subtraction (addition) of p

@@ -143,7 +143,7 @@ impl Recorder {
         for k in self.schedule() {
             let get = |i: Id| val[i].as_ref().expect("operands come first");
             let x = match &self.nodes[k] {
-                Node::Arg(i) => args[*i].take().ok_or("an argument used twice")?,
+                Node::Arg(i) => args[*i].take().expect("one node per argument"),
                 Node::Add(a, b) => u.add(get(*a), get(*b))?,
                 Node::Sub(a, b) => u.sub(get(*a), get(*b))?,
                 Node::Mul(a, b, square) => u.mul(get(*a), get(*b), *square)?,

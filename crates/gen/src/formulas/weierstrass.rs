@@ -13,8 +13,9 @@
 //! and its reuse of `X3, Y3, Z3` as scratch), over any implementation of the field
 //! operations ([`Ops`]), except that a product which the paper only adds to (subtracts
 //! from) another product is computed with it as one [`Ops::mul_add`] (`a·b ± c·d`, one
-//! Montgomery reduction for both; the comments name the lines it stands for). Complete: the same straight-line code for every pair of inputs,
-//! the point at infinity (0 : 1 : 0) and `P + P` included, so no branch is ever needed.
+//! Montgomery reduction for both; the comments name the lines it stands for).
+//! Complete: the same straight-line code for every pair of inputs, the point at
+//! infinity (0 : 1 : 0) and `P + P` included, so no branch is ever needed.
 //!
 //! Signatures: `add` takes `X1, Y1, Z1, X2, Y2, Z2`, `double` takes `X, Y, Z`; both
 //! return `X3, Y3, Z3`.
@@ -75,7 +76,8 @@ pub(crate) fn add_a_minus3<O: Ops>(
     let t1 = u.add(&t0, &t0)?; // 32. t1 = t0+t0
     let t0 = u.add(&t1, &t0)?; // 33. t0 = t1+t0
     let t0 = u.sub(&t0, &t2)?; // 34. t0 = t0−t2
-                               // 35–43, each output a sum of two products ([`Ops::mul_add`]):
+
+    // 35–43: each output is a sum of two products ([`Ops::mul_add`]).
     let y3_out = u.mul_add([&x3, &z3, &t0, &y3], false)?; // 36–38. Y3 = X3·Z3 + t0·Y3
     let x3_out = u.mul_add([&t3, &x3, &t4, &y3], true)?; // 35, 39–40. X3 = t3·X3 − t4·Y3
     let z3_out = u.mul_add([&t4, &z3, &t3, &t0], false)?; // 41–43. Z3 = t4·Z3 + t3·t0
@@ -102,7 +104,8 @@ pub(crate) fn double_a_minus3<O: Ops>(
     let y3 = u.add(&x3, &y3)?; // 11. Y3 = X3+Y3
     let x3 = u.sub(&t1, &y3)?; // 12. X3 = t1−Y3
     let y3 = u.add(&t1, &y3)?; // 13. Y3 = t1+Y3
-                               // 14. Y3 = X3·Y3 and 15. X3 = X3·t3: each joins a later product (lines 27, 31).
+
+    // 14. Y3 = X3·Y3 and 15. X3 = X3·t3: each joins a later product (lines 27, 31).
     let (x3_12, y3_13, t3_5) = (x3, y3, t3);
     let t3 = u.add(&t2, &t2)?; // 16. t3 = t2+t2
     let t2 = u.add(&t2, &t3)?; // 17. t2 = t2+t3
@@ -137,7 +140,8 @@ pub(crate) fn add_a0<O: Ops>(
     let z3 = u.add(&t1, &t2)?; // 22. Z3 = t1+t2
     let t1 = u.sub(&t1, &t2)?; // 23. t1 = t1−t2
     let y3 = u.mul_small(&y3, b3)?; // 24. Y3 = b3·Y3
-                                    // 25–33, each output a sum of two products ([`Ops::mul_add`]):
+
+    // 25–33: each output is a sum of two products ([`Ops::mul_add`]).
     let x3 = u.mul_add([&t3, &t1, &t4, &y3], true)?; // 25–27. X3 = t3·t1 − t4·Y3
     let y3_out = u.mul_add([&t1, &z3, &y3, &t0], false)?; // 28–30. Y3 = t1·Z3 + Y3·t0
     let z3 = u.mul_add([&z3, &t4, &t0, &t3], false)?; // 31–33. Z3 = Z3·t4 + t0·t3
@@ -157,16 +161,16 @@ pub(crate) fn double_a0<O: Ops>(
     let t1 = u.mul(&y, &z, false)?; // 5. t1 = Y·Z
     let t2 = u.mul(&z, &z, true)?; // 6. t2 = Z·Z
     let t2 = u.mul_small(&t2, b3)?; // 7. t2 = b3·t2
-                                    // 8. X3 = t2·Z3: joins line 14's product in line 15.
+
+    // 8. X3 = t2·Z3: joins line 14's product in line 15.
     let y3 = u.add(&t0, &t2)?; // 9. Y3 = t0+t2
     let z3_10 = u.mul(&t1, &z3, false)?; // 10. Z3 = t1·Z3
     let t1 = u.add(&t2, &t2)?; // 11. t1 = t2+t2
     let t2_12 = u.add(&t1, &t2)?; // 12. t2 = t1+t2
     let t0 = u.sub(&t0, &t2_12)?; // 13. t0 = t0−t2
     let y3 = u.mul_add([&t2, &z3, &t0, &y3], false)?; // 8, 14–15. Y3 = t2·Z3 + t0·Y3
-    let z3 = z3_10;
     let t1 = u.mul(&x, &y, false)?; // 16. t1 = X·Y
     let x3 = u.mul(&t0, &t1, false)?; // 17. X3 = t0·t1
     let x3 = u.add(&x3, &x3)?; // 18. X3 = X3+X3
-    Ok([x3, y3, z3])
+    Ok([x3, y3, z3_10])
 }
