@@ -42,6 +42,9 @@ pub(crate) enum Cmd {
     Optimize(OptimizeArgs),
     /// Optimize several functions and compare each with C compilers, side by side.
     Bench(BenchArgs),
+    /// Build a Diffie–Hellman primitive as a static library from optimized, proved code:
+    /// DIR/libcryptopt_<name>.a and DIR/cryptopt_<name>.h (self-tested before written).
+    Primitive(PrimitiveArgs),
     /// Print a function's IR in readable text form.
     Ir(IrArgs),
 }
@@ -479,4 +482,47 @@ pub(crate) struct BenchArgs {
     pub field: FieldArgs,
     #[command(flatten)]
     pub cg: InterfaceArgs,
+}
+
+/// The primitives `cryptopt primitive` builds.
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+pub(crate) enum PrimitiveName {
+    /// X25519 (RFC 7748): `int cryptopt_x25519(out[32], scalar[32], point[32])`.
+    X25519,
+}
+
+#[derive(clap::Args, Debug)]
+pub(crate) struct PrimitiveArgs {
+    #[arg(value_enum)]
+    pub name: PrimitiveName,
+    /// Evaluations per optimized function (the same default as `optimize`).
+    #[arg(long, default_value = DEFAULT_EVALS, value_parser = parse_count)]
+    pub evals: u64,
+    /// Output folder: the library, its header and driver source, and each optimized
+    /// function's results in DIR/<function>/.
+    #[arg(
+        short = 'o',
+        long,
+        value_name = "DIR",
+        default_value = "cryptopt-primitive"
+    )]
+    pub out: PathBuf,
+    /// The C compiler for the driver, the self-test and the searches' baseline.
+    #[arg(long, default_value = "gcc")]
+    pub cc: String,
+    /// The clock batches are timed with.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub counter: CounterArg,
+    /// Optimizations run at the same time (each on its own CPU).
+    #[arg(long, default_value_t = 2)]
+    pub jobs: usize,
+    /// Seed of every search.
+    #[arg(long, default_value_t = DEFAULT_SEED)]
+    pub seed: u64,
+    /// Batches per measurement.
+    #[arg(long, default_value_t = Config::default().batches)]
+    pub batches: usize,
+    /// Seconds between each search's progress lines.
+    #[arg(long, default_value_t = DEFAULT_PROGRESS_EVERY, value_name = "SECONDS")]
+    pub progress_every: f64,
 }

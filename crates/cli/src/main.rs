@@ -19,6 +19,8 @@ mod checks;
 mod commands;
 mod files;
 mod optimize;
+mod pool;
+mod primitive;
 mod report;
 
 use std::io::Write;
@@ -112,6 +114,7 @@ fn dispatch(cli: Cli) -> Result<()> {
         Cmd::EmitC(a) => commands::emit_c(a, &mut out)?,
         Cmd::Optimize(a) => optimize::command(a)?,
         Cmd::Bench(a) => bench::command(a)?,
+        Cmd::Primitive(a) => primitive::command(a)?,
         Cmd::Ir(a) => commands::ir(a, &mut out)?,
     }
     out.flush()?;

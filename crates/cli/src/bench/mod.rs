@@ -15,7 +15,6 @@
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::Mutex;
 use std::time::Instant;
 
 use anyhow::{anyhow, bail, Context, Result};
@@ -36,6 +35,7 @@ use cryptopt_x86::Program;
 use crate::args::{BenchArgs, OptimizeForArg};
 use crate::checks::{check_baseline, CheckFailed};
 use crate::optimize::{human_seconds, optimize, Job, Progress};
+use crate::pool;
 
 mod formula;
 mod report;
@@ -202,102 +202,83 @@ pub fn command(args: BenchArgs) -> Result<()> {
         .enumerate()
         .flat_map(|(i, b)| modes_for(&b.f, &args).into_iter().map(move |m| (i, m)))
         .collect();
-    let next = Mutex::new(0usize);
-    let results: Mutex<Vec<Option<Optimized>>> =
-        Mutex::new((0..searches.len()).map(|_| None).collect());
     let stop = AtomicBool::new(false);
     let done = AtomicUsize::new(0);
-    std::thread::scope(|s| {
-        for worker in 0..jobs {
-            let (next, results, functions, searches, args, stop, done) =
-                (&next, &results, &functions, &searches, &args, &stop, &done);
-            s.spawn(move || loop {
-                let i = {
-                    let mut n = next.lock().expect("queue");
-                    let i = *n;
-                    *n += 1;
-                    i
-                };
-                let Some(&(fi, mode)) = searches.get(i) else {
-                    return;
-                };
-                let Benched {
-                    f,
-                    input,
-                    representation,
-                } = &functions[fi];
-                let what = match mode {
-                    Mode::Throughput => f.name.clone(),
-                    Mode::Latency => format!("{} (latency)", f.name),
-                };
-                if args.reuse {
-                    let r = reuse(f, args, opts, mode, worker % ncpu).map_err(|e| format!("{e:#}"));
-                    if let Err(e) = &r {
-                        eprintln!("reusing {what} failed: {e}");
-                    }
-                    results.lock().expect("results")[i] = Some(r);
-                    continue;
-                }
-                let t = Instant::now();
-                let job = Job {
-                    f,
-                    input: input.clone(),
-                    representation: representation.clone(),
-                    opts,
-                    params: cryptopt_search::Params {
-                        evals: args.evals,
-                        bets: cryptopt_search::Params::BETS,
-                        bet_ratio: cryptopt_search::Params::BET_RATIO,
-                        seed: args.seed,
-                    },
-                    resume: None,
-                    cfg: Config {
-                        batches: args.batches,
-                        mode,
-                        ..Config::default()
-                    },
-                    cc: args.compilers[0].clone(),
-                    cpu: worker % ncpu,
-                    counter: args.counter.choice(),
-                    out: out_dir(args, mode),
-                    progress: Progress::Lines(what.clone(), args.progress_every),
-                    verify: true,
-                    verify_every: 0,
-                };
-                let r = optimize(job, stop)
-                    .map(|o| Winner {
-                        program: o.program,
-                        search: Some(Search {
-                            seconds: t.elapsed().as_secs_f64(),
-                            evals: o.evals,
-                        }),
-                    })
-                    .map_err(|e| format!("{e:#}"));
-                // Searches take about equally long: the rest takes what those done took.
-                let finished = done.fetch_add(1, Ordering::SeqCst) + 1;
-                let left = searches.len() - finished;
-                let eta = started.elapsed().as_secs_f64() * left as f64 / finished as f64;
-                let progress = format!(
-                    "[{finished}/{} searches; the rest in about {}]",
-                    searches.len(),
-                    human_seconds(eta)
-                );
-                match &r {
-                    Ok(Winner {
-                        search: Some(sr), ..
-                    }) => eprintln!(
-                        "optimized {what} in {:.0} s ({:.0} evaluations/s) {progress}",
-                        sr.seconds,
-                        sr.rate()
-                    ),
-                    Ok(_) => {}
-                    Err(e) => eprintln!("optimizing {what} failed: {e} {progress}"),
-                }
-                results.lock().expect("results")[i] = Some(r);
-            });
+    let mut results: Vec<Option<Optimized>> = pool::run(searches.len(), jobs, |i, worker| {
+        let (fi, mode) = searches[i];
+        let Benched {
+            f,
+            input,
+            representation,
+        } = &functions[fi];
+        let what = match mode {
+            Mode::Throughput => f.name.clone(),
+            Mode::Latency => format!("{} (latency)", f.name),
+        };
+        if args.reuse {
+            let r = reuse(f, &args, opts, mode, worker % ncpu).map_err(|e| format!("{e:#}"));
+            if let Err(e) = &r {
+                eprintln!("reusing {what} failed: {e}");
+            }
+            return Some(r);
         }
+        let t = Instant::now();
+        let job = Job {
+            f,
+            input: input.clone(),
+            representation: representation.clone(),
+            opts,
+            params: cryptopt_search::Params {
+                evals: args.evals,
+                bets: cryptopt_search::Params::BETS,
+                bet_ratio: cryptopt_search::Params::BET_RATIO,
+                seed: args.seed,
+            },
+            resume: None,
+            cfg: Config {
+                batches: args.batches,
+                mode,
+                ..Config::default()
+            },
+            cc: args.compilers[0].clone(),
+            cpu: worker % ncpu,
+            counter: args.counter.choice(),
+            out: out_dir(&args, mode),
+            progress: Progress::Lines(what.clone(), args.progress_every),
+            verify: true,
+            verify_every: 0,
+        };
+        let r = optimize(job, &stop)
+            .map(|o| Winner {
+                program: o.program,
+                search: Some(Search {
+                    seconds: t.elapsed().as_secs_f64(),
+                    evals: o.evals,
+                }),
+            })
+            .map_err(|e| format!("{e:#}"));
+        // Searches take about equally long: the rest takes what those done took.
+        let finished = done.fetch_add(1, Ordering::SeqCst) + 1;
+        let left = searches.len() - finished;
+        let eta = started.elapsed().as_secs_f64() * left as f64 / finished as f64;
+        let progress = format!(
+            "[{finished}/{} searches; the rest in about {}]",
+            searches.len(),
+            human_seconds(eta)
+        );
+        match &r {
+            Ok(Winner {
+                search: Some(sr), ..
+            }) => eprintln!(
+                "optimized {what} in {:.0} s ({:.0} evaluations/s) {progress}",
+                sr.seconds,
+                sr.rate()
+            ),
+            Ok(_) => {}
+            Err(e) => eprintln!("optimizing {what} failed: {e} {progress}"),
+        }
+        Some(r)
     });
-    let mut results = results.into_inner().expect("results");
     // Per function: the winner of each measure's search (a function optimized for one
     // measure only uses that winner in both tables).
     let mut winners: Vec<(Option<Winner>, Option<Winner>)> =

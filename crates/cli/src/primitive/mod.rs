@@ -1,0 +1,264 @@
+//! `cryptopt primitive NAME`: a whole Diffie–Hellman primitive as a static library built
+//! from code cryptopt optimized and proved.
+//!
+//! ```text
+//!  pieces (generator: ladder step, field ops) ─▶ optimize each (pool; searched, run
+//!      against the interpreter, proved) ─▶ DIR/<piece>/<piece>.S
+//!  driver C (this folder, constant time) + the .S ─▶ cc -c, ar ─▶ self-test (RFC vectors)
+//!      ─▶ DIR/libcryptopt_<name>.a, DIR/cryptopt_<name>.h, DIR/cryptopt_<name>.c
+//! ```
+//!
+//! The driver is C that only sequences proved functions: the scalar loop, the final swap
+//! and reduction, byte conversion, all by masks. The library is built in a scratch folder
+//! inside DIR and moved into place only after its self-test passed, so a failed or
+//! interrupted run never leaves a library behind. This module must never write a
+//! library whose pieces were not all proved, and never put a secret-dependent branch or
+//! address into a driver (the tests run the library under valgrind to hold it to that).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::AtomicBool;
+use std::time::Instant;
+
+use anyhow::{anyhow, bail, Context, Result};
+
+use cryptopt_gen::fields::{self, FieldOp, FieldOptions, ReprChoice};
+use cryptopt_gen::formulas::{self, Formula};
+use cryptopt_ir::Function;
+use cryptopt_measure::timing::{Config, Mode};
+
+use crate::args::{PrimitiveArgs, PrimitiveName};
+use crate::files::ensure_writable;
+use crate::optimize::{human_seconds, optimize, Job, Progress};
+use crate::pool;
+
+/// One function the primitive is made of, under the name its driver calls.
+struct Piece {
+    f: Function,
+    representation: String,
+}
+
+/// What one primitive consists of: its pieces, and the C around them.
+struct Recipe {
+    /// `x25519`: the library is `libcryptopt_x25519.a`, the header `cryptopt_x25519.h`.
+    name: &'static str,
+    pieces: Vec<Piece>,
+    driver: &'static str,
+    header: &'static str,
+    selftest: &'static str,
+}
+
+fn recipe(name: PrimitiveName) -> Result<Recipe> {
+    match name {
+        PrimitiveName::X25519 => {
+            // The saturated representation (4×64, 2^256 ≡ 38): its ladder step is the
+            // faster of the two on every machine measured so far (issue 13's bench).
+            let spec = fields::resolve(
+                "curve25519",
+                &FieldOptions {
+                    repr: ReprChoice::Saturated,
+                    limbs: None,
+                    allow_composite: false,
+                },
+            )?;
+            let representation = spec.representation();
+            let named = |mut f: Function, name: &str| {
+                f.name = name.to_string();
+                Piece {
+                    f,
+                    representation: representation.clone(),
+                }
+            };
+            let (step, _) = formulas::generate(Formula::X25519Ladderstep, &spec)?;
+            Ok(Recipe {
+                name: "x25519",
+                pieces: vec![
+                    named(step, "cryptopt_x25519_ladderstep"),
+                    named(
+                        fields::generate(&spec, FieldOp::Mul)?,
+                        "cryptopt_x25519_mul",
+                    ),
+                    named(
+                        fields::generate(&spec, FieldOp::Square)?,
+                        "cryptopt_x25519_square",
+                    ),
+                ],
+                driver: include_str!("x25519.c"),
+                header: include_str!("x25519.h"),
+                selftest: include_str!("x25519_selftest.c"),
+            })
+        }
+    }
+}
+
+pub fn command(args: PrimitiveArgs) -> Result<()> {
+    let started = Instant::now();
+    let recipe = recipe(args.name)?;
+    ensure_writable(&args.out)?;
+    let version = cryptopt_measure::baseline::compiler_version(&args.cc)?;
+    eprintln!(
+        "primitive {}: {} functions to optimize, {} evaluations each; compiler: {version}",
+        recipe.name,
+        recipe.pieces.len(),
+        args.evals
+    );
+
+    let ncpu = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let stop = AtomicBool::new(false);
+    let outcomes = pool::run(
+        recipe.pieces.len(),
+        args.jobs.clamp(1, ncpu),
+        |i, worker| {
+            let piece = &recipe.pieces[i];
+            let job = Job {
+                f: &piece.f,
+                input: PathBuf::from(format!(
+                    "the built-in field generator (primitive {})",
+                    recipe.name
+                )),
+                representation: Some(piece.representation.clone()),
+                opts: cryptopt_codegen::Options::default(),
+                params: cryptopt_search::Params {
+                    evals: args.evals,
+                    bets: cryptopt_search::Params::BETS,
+                    bet_ratio: cryptopt_search::Params::BET_RATIO,
+                    seed: args.seed,
+                },
+                resume: None,
+                cfg: Config {
+                    batches: args.batches,
+                    mode: Mode::Throughput,
+                    ..Config::default()
+                },
+                cc: args.cc.clone(),
+                cpu: worker % ncpu,
+                counter: args.counter.choice(),
+                out: args.out.clone(),
+                progress: Progress::Lines(piece.f.name.clone(), args.progress_every),
+                verify: true,
+                verify_every: 0,
+            };
+            optimize(job, &stop).with_context(|| format!("optimizing {}", piece.f.name))
+        },
+    );
+    let mut sources = Vec::new();
+    for (piece, outcome) in recipe.pieces.iter().zip(outcomes) {
+        let o = outcome?;
+        if !o.proved {
+            bail!("{} was not proved; no library is written", piece.f.name);
+        }
+        eprintln!(
+            "{}: {} instructions, {:.1} {} ticks ({:.2}x {} -O3), proved, in {}",
+            piece.f.name,
+            o.program.insts.len(),
+            o.cycles,
+            o.counter,
+            o.baseline / o.cycles,
+            args.cc,
+            human_seconds(o.seconds)
+        );
+        sources.push(o.asm_path.with_extension("S"));
+    }
+
+    let lib = build(&recipe, &sources, &args.cc, &args.out)?;
+    println!(
+        "wrote {} and {} (self-test passed; {} in all)",
+        lib.display(),
+        args.out
+            .join(format!("cryptopt_{}.h", recipe.name))
+            .display(),
+        human_seconds(started.elapsed().as_secs_f64())
+    );
+    Ok(())
+}
+
+/// Compiles the driver and assembles `sources` in a scratch folder inside `out`, archives
+/// them, runs the self-test against the archive, and only then moves the archive, the
+/// header and the driver's source into `out`. Returns the archive's path.
+fn build(recipe: &Recipe, sources: &[PathBuf], cc: &str, out: &Path) -> Result<PathBuf> {
+    let scratch = out.join(format!(".build-{}-{}", recipe.name, std::process::id()));
+    let result = build_in(recipe, sources, cc, out, &scratch);
+    let _ = std::fs::remove_dir_all(&scratch);
+    result
+}
+
+fn build_in(
+    recipe: &Recipe,
+    sources: &[PathBuf],
+    cc: &str,
+    out: &Path,
+    scratch: &Path,
+) -> Result<PathBuf> {
+    std::fs::create_dir_all(scratch)
+        .with_context(|| format!("cannot create {}", scratch.display()))?;
+    let base = format!("cryptopt_{}", recipe.name);
+    let header = format!("{base}.h");
+    let driver = format!("{base}.c");
+    let archive = format!("lib{base}.a");
+    let write = |name: &str, text: &str| {
+        std::fs::write(scratch.join(name), text)
+            .with_context(|| format!("cannot write {}", scratch.join(name).display()))
+    };
+    write(&header, recipe.header)?;
+    write(&driver, recipe.driver)?;
+    write("selftest.c", recipe.selftest)?;
+
+    let mut objects = Vec::new();
+    let mut compile = |src: &Path, obj: String| -> Result<()> {
+        run(Command::new(cc)
+            .args(["-O2", "-fPIC", "-Wall", "-c", "-I"])
+            .arg(scratch)
+            .arg(src)
+            .arg("-o")
+            .arg(scratch.join(&obj)))?;
+        objects.push(obj);
+        Ok(())
+    };
+    compile(&scratch.join(&driver), format!("{base}.o"))?;
+    for s in sources {
+        let stem = s
+            .file_stem()
+            .ok_or_else(|| anyhow!("{} has no file name", s.display()))?;
+        compile(s, format!("{}.o", stem.to_string_lossy()))?;
+    }
+    run(Command::new("ar")
+        .arg("rcs")
+        .arg(&archive)
+        .args(&objects)
+        .current_dir(scratch))?;
+
+    // The self-test links the archive as a user would.
+    run(Command::new(cc)
+        .args(["-O2", "-I"])
+        .arg(scratch)
+        .arg(scratch.join("selftest.c"))
+        .arg(scratch.join(&archive))
+        .arg("-o")
+        .arg(scratch.join("selftest")))?;
+    let said = run(&mut Command::new(scratch.join("selftest")))
+        .context("the library's self-test failed; no library is written")?;
+    if said.trim() != "ok" {
+        bail!("the library's self-test said `{}`", said.trim());
+    }
+
+    for name in [&driver, &header, &archive] {
+        std::fs::rename(scratch.join(name), out.join(name))
+            .with_context(|| format!("cannot move {name} into {}", out.display()))?;
+    }
+    Ok(out.join(archive))
+}
+
+/// Runs a tool; its stdout, or an error with the command and the first lines it said.
+fn run(cmd: &mut Command) -> Result<String> {
+    let shown = format!("{cmd:?}");
+    let o = cmd
+        .output()
+        .with_context(|| format!("cannot run {shown}"))?;
+    let stdout = String::from_utf8_lossy(&o.stdout).into_owned();
+    if !o.status.success() {
+        let said = format!("{stdout}{}", String::from_utf8_lossy(&o.stderr));
+        let first: Vec<&str> = said.lines().take(8).collect();
+        bail!("{shown} failed ({}): {}", o.status, first.join(" / "));
+    }
+    Ok(stdout)
+}
