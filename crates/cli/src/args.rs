@@ -474,6 +474,14 @@ pub(crate) struct BenchArgs {
     /// name and C signature), after proving it equivalent: `--compare old=old.asm`.
     #[arg(long = "compare", value_name = "NAME=FILE.asm")]
     pub compare: Vec<String>,
+    /// The Diffie–Hellman primitives instead (`cryptopt primitive` for each, into
+    /// DIR/<primitive>/, or the libraries there with --reuse), against libsodium and
+    /// OpenSSL: median and quartiles of --calls interleaved calls on one pinned CPU.
+    #[arg(long, conflicts_with_all = ["paper", "functions", "field"])]
+    pub primitives: bool,
+    /// Calls of each implementation with --primitives (at least 1,001).
+    #[arg(long, default_value_t = 1001)]
+    pub calls: u64,
     /// A generated function instead (`--field F --op O`), or a whole formula
     /// (`--field F --formula NAME`): then also the formula as C calling the separately
     /// optimized field operations it is made of (column `ops`; each operation gets the
@@ -489,6 +497,17 @@ pub(crate) struct BenchArgs {
 pub(crate) enum PrimitiveName {
     /// X25519 (RFC 7748): `int cryptopt_x25519(out[32], scalar[32], point[32])`.
     X25519,
+}
+
+impl PrimitiveName {
+    pub(crate) const ALL: [PrimitiveName; 1] = [PrimitiveName::X25519];
+
+    /// The name in files and symbols: `x25519`.
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            PrimitiveName::X25519 => "x25519",
+        }
+    }
 }
 
 #[derive(clap::Args, Debug)]

@@ -183,6 +183,14 @@ fn bad_primitive_arguments_are_one_line_errors() {
             &["primitive", "x25519", "--out", dir.to_str().unwrap()][..],
             "cannot write results to",
         ),
+        (
+            &["bench", "--primitives", "--calls", "100"][..],
+            "--calls must be at least 1001",
+        ),
+        (
+            &["bench", "--primitives", "--field", "p256"][..],
+            "cannot be used with",
+        ),
     ] {
         let (code, _, err) = cryptopt(args);
         assert_eq!(code, 2, "{args:?}: {err}");
@@ -190,4 +198,56 @@ fn bad_primitive_arguments_are_one_line_errors() {
         assert!(err.contains(want), "{args:?}: {err}");
     }
     std::fs::remove_file(&dir).unwrap();
+}
+
+/// `bench --primitives`: a row per implementation, ours first, in the markdown and the
+/// CSV; the HTML page has the chart. Timings are not asserted (shared machines).
+#[test]
+fn bench_primitives_measures_against_libsodium_and_openssl() {
+    let test = "bench_primitives_measures_against_libsodium_and_openssl";
+    if !has(test, &["gcc", "ar"], &[SODIUM, OPENSSL]) {
+        return;
+    }
+    let dir = scratch("primitive-bench");
+    let _ = std::fs::remove_dir_all(&dir);
+    let (code, md, err) = cryptopt(&[
+        "bench",
+        "--primitives",
+        "--evals",
+        "200",
+        "--batches",
+        "5",
+        "--progress-every",
+        "0",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    for row in ["| cryptopt | ", "| libsodium | ", "| openssl | "] {
+        assert!(md.contains(row), "{row}: {md}");
+    }
+    assert!(md.contains("counter tsc"), "{md}");
+    let csv = std::fs::read_to_string(dir.join("primitives.csv")).unwrap();
+    let rows: Vec<Vec<&str>> = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').collect())
+        .collect();
+    assert_eq!(rows.len(), 3, "{csv}");
+    assert_eq!(rows[0][..2], ["x25519", "cryptopt"]);
+    assert_eq!(rows[0][5], "1.000", "ours over ours");
+    for r in &rows {
+        let (median, q1, q3): (f64, f64, f64) = (
+            r[2].parse().unwrap(),
+            r[3].parse().unwrap(),
+            r[4].parse().unwrap(),
+        );
+        assert!(q1 <= median && median <= q3 && q1 > 0.0, "{r:?}");
+    }
+    let html = std::fs::read_to_string(dir.join("primitives.html")).unwrap();
+    assert!(
+        html.contains("<svg") && html.contains("libsodium"),
+        "{html}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -38,7 +38,7 @@ use crate::optimize::{human_seconds, optimize, Job, Progress};
 use crate::pool;
 
 mod formula;
-mod report;
+pub(crate) mod report;
 
 /// The paper's 18 functions: (file, function).
 pub const PAPER: [(&str, &str); 18] = [
@@ -143,6 +143,9 @@ fn out_dir(args: &BenchArgs, mode: Mode) -> PathBuf {
 
 /// `cryptopt bench`: optimize every function, compare, write the reports.
 pub fn command(args: BenchArgs) -> Result<()> {
+    if args.primitives {
+        return crate::primitive::bench(&args);
+    }
     let started = Instant::now();
     if args.compilers.is_empty() {
         bail!("--compilers needs at least one compiler");

@@ -173,7 +173,7 @@ fn markdown_and_csv(
 }
 
 /// Text for HTML element content and attribute values.
-fn escape(s: &str) -> String {
+pub(crate) fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for ch in s.chars() {
         match ch {
@@ -188,7 +188,7 @@ fn escape(s: &str) -> String {
     out
 }
 
-const STYLE: &str = "\
+pub(crate) const STYLE: &str = "\
 body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;max-width:1180px;margin:2em auto;padding:0 1em;color:#222;line-height:1.45}
 h1{margin-bottom:.3em}h2{margin-top:1.6em;border-bottom:1px solid #ddd;padding-bottom:.2em}
 dl.machine{display:grid;grid-template-columns:max-content 1fr;gap:.35em 1.2em;background:#f6f6f6;border:1px solid #ddd;border-radius:4px;padding:.8em 1.2em}

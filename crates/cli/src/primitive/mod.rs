@@ -25,12 +25,15 @@ use anyhow::{anyhow, bail, Context, Result};
 use cryptopt_gen::fields::{self, FieldOp, FieldOptions, ReprChoice};
 use cryptopt_gen::formulas::{self, Formula};
 use cryptopt_ir::Function;
-use cryptopt_measure::timing::{Config, Mode};
+use cryptopt_measure::timing::{self, Config, Mode};
 
-use crate::args::{PrimitiveArgs, PrimitiveName};
+use crate::args::{CounterArg, PrimitiveArgs, PrimitiveName};
 use crate::files::ensure_writable;
 use crate::optimize::{human_seconds, optimize, Job, Progress};
 use crate::pool;
+
+mod bench;
+pub(crate) use bench::command as bench;
 
 /// One function the primitive is made of, under the name its driver calls.
 struct Piece {
@@ -40,6 +43,7 @@ struct Piece {
 
 /// What one primitive consists of: its pieces, and the C around them.
 struct Recipe {
+    id: PrimitiveName,
     /// `x25519`: the library is `libcryptopt_x25519.a`, the header `cryptopt_x25519.h`.
     name: &'static str,
     pieces: Vec<Piece>,
@@ -71,7 +75,8 @@ fn recipe(name: PrimitiveName) -> Result<Recipe> {
             };
             let (step, _) = formulas::generate(Formula::X25519Ladderstep, &spec)?;
             Ok(Recipe {
-                name: "x25519",
+                id: name,
+                name: name.as_str(),
                 pieces: vec![
                     named(step, "cryptopt_x25519_ladderstep"),
                     named(
@@ -91,56 +96,100 @@ fn recipe(name: PrimitiveName) -> Result<Recipe> {
     }
 }
 
+/// How to make a primitive: the searches' budget and machine (from `primitive`, or from
+/// `bench --primitives`).
+pub(crate) struct Settings {
+    pub evals: u64,
+    pub cc: String,
+    pub counter: CounterArg,
+    pub jobs: usize,
+    pub seed: u64,
+    pub batches: usize,
+    pub progress_every: f64,
+}
+
+/// The archive's file name: `libcryptopt_x25519.a`.
+pub(crate) fn archive_name(name: PrimitiveName) -> String {
+    format!("libcryptopt_{}.a", name.as_str())
+}
+
 pub fn command(args: PrimitiveArgs) -> Result<()> {
     let started = Instant::now();
-    let recipe = recipe(args.name)?;
-    ensure_writable(&args.out)?;
-    let version = cryptopt_measure::baseline::compiler_version(&args.cc)?;
+    let settings = Settings {
+        evals: args.evals,
+        cc: args.cc,
+        counter: args.counter,
+        jobs: args.jobs,
+        seed: args.seed,
+        batches: args.batches,
+        progress_every: args.progress_every,
+    };
+    let lib = make(args.name, &settings, &args.out)?;
+    println!(
+        "wrote {} and {} (self-test passed; {} in all)",
+        lib.display(),
+        args.out
+            .join(format!("cryptopt_{}.h", args.name.as_str()))
+            .display(),
+        human_seconds(started.elapsed().as_secs_f64())
+    );
+    Ok(())
+}
+
+/// Optimizes and proves the primitive's pieces, builds the library in `out` and
+/// self-tests it; the archive's path.
+pub(crate) fn make(name: PrimitiveName, s: &Settings, out: &Path) -> Result<PathBuf> {
+    let recipe = recipe(name)?;
+    ensure_writable(out)?;
+    let version = cryptopt_measure::baseline::compiler_version(&s.cc)?;
     eprintln!(
         "primitive {}: {} functions to optimize, {} evaluations each; compiler: {version}",
         recipe.name,
         recipe.pieces.len(),
-        args.evals
+        s.evals
     );
 
     let ncpu = std::thread::available_parallelism().map_or(1, |n| n.get());
     let stop = AtomicBool::new(false);
-    let outcomes = pool::run(
-        recipe.pieces.len(),
-        args.jobs.clamp(1, ncpu),
-        |i, worker| {
-            let piece = &recipe.pieces[i];
-            let job = Job {
-                f: &piece.f,
-                input: PathBuf::from(format!(
-                    "the built-in field generator (primitive {})",
-                    recipe.name
-                )),
-                representation: Some(piece.representation.clone()),
-                opts: cryptopt_codegen::Options::default(),
-                params: cryptopt_search::Params {
-                    evals: args.evals,
-                    bets: cryptopt_search::Params::BETS,
-                    bet_ratio: cryptopt_search::Params::BET_RATIO,
-                    seed: args.seed,
+    let outcomes = pool::run(recipe.pieces.len(), s.jobs.clamp(1, ncpu), |i, worker| {
+        let piece = &recipe.pieces[i];
+        let job = Job {
+            f: &piece.f,
+            input: PathBuf::from(format!(
+                "the built-in field generator (primitive {})",
+                recipe.name
+            )),
+            representation: Some(piece.representation.clone()),
+            opts: cryptopt_codegen::Options::default(),
+            params: cryptopt_search::Params {
+                evals: s.evals,
+                bets: cryptopt_search::Params::BETS,
+                bet_ratio: cryptopt_search::Params::BET_RATIO,
+                seed: s.seed,
+            },
+            resume: None,
+            cfg: Config {
+                batches: s.batches,
+                // The primitive chains its calls (each step's output is the next one's
+                // input): searched for latency where the signature allows it (out1
+                // like arg1); the ladder step, whose arg1 is the swap bit, for throughput.
+                mode: if timing::latency_possible(&piece.f) {
+                    Mode::Latency
+                } else {
+                    Mode::Throughput
                 },
-                resume: None,
-                cfg: Config {
-                    batches: args.batches,
-                    mode: Mode::Throughput,
-                    ..Config::default()
-                },
-                cc: args.cc.clone(),
-                cpu: worker % ncpu,
-                counter: args.counter.choice(),
-                out: args.out.clone(),
-                progress: Progress::Lines(piece.f.name.clone(), args.progress_every),
-                verify: true,
-                verify_every: 0,
-            };
-            optimize(job, &stop).with_context(|| format!("optimizing {}", piece.f.name))
-        },
-    );
+                ..Config::default()
+            },
+            cc: s.cc.clone(),
+            cpu: worker % ncpu,
+            counter: s.counter.choice(),
+            out: out.to_path_buf(),
+            progress: Progress::Lines(piece.f.name.clone(), s.progress_every),
+            verify: true,
+            verify_every: 0,
+        };
+        optimize(job, &stop).with_context(|| format!("optimizing {}", piece.f.name))
+    });
     let mut sources = Vec::new();
     for (piece, outcome) in recipe.pieces.iter().zip(outcomes) {
         let o = outcome?;
@@ -154,22 +203,12 @@ pub fn command(args: PrimitiveArgs) -> Result<()> {
             o.cycles,
             o.counter,
             o.baseline / o.cycles,
-            args.cc,
+            s.cc,
             human_seconds(o.seconds)
         );
         sources.push(o.asm_path.with_extension("S"));
     }
-
-    let lib = build(&recipe, &sources, &args.cc, &args.out)?;
-    println!(
-        "wrote {} and {} (self-test passed; {} in all)",
-        lib.display(),
-        args.out
-            .join(format!("cryptopt_{}.h", recipe.name))
-            .display(),
-        human_seconds(started.elapsed().as_secs_f64())
-    );
-    Ok(())
+    build(&recipe, &sources, &s.cc, out)
 }
 
 /// Compiles the driver and assembles `sources` in a scratch folder inside `out`, archives
@@ -194,7 +233,7 @@ fn build_in(
     let base = format!("cryptopt_{}", recipe.name);
     let header = format!("{base}.h");
     let driver = format!("{base}.c");
-    let archive = format!("lib{base}.a");
+    let archive = archive_name(recipe.id);
     let write = |name: &str, text: &str| {
         std::fs::write(scratch.join(name), text)
             .with_context(|| format!("cannot write {}", scratch.join(name).display()))
