@@ -429,9 +429,6 @@ pub(crate) struct BenchArgs {
     /// Evaluations per function (the same default as `optimize`).
     #[arg(long, default_value = DEFAULT_EVALS, value_parser = parse_count)]
     pub evals: u64,
-    /// The clock batches are timed with.
-    #[arg(long, value_enum, default_value = "auto")]
-    pub counter: CounterArg,
     /// Baseline compilers (each with -O3 -march=native -mtune=native).
     #[arg(long, value_delimiter = ',', default_value = "gcc,clang-19")]
     pub compilers: Vec<String>,
@@ -449,18 +446,8 @@ pub(crate) struct BenchArgs {
     /// Repetitions of each comparison (split in halves for the t-test).
     #[arg(long, default_value_t = 20)]
     pub repeats: usize,
-    /// Optimizations run at the same time (each on its own CPU).
-    #[arg(long, default_value_t = 2)]
-    pub jobs: usize,
-    /// Seed of every search and measurement.
-    #[arg(long, default_value_t = DEFAULT_SEED)]
-    pub seed: u64,
-    /// Batches per measurement.
-    #[arg(long, default_value_t = Config::default().batches)]
-    pub batches: usize,
-    /// Seconds between each search's progress lines.
-    #[arg(long, default_value_t = DEFAULT_PROGRESS_EVERY, value_name = "SECONDS")]
-    pub progress_every: f64,
+    #[command(flatten)]
+    pub search: SearchArgs,
     /// Measure the programs an earlier run wrote to --out instead of optimizing again
     /// (each is proved and run against the interpreter again).
     #[arg(long)]
@@ -529,13 +516,20 @@ pub(crate) struct PrimitiveArgs {
     /// The C compiler for the driver, the self-test and the searches' baseline.
     #[arg(long, default_value = "gcc")]
     pub cc: String,
+    #[command(flatten)]
+    pub search: SearchArgs,
+}
+
+/// How commands that run several searches (`bench`, `primitive`) run them.
+#[derive(clap::Args, Debug, Clone)]
+pub(crate) struct SearchArgs {
     /// The clock batches are timed with.
     #[arg(long, value_enum, default_value = "auto")]
     pub counter: CounterArg,
     /// Optimizations run at the same time (each on its own CPU).
     #[arg(long, default_value_t = 2)]
     pub jobs: usize,
-    /// Seed of every search.
+    /// Seed of every search and measurement.
     #[arg(long, default_value_t = DEFAULT_SEED)]
     pub seed: u64,
     /// Batches per measurement.

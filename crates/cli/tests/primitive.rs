@@ -16,6 +16,9 @@ const SODIUM: (&str, &str) = ("/usr/include/sodium.h", "libsodium-dev");
 const OPENSSL: (&str, &str) = ("/usr/include/openssl/evp.h", "libssl-dev");
 const VALGRIND: (&str, &str) = ("/usr/include/valgrind/memcheck.h", "valgrind");
 
+/// A small search budget: the tests check what is built, not how fast.
+const SMALL: [&str; 6] = ["--evals", "200", "--batches", "5", "--progress-every", "0"];
+
 /// Whether the tools and headers are there; prints why `test` is skipped when not (CI
 /// installs them all).
 fn has(test: &str, tools: &[&str], headers: &[(&str, &str)]) -> bool {
@@ -33,18 +36,9 @@ fn has(test: &str, tools: &[&str], headers: &[(&str, &str)]) -> bool {
 
 /// `cryptopt primitive x25519` with a small budget into `dir`.
 fn build_x25519(dir: &Path) {
-    let (code, out, err) = cryptopt(&[
-        "primitive",
-        "x25519",
-        "--evals",
-        "200",
-        "--batches",
-        "5",
-        "--progress-every",
-        "0",
-        "--out",
-        dir.to_str().unwrap(),
-    ]);
+    let out_dir = dir.to_str().unwrap();
+    let args = [&["primitive", "x25519", "--out", out_dir][..], &SMALL].concat();
+    let (code, out, err) = cryptopt(&args);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("self-test passed"), "{out}");
     for piece in ["ladderstep", "mul", "square"] {
@@ -210,18 +204,9 @@ fn bench_primitives_measures_against_libsodium_and_openssl() {
     }
     let dir = scratch("primitive-bench");
     let _ = std::fs::remove_dir_all(&dir);
-    let (code, md, err) = cryptopt(&[
-        "bench",
-        "--primitives",
-        "--evals",
-        "200",
-        "--batches",
-        "5",
-        "--progress-every",
-        "0",
-        "--out",
-        dir.to_str().unwrap(),
-    ]);
+    let out_dir = dir.to_str().unwrap();
+    let args = [&["bench", "--primitives", "--out", out_dir][..], &SMALL].concat();
+    let (code, md, err) = cryptopt(&args);
     assert_eq!(code, 0, "{err}");
     for row in ["| cryptopt | ", "| libsodium | ", "| openssl | "] {
         assert!(md.contains(row), "{row}: {md}");

@@ -196,7 +196,7 @@ pub fn command(args: BenchArgs) -> Result<()> {
     }
     let opts = args.cg.options();
     let ncpu = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let jobs = args.jobs.clamp(1, ncpu);
+    let jobs = args.search.jobs.clamp(1, ncpu);
 
     // Optimize, in parallel, each worker on its own CPU: one search per function and
     // measure it is optimized for.
@@ -235,19 +235,19 @@ pub fn command(args: BenchArgs) -> Result<()> {
                 evals: args.evals,
                 bets: cryptopt_search::Params::BETS,
                 bet_ratio: cryptopt_search::Params::BET_RATIO,
-                seed: args.seed,
+                seed: args.search.seed,
             },
             resume: None,
             cfg: Config {
-                batches: args.batches,
+                batches: args.search.batches,
                 mode,
                 ..Config::default()
             },
             cc: args.compilers[0].clone(),
             cpu: worker % ncpu,
-            counter: args.counter.choice(),
+            counter: args.search.counter.choice(),
             out: out_dir(&args, mode),
-            progress: Progress::Lines(what.clone(), args.progress_every),
+            progress: Progress::Lines(what.clone(), args.search.progress_every),
             verify: true,
             verify_every: 0,
         };
@@ -318,7 +318,7 @@ pub fn command(args: BenchArgs) -> Result<()> {
 
     // Measure, one comparison at a time, on CPU 0.
     counter::pin_to_cpu(0)?;
-    let chosen = counter::choose(args.counter.choice())?;
+    let chosen = counter::choose(args.search.counter.choice())?;
     let counter = chosen.counter;
     eprintln!(
         "counter: {} ({}); {}",
@@ -506,7 +506,7 @@ fn reuse(
         .find(|p| p.name == f.name)
         .ok_or_else(|| anyhow!("--reuse: {} has no function `{}`", path.display(), f.name))?;
     counter::pin_to_cpu(cpu)?;
-    crate::checks::check_natively(f, &program, &opts, args.seed)?;
+    crate::checks::check_natively(f, &program, &opts, args.search.seed)?;
     crate::checks::prove(f, &program, &opts)?;
     Ok(Winner {
         program,
@@ -612,11 +612,11 @@ fn compare(
     args: &BenchArgs,
 ) -> Result<Compared> {
     let cfg = Config {
-        batches: args.batches,
+        batches: args.search.batches,
         mode,
         ..Config::default()
     };
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(args.seed ^ 0xbe4c);
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(args.search.seed ^ 0xbe4c);
     let mut oracle = Oracle::new(f, names);
     let mut check = |inputs: &[Vec<u128>], outs: &[Vec<Vec<u128>>]| oracle.check(inputs, outs);
     // SAFETY: every program was checked against the interpreter before.

@@ -261,8 +261,8 @@ fn html(args: &BenchArgs, ccs: &[String], lines: &[Line], setting: &Setting) -> 
         &escape(&format!(
             "{budget}; {} repeats of {} batches; seed {}; total time {:.0} s; finished {}",
             args.repeats,
-            args.batches,
-            args.seed,
+            args.search.batches,
+            args.search.seed,
             setting.seconds,
             utc_now()
         )),

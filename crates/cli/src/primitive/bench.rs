@@ -60,11 +60,7 @@ pub(crate) fn command(args: &BenchArgs) -> Result<()> {
     let settings = Settings {
         evals: args.evals,
         cc: args.compilers[0].clone(),
-        counter: args.counter,
-        jobs: args.jobs,
-        seed: args.seed,
-        batches: args.batches,
-        progress_every: args.progress_every,
+        search: args.search.clone(),
     };
     let mut measured = Vec::new();
     for name in PrimitiveName::ALL {

@@ -27,7 +27,7 @@ use cryptopt_gen::formulas::{self, Formula};
 use cryptopt_ir::Function;
 use cryptopt_measure::timing::{self, Config, Mode};
 
-use crate::args::{CounterArg, PrimitiveArgs, PrimitiveName};
+use crate::args::{PrimitiveArgs, PrimitiveName, SearchArgs};
 use crate::files::ensure_writable;
 use crate::optimize::{human_seconds, optimize, Job, Progress};
 use crate::pool;
@@ -101,11 +101,7 @@ fn recipe(name: PrimitiveName) -> Result<Recipe> {
 pub(crate) struct Settings {
     pub evals: u64,
     pub cc: String,
-    pub counter: CounterArg,
-    pub jobs: usize,
-    pub seed: u64,
-    pub batches: usize,
-    pub progress_every: f64,
+    pub search: SearchArgs,
 }
 
 /// The archive's file name: `libcryptopt_x25519.a`.
@@ -118,11 +114,7 @@ pub fn command(args: PrimitiveArgs) -> Result<()> {
     let settings = Settings {
         evals: args.evals,
         cc: args.cc,
-        counter: args.counter,
-        jobs: args.jobs,
-        seed: args.seed,
-        batches: args.batches,
-        progress_every: args.progress_every,
+        search: args.search.clone(),
     };
     let lib = make(args.name, &settings, &args.out)?;
     println!(
@@ -151,45 +143,49 @@ pub(crate) fn make(name: PrimitiveName, s: &Settings, out: &Path) -> Result<Path
 
     let ncpu = std::thread::available_parallelism().map_or(1, |n| n.get());
     let stop = AtomicBool::new(false);
-    let outcomes = pool::run(recipe.pieces.len(), s.jobs.clamp(1, ncpu), |i, worker| {
-        let piece = &recipe.pieces[i];
-        let job = Job {
-            f: &piece.f,
-            input: PathBuf::from(format!(
-                "the built-in field generator (primitive {})",
-                recipe.name
-            )),
-            representation: Some(piece.representation.clone()),
-            opts: cryptopt_codegen::Options::default(),
-            params: cryptopt_search::Params {
-                evals: s.evals,
-                bets: cryptopt_search::Params::BETS,
-                bet_ratio: cryptopt_search::Params::BET_RATIO,
-                seed: s.seed,
-            },
-            resume: None,
-            cfg: Config {
-                batches: s.batches,
-                // The primitive chains its calls (each step's output is the next one's
-                // input): searched for latency where the signature allows it (out1
-                // like arg1); the ladder step, whose arg1 is the swap bit, for throughput.
-                mode: if timing::latency_possible(&piece.f) {
-                    Mode::Latency
-                } else {
-                    Mode::Throughput
+    let outcomes = pool::run(
+        recipe.pieces.len(),
+        s.search.jobs.clamp(1, ncpu),
+        |i, worker| {
+            let piece = &recipe.pieces[i];
+            let job = Job {
+                f: &piece.f,
+                input: PathBuf::from(format!(
+                    "the built-in field generator (primitive {})",
+                    recipe.name
+                )),
+                representation: Some(piece.representation.clone()),
+                opts: cryptopt_codegen::Options::default(),
+                params: cryptopt_search::Params {
+                    evals: s.evals,
+                    bets: cryptopt_search::Params::BETS,
+                    bet_ratio: cryptopt_search::Params::BET_RATIO,
+                    seed: s.search.seed,
                 },
-                ..Config::default()
-            },
-            cc: s.cc.clone(),
-            cpu: worker % ncpu,
-            counter: s.counter.choice(),
-            out: out.to_path_buf(),
-            progress: Progress::Lines(piece.f.name.clone(), s.progress_every),
-            verify: true,
-            verify_every: 0,
-        };
-        optimize(job, &stop).with_context(|| format!("optimizing {}", piece.f.name))
-    });
+                resume: None,
+                cfg: Config {
+                    batches: s.search.batches,
+                    // The primitive chains its calls (each step's output is the next one's
+                    // input): searched for latency where the signature allows it (out1
+                    // like arg1); the ladder step, whose arg1 is the swap bit, for throughput.
+                    mode: if timing::latency_possible(&piece.f) {
+                        Mode::Latency
+                    } else {
+                        Mode::Throughput
+                    },
+                    ..Config::default()
+                },
+                cc: s.cc.clone(),
+                cpu: worker % ncpu,
+                counter: s.search.counter.choice(),
+                out: out.to_path_buf(),
+                progress: Progress::Lines(piece.f.name.clone(), s.search.progress_every),
+                verify: true,
+                verify_every: 0,
+            };
+            optimize(job, &stop).with_context(|| format!("optimizing {}", piece.f.name))
+        },
+    );
     let mut sources = Vec::new();
     for (piece, outcome) in recipe.pieces.iter().zip(outcomes) {
         let o = outcome?;
