@@ -8,8 +8,10 @@ use anyhow::Result;
 use clap::{Parser, Subcommand};
 use cryptopt_codegen::{FramePointer, Options};
 use cryptopt_ir::{Aliasing, Function};
-use cryptopt_measure::timing::Config;
+use cryptopt_measure::timing::{Config, Mode};
 use cryptopt_search::Params;
+
+use crate::optimize::Progress;
 
 /// An optimizing compiler for straight-line cryptographic arithmetic.
 #[derive(Parser, Debug)]
@@ -538,4 +540,30 @@ pub(crate) struct SearchArgs {
     /// Seconds between each search's progress lines.
     #[arg(long, default_value_t = DEFAULT_PROGRESS_EVERY, value_name = "SECONDS")]
     pub progress_every: f64,
+}
+
+impl SearchArgs {
+    /// One search's parameters: `evals` evaluations, the default bets, this seed.
+    pub(crate) fn params(&self, evals: u64) -> Params {
+        Params {
+            evals,
+            bets: Params::BETS,
+            bet_ratio: Params::BET_RATIO,
+            seed: self.seed,
+        }
+    }
+
+    /// One search's measurements: this many batches, for `mode`.
+    pub(crate) fn config(&self, mode: Mode) -> Config {
+        Config {
+            batches: self.batches,
+            mode,
+            ..Config::default()
+        }
+    }
+
+    /// Progress lines labelled `label`, every `--progress-every` seconds.
+    pub(crate) fn progress(&self, label: String) -> Progress {
+        Progress::Lines(label, self.progress_every)
+    }
 }

@@ -81,6 +81,8 @@ pub struct Outcome {
     pub seconds: f64,
     pub counter: &'static str,
     pub asm_path: PathBuf,
+    /// The same program in GNU as syntax (`.S`, beside the `.asm`).
+    pub gas_path: PathBuf,
     pub stopped: bool,
     /// Whether the checker proved the program (the job asked for it).
     pub proved: bool,
@@ -430,9 +432,10 @@ pub fn optimize(job: Job<'_>, stop: &AtomicBool) -> Result<Outcome> {
         walks,
     )
     .map_err(|e| anyhow!("plotting failed: {e}"))?;
+    let (asm_name, gas_name) = (format!("{}.asm", f.name), format!("{}.S", f.name));
     let files = [
-        (format!("{}.asm", f.name), provenance.nasm(&program)),
-        (format!("{}.S", f.name), provenance.gas(&program)),
+        (asm_name.clone(), provenance.nasm(&program)),
+        (gas_name.clone(), provenance.gas(&program)),
         (format!("{}.h", f.name), provenance.header(&program)),
         (
             "state.json".to_string(),
@@ -458,7 +461,6 @@ pub fn optimize(job: Job<'_>, stop: &AtomicBool) -> Result<Outcome> {
             );
         }
     };
-    let asm_path = dir.join(format!("{}.asm", f.name));
     Ok(Outcome {
         program,
         cycles,
@@ -466,7 +468,8 @@ pub fn optimize(job: Job<'_>, stop: &AtomicBool) -> Result<Outcome> {
         evals: state.evals,
         seconds: started.elapsed().as_secs_f64(),
         counter: counter.name(),
-        asm_path,
+        asm_path: dir.join(asm_name),
+        gas_path: dir.join(gas_name),
         stopped,
         proved: job.verify,
     })

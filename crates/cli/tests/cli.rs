@@ -481,11 +481,7 @@ fn optimize_stops_cleanly_on_ctrl_c() {
     );
     let fdir = dir.join("example_running");
     assert!(fdir.join("state.json").is_file() && fdir.join("example_running.asm").is_file());
-    let leftovers: Vec<_> = std::fs::read_dir(&fdir)
-        .unwrap()
-        .filter_map(|e| e.ok())
-        .filter(|e| e.file_name().to_string_lossy().contains(".tmp"))
-        .collect();
+    let leftovers = entries(&fdir, |name| name.contains(".tmp"));
     assert!(leftovers.is_empty(), "temporary files left: {leftovers:?}");
     std::fs::remove_dir_all(&dir).ok();
 }

@@ -7,7 +7,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::{cryptopt, needs, scratch, sh};
+use common::{cryptopt, entries, needs, scratch, sh};
 
 const C: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/c");
 
@@ -18,6 +18,13 @@ const VALGRIND: (&str, &str) = ("/usr/include/valgrind/memcheck.h", "valgrind");
 
 /// A small search budget: the tests check what is built, not how fast.
 const SMALL: [&str; 6] = ["--evals", "200", "--batches", "5", "--progress-every", "0"];
+
+/// An empty scratch path for one test (an earlier run's leftovers removed).
+fn fresh(tag: &str) -> PathBuf {
+    let dir = scratch(tag);
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
 
 /// Whether the tools and headers are there; prints why `test` is skipped when not (CI
 /// installs them all).
@@ -84,8 +91,7 @@ fn x25519_library_agrees_with_libsodium_and_openssl_and_is_constant_time() {
     ) {
         return;
     }
-    let dir = scratch("primitive-x25519");
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = fresh("primitive-x25519");
     build_x25519(&dir);
     for file in [
         "libcryptopt_x25519.a",
@@ -95,11 +101,7 @@ fn x25519_library_agrees_with_libsodium_and_openssl_and_is_constant_time() {
     ] {
         assert!(dir.join(file).exists(), "{file} written");
     }
-    let leftovers: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .filter_map(|e| e.ok())
-        .filter(|e| e.file_name().to_string_lossy().starts_with('.'))
-        .collect();
+    let leftovers = entries(&dir, |name| name.starts_with('.'));
     assert!(leftovers.is_empty(), "no scratch left: {leftovers:?}");
 
     let exe = link(&dir, "x25519_check.c", &[], "check");
@@ -153,8 +155,7 @@ fn x25519_iterated_a_million_times() {
     if !has(test, &["gcc", "ar"], &[SODIUM, OPENSSL]) {
         return;
     }
-    let dir = scratch("primitive-million");
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = fresh("primitive-million");
     build_x25519(&dir);
     let exe = link(&dir, "x25519_check.c", &[], "check");
     check(
@@ -202,8 +203,7 @@ fn bench_primitives_measures_against_libsodium_and_openssl() {
     if !has(test, &["gcc", "ar"], &[SODIUM, OPENSSL]) {
         return;
     }
-    let dir = scratch("primitive-bench");
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = fresh("primitive-bench");
     let out_dir = dir.to_str().unwrap();
     let args = [&["bench", "--primitives", "--out", out_dir][..], &SMALL].concat();
     let (code, md, err) = cryptopt(&args);
@@ -220,14 +220,14 @@ fn bench_primitives_measures_against_libsodium_and_openssl() {
         .collect();
     assert_eq!(rows.len(), 3, "{csv}");
     assert_eq!(rows[0][..2], ["x25519", "cryptopt"]);
-    assert_eq!(rows[0][5], "1.000", "ours over ours");
+    let num = |s: &str| -> f64 { s.parse().unwrap() };
+    let ours = num(rows[0][2]);
     for r in &rows {
-        let (median, q1, q3): (f64, f64, f64) = (
-            r[2].parse().unwrap(),
-            r[3].parse().unwrap(),
-            r[4].parse().unwrap(),
-        );
+        let (median, q1, q3, speedup) = (num(r[2]), num(r[3]), num(r[4]), num(r[5]));
         assert!(q1 <= median && median <= q3 && q1 > 0.0, "{r:?}");
+        // The speed-up column is their median over ours (to its three decimals).
+        assert!((speedup - median / ours).abs() < 5e-4, "{r:?}, ours {ours}");
+        assert_eq!(r[6], "tsc", "{r:?}");
     }
     let html = std::fs::read_to_string(dir.join("primitives.html")).unwrap();
     assert!(

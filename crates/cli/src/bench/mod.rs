@@ -34,7 +34,7 @@ use cryptopt_x86::Program;
 
 use crate::args::{BenchArgs, OptimizeForArg};
 use crate::checks::{check_baseline, CheckFailed};
-use crate::optimize::{human_seconds, optimize, Job, Progress};
+use crate::optimize::{human_seconds, optimize, Job};
 use crate::pool;
 
 mod formula;
@@ -195,8 +195,6 @@ pub fn command(args: BenchArgs) -> Result<()> {
         versions.push((cc.clone(), v));
     }
     let opts = args.cg.options();
-    let ncpu = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let jobs = args.search.jobs.clamp(1, ncpu);
 
     // Optimize, in parallel, each worker on its own CPU: one search per function and
     // measure it is optimized for.
@@ -207,81 +205,73 @@ pub fn command(args: BenchArgs) -> Result<()> {
         .collect();
     let stop = AtomicBool::new(false);
     let done = AtomicUsize::new(0);
-    let mut results: Vec<Option<Optimized>> = pool::run(searches.len(), jobs, |i, worker| {
-        let (fi, mode) = searches[i];
-        let Benched {
-            f,
-            input,
-            representation,
-        } = &functions[fi];
-        let what = match mode {
-            Mode::Throughput => f.name.clone(),
-            Mode::Latency => format!("{} (latency)", f.name),
-        };
-        if args.reuse {
-            let r = reuse(f, &args, opts, mode, worker % ncpu).map_err(|e| format!("{e:#}"));
-            if let Err(e) = &r {
-                eprintln!("reusing {what} failed: {e}");
+    let mut results: Vec<Option<Optimized>> =
+        pool::run(searches.len(), args.search.jobs, |i, worker| {
+            let (fi, mode) = searches[i];
+            let Benched {
+                f,
+                input,
+                representation,
+            } = &functions[fi];
+            let what = match mode {
+                Mode::Throughput => f.name.clone(),
+                Mode::Latency => format!("{} (latency)", f.name),
+            };
+            if args.reuse {
+                let r = reuse(f, &args, opts, mode, worker).map_err(|e| format!("{e:#}"));
+                if let Err(e) = &r {
+                    eprintln!("reusing {what} failed: {e}");
+                }
+                return Some(r);
             }
-            return Some(r);
-        }
-        let t = Instant::now();
-        let job = Job {
-            f,
-            input: input.clone(),
-            representation: representation.clone(),
-            opts,
-            params: cryptopt_search::Params {
-                evals: args.evals,
-                bets: cryptopt_search::Params::BETS,
-                bet_ratio: cryptopt_search::Params::BET_RATIO,
-                seed: args.search.seed,
-            },
-            resume: None,
-            cfg: Config {
-                batches: args.search.batches,
-                mode,
-                ..Config::default()
-            },
-            cc: args.compilers[0].clone(),
-            cpu: worker % ncpu,
-            counter: args.search.counter.choice(),
-            out: out_dir(&args, mode),
-            progress: Progress::Lines(what.clone(), args.search.progress_every),
-            verify: true,
-            verify_every: 0,
-        };
-        let r = optimize(job, &stop)
-            .map(|o| Winner {
-                program: o.program,
-                search: Some(Search {
-                    seconds: t.elapsed().as_secs_f64(),
-                    evals: o.evals,
-                }),
-            })
-            .map_err(|e| format!("{e:#}"));
-        // Searches take about equally long: the rest takes what those done took.
-        let finished = done.fetch_add(1, Ordering::SeqCst) + 1;
-        let left = searches.len() - finished;
-        let eta = started.elapsed().as_secs_f64() * left as f64 / finished as f64;
-        let progress = format!(
-            "[{finished}/{} searches; the rest in about {}]",
-            searches.len(),
-            human_seconds(eta)
-        );
-        match &r {
-            Ok(Winner {
-                search: Some(sr), ..
-            }) => eprintln!(
-                "optimized {what} in {:.0} s ({:.0} evaluations/s) {progress}",
-                sr.seconds,
-                sr.rate()
-            ),
-            Ok(_) => {}
-            Err(e) => eprintln!("optimizing {what} failed: {e} {progress}"),
-        }
-        Some(r)
-    });
+            let t = Instant::now();
+            let job = Job {
+                f,
+                input: input.clone(),
+                representation: representation.clone(),
+                opts,
+                params: args.search.params(args.evals),
+                resume: None,
+                cfg: args.search.config(mode),
+                cc: args.compilers[0].clone(),
+                cpu: worker,
+                counter: args.search.counter.choice(),
+                out: out_dir(&args, mode),
+                progress: args.search.progress(what.clone()),
+                verify: true,
+                verify_every: 0,
+            };
+            let r = optimize(job, &stop)
+                .map(|o| Winner {
+                    program: o.program,
+                    search: Some(Search {
+                        seconds: t.elapsed().as_secs_f64(),
+                        evals: o.evals,
+                    }),
+                })
+                .map_err(|e| format!("{e:#}"));
+            // Searches take about equally long: the rest takes what those done took.
+            let finished = done.fetch_add(1, Ordering::SeqCst) + 1;
+            let left = searches.len() - finished;
+            let eta = started.elapsed().as_secs_f64() * left as f64 / finished as f64;
+            let progress = format!(
+                "[{finished}/{} searches; the rest in about {}]",
+                searches.len(),
+                human_seconds(eta)
+            );
+            match &r {
+                Ok(Winner {
+                    search: Some(sr), ..
+                }) => eprintln!(
+                    "optimized {what} in {:.0} s ({:.0} evaluations/s) {progress}",
+                    sr.seconds,
+                    sr.rate()
+                ),
+                Ok(_) => {}
+                Err(e) => eprintln!("optimizing {what} failed: {e} {progress}"),
+            }
+            Some(r)
+        });
     // Per function: the winner of each measure's search (a function optimized for one
     // measure only uses that winner in both tables).
     let mut winners: Vec<(Option<Winner>, Option<Winner>)> =

@@ -370,7 +370,7 @@ fn table(h: &mut String, ccs: &[String], rows: &[Row]) {
     }
 }
 
-fn plot_error(e: impl std::fmt::Display) -> anyhow::Error {
+pub(crate) fn plot_error(e: impl std::fmt::Display) -> anyhow::Error {
     anyhow!("drawing the chart: {e}")
 }
 

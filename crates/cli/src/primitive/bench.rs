@@ -19,9 +19,9 @@ use plotters::prelude::*;
 
 use cryptopt_measure::counter;
 
-use super::{archive_name, make, run, Settings};
+use super::{archive_name, in_scratch, make, run, Settings};
 use crate::args::{BenchArgs, PrimitiveName};
-use crate::bench::report::{escape, STYLE};
+use crate::bench::report::{escape, plot_error, STYLE};
 use crate::files::{ensure_writable, write_atomically};
 
 /// One implementation's ticks per call.
@@ -97,10 +97,7 @@ pub(crate) fn command(args: &BenchArgs) -> Result<()> {
 
 /// Builds the harness against the library in `dir` and runs it on CPU 0.
 fn measure(name: PrimitiveName, dir: &Path, cc: &str, calls: u64) -> Result<Measured> {
-    let scratch = dir.join(format!(".bench-{}", std::process::id()));
-    std::fs::create_dir_all(&scratch)
-        .with_context(|| format!("cannot create {}", scratch.display()))?;
-    let result = (|| {
+    let said = in_scratch(dir, "bench", |scratch| {
         let src = scratch.join("bench.c");
         std::fs::write(&src, harness(name))
             .with_context(|| format!("cannot write {}", src.display()))?;
@@ -117,9 +114,8 @@ fn measure(name: PrimitiveName, dir: &Path, cc: &str, calls: u64) -> Result<Meas
             name.as_str()
         );
         run(Command::new(&exe).arg("0").arg(calls.to_string()))
-    })();
-    let _ = std::fs::remove_dir_all(&scratch);
-    parse(name, &result?)
+    })?;
+    parse(name, &said)
 }
 
 /// The harness's lines: `version,LIB,TEXT` and `NAME,median,q1,q3`.
@@ -130,9 +126,16 @@ fn parse(name: PrimitiveName, text: &str) -> Result<Measured> {
         versions: Vec::new(),
     };
     for line in text.lines() {
-        let fields: Vec<&str> = line.splitn(4, ',').collect();
+        // A version text may hold commas: it is the rest of its line.
+        if let Some((lib, version)) = line
+            .strip_prefix("version,")
+            .and_then(|r| r.split_once(','))
+        {
+            m.versions.push((lib.to_string(), version.to_string()));
+            continue;
+        }
+        let fields: Vec<&str> = line.split(',').collect();
         match fields.as_slice() {
-            ["version", lib, text] => m.versions.push((lib.to_string(), text.to_string())),
             [implementation, median, q1, q3] => {
                 let num = |s: &str| {
                     s.parse::<f64>()
@@ -248,10 +251,6 @@ fn html(measured: &[Measured], calls: u64, seconds: f64) -> Result<String> {
     }
     h.push_str("</body></html>\n");
     Ok(h)
-}
-
-fn plot_error(e: impl std::fmt::Display) -> anyhow::Error {
-    anyhow!("drawing the chart: {e}")
 }
 
 /// Median ticks per implementation as bars, the quartiles as a line over each.

@@ -25,11 +25,11 @@ use anyhow::{anyhow, bail, Context, Result};
 use cryptopt_gen::fields::{self, FieldOp, FieldOptions, ReprChoice};
 use cryptopt_gen::formulas::{self, Formula};
 use cryptopt_ir::Function;
-use cryptopt_measure::timing::{self, Config, Mode};
+use cryptopt_measure::timing::{self, Mode};
 
 use crate::args::{PrimitiveArgs, PrimitiveName, SearchArgs};
 use crate::files::ensure_writable;
-use crate::optimize::{human_seconds, optimize, Job, Progress};
+use crate::optimize::{human_seconds, optimize, Job};
 use crate::pool;
 
 mod bench;
@@ -41,11 +41,10 @@ struct Piece {
     representation: String,
 }
 
-/// What one primitive consists of: its pieces, and the C around them.
+/// What one primitive consists of: its pieces, and the C around them (the driver and
+/// header under the names they are shipped with, [`base`]`.c` and `.h`).
 struct Recipe {
-    id: PrimitiveName,
-    /// `x25519`: the library is `libcryptopt_x25519.a`, the header `cryptopt_x25519.h`.
-    name: &'static str,
+    name: PrimitiveName,
     pieces: Vec<Piece>,
     driver: &'static str,
     header: &'static str,
@@ -75,8 +74,7 @@ fn recipe(name: PrimitiveName) -> Result<Recipe> {
             };
             let (step, _) = formulas::generate(Formula::X25519Ladderstep, &spec)?;
             Ok(Recipe {
-                id: name,
-                name: name.as_str(),
+                name,
                 pieces: vec![
                     named(step, "cryptopt_x25519_ladderstep"),
                     named(
@@ -88,8 +86,8 @@ fn recipe(name: PrimitiveName) -> Result<Recipe> {
                         "cryptopt_x25519_square",
                     ),
                 ],
-                driver: include_str!("x25519.c"),
-                header: include_str!("x25519.h"),
+                driver: include_str!("cryptopt_x25519.c"),
+                header: include_str!("cryptopt_x25519.h"),
                 selftest: include_str!("x25519_selftest.c"),
             })
         }
@@ -104,9 +102,16 @@ pub(crate) struct Settings {
     pub search: SearchArgs,
 }
 
+/// The stem of the primitive's files and symbols: `cryptopt_x25519` (the driver
+/// `cryptopt_x25519.c`, the header `cryptopt_x25519.h`, the archive
+/// `libcryptopt_x25519.a`).
+fn base(name: PrimitiveName) -> String {
+    format!("cryptopt_{}", name.as_str())
+}
+
 /// The archive's file name: `libcryptopt_x25519.a`.
 pub(crate) fn archive_name(name: PrimitiveName) -> String {
-    format!("libcryptopt_{}.a", name.as_str())
+    format!("lib{}.a", base(name))
 }
 
 pub fn command(args: PrimitiveArgs) -> Result<()> {
@@ -120,9 +125,7 @@ pub fn command(args: PrimitiveArgs) -> Result<()> {
     println!(
         "wrote {} and {} (self-test passed; {} in all)",
         lib.display(),
-        args.out
-            .join(format!("cryptopt_{}.h", args.name.as_str()))
-            .display(),
+        args.out.join(format!("{}.h", base(args.name))).display(),
         human_seconds(started.elapsed().as_secs_f64())
     );
     Ok(())
@@ -136,62 +139,47 @@ pub(crate) fn make(name: PrimitiveName, s: &Settings, out: &Path) -> Result<Path
     let version = cryptopt_measure::baseline::compiler_version(&s.cc)?;
     eprintln!(
         "primitive {}: {} functions to optimize, {} evaluations each; compiler: {version}",
-        recipe.name,
+        name.as_str(),
         recipe.pieces.len(),
         s.evals
     );
 
-    let ncpu = std::thread::available_parallelism().map_or(1, |n| n.get());
     let stop = AtomicBool::new(false);
-    let outcomes = pool::run(
-        recipe.pieces.len(),
-        s.search.jobs.clamp(1, ncpu),
-        |i, worker| {
-            let piece = &recipe.pieces[i];
-            let job = Job {
-                f: &piece.f,
-                input: PathBuf::from(format!(
-                    "the built-in field generator (primitive {})",
-                    recipe.name
-                )),
-                representation: Some(piece.representation.clone()),
-                opts: cryptopt_codegen::Options::default(),
-                params: cryptopt_search::Params {
-                    evals: s.evals,
-                    bets: cryptopt_search::Params::BETS,
-                    bet_ratio: cryptopt_search::Params::BET_RATIO,
-                    seed: s.search.seed,
-                },
-                resume: None,
-                cfg: Config {
-                    batches: s.search.batches,
-                    // The primitive chains its calls (each step's output is the next one's
-                    // input): searched for latency where the signature allows it (out1
-                    // like arg1); the ladder step, whose arg1 is the swap bit, for throughput.
-                    mode: if timing::latency_possible(&piece.f) {
-                        Mode::Latency
-                    } else {
-                        Mode::Throughput
-                    },
-                    ..Config::default()
-                },
-                cc: s.cc.clone(),
-                cpu: worker % ncpu,
-                counter: s.search.counter.choice(),
-                out: out.to_path_buf(),
-                progress: Progress::Lines(piece.f.name.clone(), s.search.progress_every),
-                verify: true,
-                verify_every: 0,
-            };
-            optimize(job, &stop).with_context(|| format!("optimizing {}", piece.f.name))
-        },
-    );
+    let outcomes = pool::run(recipe.pieces.len(), s.search.jobs, |i, worker| {
+        let piece = &recipe.pieces[i];
+        // The primitive chains its calls (each step's output is the next one's input):
+        // searched for latency where the signature allows it (out1 like arg1); the ladder
+        // step, whose arg1 is the swap bit, for throughput.
+        let mode = if timing::latency_possible(&piece.f) {
+            Mode::Latency
+        } else {
+            Mode::Throughput
+        };
+        let job = Job {
+            f: &piece.f,
+            input: PathBuf::from(format!(
+                "the built-in field generator (primitive {})",
+                name.as_str()
+            )),
+            representation: Some(piece.representation.clone()),
+            opts: cryptopt_codegen::Options::default(),
+            params: s.search.params(s.evals),
+            resume: None,
+            cfg: s.search.config(mode),
+            cc: s.cc.clone(),
+            cpu: worker,
+            counter: s.search.counter.choice(),
+            out: out.to_path_buf(),
+            progress: s.search.progress(piece.f.name.clone()),
+            // Proved, or `optimize` fails: no library is ever made of an unproved piece.
+            verify: true,
+            verify_every: 0,
+        };
+        optimize(job, &stop).with_context(|| format!("optimizing {}", piece.f.name))
+    });
     let mut sources = Vec::new();
     for (piece, outcome) in recipe.pieces.iter().zip(outcomes) {
         let o = outcome?;
-        if !o.proved {
-            bail!("{} was not proved; no library is written", piece.f.name);
-        }
         eprintln!(
             "{}: {} instructions, {:.1} {} ticks ({:.2}x {} -O3), proved, in {}",
             piece.f.name,
@@ -202,7 +190,7 @@ pub(crate) fn make(name: PrimitiveName, s: &Settings, out: &Path) -> Result<Path
             s.cc,
             human_seconds(o.seconds)
         );
-        sources.push(o.asm_path.with_extension("S"));
+        sources.push(o.gas_path);
     }
     build(&recipe, &sources, &s.cc, out)
 }
@@ -211,76 +199,74 @@ pub(crate) fn make(name: PrimitiveName, s: &Settings, out: &Path) -> Result<Path
 /// them, runs the self-test against the archive, and only then moves the archive, the
 /// header and the driver's source into `out`. Returns the archive's path.
 fn build(recipe: &Recipe, sources: &[PathBuf], cc: &str, out: &Path) -> Result<PathBuf> {
-    let scratch = out.join(format!(".build-{}-{}", recipe.name, std::process::id()));
-    let result = build_in(recipe, sources, cc, out, &scratch);
-    let _ = std::fs::remove_dir_all(&scratch);
-    result
-}
-
-fn build_in(
-    recipe: &Recipe,
-    sources: &[PathBuf],
-    cc: &str,
-    out: &Path,
-    scratch: &Path,
-) -> Result<PathBuf> {
-    std::fs::create_dir_all(scratch)
-        .with_context(|| format!("cannot create {}", scratch.display()))?;
-    let base = format!("cryptopt_{}", recipe.name);
+    let base = base(recipe.name);
     let header = format!("{base}.h");
     let driver = format!("{base}.c");
-    let archive = archive_name(recipe.id);
-    let write = |name: &str, text: &str| {
-        std::fs::write(scratch.join(name), text)
-            .with_context(|| format!("cannot write {}", scratch.join(name).display()))
-    };
-    write(&header, recipe.header)?;
-    write(&driver, recipe.driver)?;
-    write("selftest.c", recipe.selftest)?;
+    let archive = archive_name(recipe.name);
+    in_scratch(out, "build", |scratch| {
+        let write = |name: &str, text: &str| {
+            std::fs::write(scratch.join(name), text)
+                .with_context(|| format!("cannot write {}", scratch.join(name).display()))
+        };
+        write(&header, recipe.header)?;
+        write(&driver, recipe.driver)?;
+        write("selftest.c", recipe.selftest)?;
 
-    let mut objects = Vec::new();
-    let mut compile = |src: &Path, obj: String| -> Result<()> {
+        let mut objects = Vec::new();
+        let mut compile = |src: &Path, obj: String| -> Result<()> {
+            run(Command::new(cc)
+                .args(["-O2", "-fPIC", "-Wall", "-c", "-I"])
+                .arg(scratch)
+                .arg(src)
+                .arg("-o")
+                .arg(scratch.join(&obj)))?;
+            objects.push(obj);
+            Ok(())
+        };
+        compile(&scratch.join(&driver), format!("{base}.o"))?;
+        for s in sources {
+            let stem = s
+                .file_stem()
+                .ok_or_else(|| anyhow!("{} has no file name", s.display()))?;
+            compile(s, format!("{}.o", stem.to_string_lossy()))?;
+        }
+        run(Command::new("ar")
+            .arg("rcs")
+            .arg(&archive)
+            .args(&objects)
+            .current_dir(scratch))?;
+
+        // The self-test links the archive as a user would.
         run(Command::new(cc)
-            .args(["-O2", "-fPIC", "-Wall", "-c", "-I"])
+            .args(["-O2", "-I"])
             .arg(scratch)
-            .arg(src)
+            .arg(scratch.join("selftest.c"))
+            .arg(scratch.join(&archive))
             .arg("-o")
-            .arg(scratch.join(&obj)))?;
-        objects.push(obj);
-        Ok(())
-    };
-    compile(&scratch.join(&driver), format!("{base}.o"))?;
-    for s in sources {
-        let stem = s
-            .file_stem()
-            .ok_or_else(|| anyhow!("{} has no file name", s.display()))?;
-        compile(s, format!("{}.o", stem.to_string_lossy()))?;
-    }
-    run(Command::new("ar")
-        .arg("rcs")
-        .arg(&archive)
-        .args(&objects)
-        .current_dir(scratch))?;
+            .arg(scratch.join("selftest")))?;
+        let said = run(&mut Command::new(scratch.join("selftest")))
+            .context("the library's self-test failed; no library is written")?;
+        if said.trim() != "ok" {
+            bail!("the library's self-test said `{}`", said.trim());
+        }
 
-    // The self-test links the archive as a user would.
-    run(Command::new(cc)
-        .args(["-O2", "-I"])
-        .arg(scratch)
-        .arg(scratch.join("selftest.c"))
-        .arg(scratch.join(&archive))
-        .arg("-o")
-        .arg(scratch.join("selftest")))?;
-    let said = run(&mut Command::new(scratch.join("selftest")))
-        .context("the library's self-test failed; no library is written")?;
-    if said.trim() != "ok" {
-        bail!("the library's self-test said `{}`", said.trim());
-    }
+        for name in [&driver, &header, &archive] {
+            std::fs::rename(scratch.join(name), out.join(name))
+                .with_context(|| format!("cannot move {name} into {}", out.display()))?;
+        }
+        Ok(out.join(&archive))
+    })
+}
 
-    for name in [&driver, &header, &archive] {
-        std::fs::rename(scratch.join(name), out.join(name))
-            .with_context(|| format!("cannot move {name} into {}", out.display()))?;
-    }
-    Ok(out.join(archive))
+/// `work` in a fresh scratch folder `dir/.TAG-<pid>`, removed afterwards whatever
+/// happened (nothing half-made stays in `dir`).
+fn in_scratch<T>(dir: &Path, tag: &str, work: impl FnOnce(&Path) -> Result<T>) -> Result<T> {
+    let scratch = dir.join(format!(".{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&scratch)
+        .with_context(|| format!("cannot create {}", scratch.display()))?;
+    let result = work(&scratch);
+    let _ = std::fs::remove_dir_all(&scratch);
+    result
 }
 
 /// Runs a tool; its stdout, or an error with the command and the first lines it said.

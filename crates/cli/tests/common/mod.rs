@@ -60,6 +60,17 @@ pub fn scratch(tag: &str) -> PathBuf {
     std::env::temp_dir().join(format!("cryptopt-{tag}-{}", std::process::id()))
 }
 
+/// The names of the entries of folder `dir` whose name `matches` (e.g. temporary files
+/// a command must not leave behind).
+pub fn entries(dir: &Path, matches: impl Fn(&str) -> bool) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|name| matches(name))
+        .collect()
+}
+
 pub fn sh(cmd: &mut Command) -> String {
     let out = cmd.output().unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
     assert!(
