@@ -463,11 +463,18 @@ pub(crate) struct BenchArgs {
     /// name and C signature), after proving it equivalent: `--compare old=old.asm`.
     #[arg(long = "compare", value_name = "NAME=FILE.asm")]
     pub compare: Vec<String>,
-    /// The Diffie–Hellman primitives instead (`cryptopt primitive` for each, into
-    /// DIR/<primitive>/, or the libraries there with --reuse), against libsodium and
-    /// OpenSSL: median and quartiles of --calls interleaved calls on one pinned CPU.
-    #[arg(long, conflicts_with_all = ["paper", "functions", "field"])]
-    pub primitives: bool,
+    /// The Diffie–Hellman primitives instead (all, or those named: `--primitives
+    /// p256,secp256k1`; `cryptopt primitive` for each, into DIR/<primitive>/, or the
+    /// libraries there with --reuse), against libsodium, OpenSSL and libsecp256k1: median
+    /// and quartiles of --calls interleaved calls on one pinned CPU.
+    #[arg(
+        long,
+        value_name = "NAME,...",
+        num_args = 0..=1,
+        value_delimiter = ',',
+        conflicts_with_all = ["paper", "functions", "field"]
+    )]
+    pub primitives: Option<Vec<PrimitiveName>>,
     /// Calls of each implementation with --primitives (at least 1,001).
     #[arg(long, default_value_t = 1001)]
     pub calls: u64,
@@ -486,15 +493,26 @@ pub(crate) struct BenchArgs {
 pub(crate) enum PrimitiveName {
     /// X25519 (RFC 7748): `int cryptopt_x25519(out[32], scalar[32], point[32])`.
     X25519,
+    /// P-256 ECDH: `int cryptopt_p256_ecdh(out[32], priv[32], pub[65])`.
+    P256,
+    /// secp256k1 ECDH, libsecp256k1's hashed output: `int cryptopt_secp256k1_ecdh(out[32],
+    /// priv[32], pub[65])`.
+    Secp256k1,
 }
 
 impl PrimitiveName {
-    pub(crate) const ALL: [PrimitiveName; 1] = [PrimitiveName::X25519];
+    pub(crate) const ALL: [PrimitiveName; 3] = [
+        PrimitiveName::X25519,
+        PrimitiveName::P256,
+        PrimitiveName::Secp256k1,
+    ];
 
     /// The name in files and symbols: `x25519`.
     pub(crate) fn as_str(self) -> &'static str {
         match self {
             PrimitiveName::X25519 => "x25519",
+            PrimitiveName::P256 => "p256",
+            PrimitiveName::Secp256k1 => "secp256k1",
         }
     }
 }

@@ -15,6 +15,7 @@ const C: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/c");
 const SODIUM: (&str, &str) = ("/usr/include/sodium.h", "libsodium-dev");
 const OPENSSL: (&str, &str) = ("/usr/include/openssl/evp.h", "libssl-dev");
 const VALGRIND: (&str, &str) = ("/usr/include/valgrind/memcheck.h", "valgrind");
+const SECP256K1: (&str, &str) = ("/usr/include/secp256k1_ecdh.h", "libsecp256k1-dev");
 
 /// A small search budget: the tests check what is built, not how fast.
 const SMALL: [&str; 6] = ["--evals", "200", "--batches", "5", "--progress-every", "0"];
@@ -41,34 +42,71 @@ fn has(test: &str, tools: &[&str], headers: &[(&str, &str)]) -> bool {
     }
 }
 
-/// `cryptopt primitive x25519` with a small budget into `dir`.
-fn build_x25519(dir: &Path) {
+/// `cryptopt primitive NAME` with a small budget into `dir`; every piece proved.
+fn build(name: &str, dir: &Path, pieces: &[&str]) {
     let out_dir = dir.to_str().unwrap();
-    let args = [&["primitive", "x25519", "--out", out_dir][..], &SMALL].concat();
+    let args = [&["primitive", name, "--out", out_dir][..], &SMALL].concat();
     let (code, out, err) = cryptopt(&args);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("self-test passed"), "{out}");
-    for piece in ["ladderstep", "mul", "square"] {
+    for piece in pieces {
         assert!(
-            err.contains(&format!("cryptopt_x25519_{piece}: ")) && err.contains("proved"),
+            err.contains(&format!("cryptopt_{name}_{piece}: ")) && err.contains("proved"),
             "{piece} optimized and proved: {err}"
         );
     }
+    for file in [
+        format!("libcryptopt_{name}.a"),
+        format!("cryptopt_{name}.h"),
+        format!("cryptopt_{name}.c"),
+        format!("cryptopt_{name}_{0}/cryptopt_{name}_{0}.S", pieces[0]),
+    ] {
+        assert!(dir.join(&file).exists(), "{file} written");
+    }
+    let leftovers = entries(dir, |name| name.starts_with('.'));
+    assert!(leftovers.is_empty(), "no scratch left: {leftovers:?}");
 }
 
-/// Compiles `tests/c/<source>` against the library in `dir` with `flags`; the program.
-fn link(dir: &Path, source: &str, flags: &[&str], exe: &str) -> PathBuf {
+fn build_x25519(dir: &Path) {
+    build("x25519", dir, &["ladderstep", "mul", "square"]);
+}
+
+/// Compiles `tests/c/<source>` against `dir/libcryptopt_<name>.a` with `flags`; the
+/// program.
+fn link(dir: &Path, name: &str, source: &str, flags: &[&str], exe: &str) -> PathBuf {
     let exe = dir.join(exe);
     sh(Command::new("gcc")
         .args(["-O2", "-g", "-Wall", "-I"])
         .arg(dir)
         .args(flags)
         .arg(Path::new(C).join(source))
-        .arg(dir.join("libcryptopt_x25519.a"))
-        .args(["-lsodium", "-lcrypto"])
+        .arg(dir.join(format!("libcryptopt_{name}.a")))
+        .args(match name {
+            "x25519" => &["-lsodium", "-lcrypto"][..],
+            "p256" => &["-lcrypto"],
+            _ => &["-lsecp256k1"],
+        })
         .arg("-o")
         .arg(&exe));
     exe
+}
+
+/// Runs `exe` under valgrind memcheck: whether it reported a use of undefined (secret)
+/// data; the exit code must say the same.
+fn valgrind_reports(exe: &Path) -> bool {
+    let out = Command::new("valgrind")
+        .args(["--error-exitcode=99", "--track-origins=yes"])
+        .arg(exe)
+        .output()
+        .unwrap();
+    let report = String::from_utf8_lossy(&out.stderr);
+    let reported = report.contains("uninitialised value");
+    assert_eq!(
+        out.status.code(),
+        Some(if reported { 99 } else { 0 }),
+        "{report}"
+    );
+    reported
 }
 
 /// One run of the agreement checker: its line must be `want`.
@@ -93,18 +131,8 @@ fn x25519_library_agrees_with_libsodium_and_openssl_and_is_constant_time() {
     }
     let dir = fresh("primitive-x25519");
     build_x25519(&dir);
-    for file in [
-        "libcryptopt_x25519.a",
-        "cryptopt_x25519.h",
-        "cryptopt_x25519.c",
-        "cryptopt_x25519_ladderstep/cryptopt_x25519_ladderstep.S",
-    ] {
-        assert!(dir.join(file).exists(), "{file} written");
-    }
-    let leftovers = entries(&dir, |name| name.starts_with('.'));
-    assert!(leftovers.is_empty(), "no scratch left: {leftovers:?}");
 
-    let exe = link(&dir, "x25519_check.c", &[], "check");
+    let exe = link(&dir, "x25519", "x25519_check.c", &[], "check");
     for (mode, n, want) in [
         // Random, non-canonical and small-order points; scalars random.
         ("sodium", "10000", "sodium: 10000 agree"),
@@ -128,22 +156,54 @@ fn x25519_library_agrees_with_libsodium_and_openssl_and_is_constant_time() {
     // Constant time: memcheck with the scalar undefined reports nothing; a deliberately
     // leaky caller is reported (the check works).
     for (flags, leaks) in [(&[][..], false), (&["-DLEAKY"][..], true)] {
-        let exe = link(&dir, "x25519_ct.c", flags, "ct");
-        let out = Command::new("valgrind")
-            .args(["--error-exitcode=99", "--track-origins=yes"])
-            .arg(&exe)
-            .output()
-            .unwrap();
-        let report = String::from_utf8_lossy(&out.stderr);
-        let reported = report.contains("uninitialised value");
-        assert_eq!(reported, leaks, "{flags:?}: {report}");
-        assert_eq!(
-            out.status.code(),
-            Some(if leaks { 99 } else { 0 }),
-            "{report}"
-        );
+        let exe = link(&dir, "x25519", "x25519_ct.c", flags, "ct");
+        assert_eq!(valgrind_reports(&exe), leaks, "{flags:?}");
     }
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// An ECDH library (`p256`, `secp256k1`) against its reference on 10,000 key pairs and
+/// 10,000 edited public keys, then under valgrind.
+fn check_ecdh(name: &str, define: &str, reference: (&str, &str)) {
+    let test = format!("{name}_library_agrees_with_its_reference_and_is_constant_time");
+    if !has(&test, &["gcc", "ar", "valgrind"], &[reference, VALGRIND]) {
+        return;
+    }
+    let dir = fresh(&format!("primitive-{name}"));
+    build(
+        name,
+        &dir,
+        &["point_add", "point_double", "mul", "square", "add", "sub"],
+    );
+    let exe = link(&dir, name, "ecdh_check.c", &[define], "check");
+    check(&exe, "agree", "10000", "agree: 10000 agree (2500 hybrid)");
+    check(&exe, "invalid", "10000", "invalid: 10000 agree (");
+    // Most edits make an invalid key, some (the negated point, the right hybrid tag) a
+    // valid one: both kinds were met.
+    let said = sh(Command::new(&exe).args(["invalid", "900"]));
+    let rejected: u32 = said
+        .split("agree (")
+        .nth(1)
+        .and_then(|r| r.split(' ').next())
+        .and_then(|r| r.parse().ok())
+        .unwrap_or_else(|| panic!("{said}"));
+    assert!(rejected > 500 && rejected < 900, "{said}");
+
+    for (flags, leaks) in [(&[define][..], false), (&[define, "-DLEAKY"][..], true)] {
+        let exe = link(&dir, name, "ecdh_ct.c", flags, "ct");
+        assert_eq!(valgrind_reports(&exe), leaks, "{flags:?}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn p256_library_agrees_with_openssl_and_is_constant_time() {
+    check_ecdh("p256", "-DP256", OPENSSL);
+}
+
+#[test]
+fn secp256k1_library_agrees_with_libsecp256k1_and_is_constant_time() {
+    check_ecdh("secp256k1", "-DSECP256K1", SECP256K1);
 }
 
 /// RFC 7748's iterated test to 1,000,000 (about 35 s of X25519 on the machines here):
@@ -157,7 +217,7 @@ fn x25519_iterated_a_million_times() {
     }
     let dir = fresh("primitive-million");
     build_x25519(&dir);
-    let exe = link(&dir, "x25519_check.c", &[], "check");
+    let exe = link(&dir, "x25519", "x25519_check.c", &[], "check");
     check(
         &exe,
         "iterate",
@@ -172,7 +232,10 @@ fn bad_primitive_arguments_are_one_line_errors() {
     let dir = scratch("primitive-bad");
     std::fs::write(&dir, b"a file, not a folder").unwrap();
     for (args, want) in [
-        (&["primitive", "x448"][..], "possible values: x25519"),
+        (
+            &["primitive", "x448"][..],
+            "possible values: x25519, p256, secp256k1",
+        ),
         (&["primitive", "x25519", "--evals", "zero"][..], "--evals"),
         (
             &["primitive", "x25519", "--out", dir.to_str().unwrap()][..],
@@ -186,6 +249,10 @@ fn bad_primitive_arguments_are_one_line_errors() {
             &["bench", "--primitives", "--field", "p256"][..],
             "cannot be used with",
         ),
+        (
+            &["bench", "--primitives", "x448"][..],
+            "possible values: x25519, p256, secp256k1",
+        ),
     ] {
         let (code, _, err) = cryptopt(args);
         assert_eq!(code, 2, "{args:?}: {err}");
@@ -196,11 +263,12 @@ fn bad_primitive_arguments_are_one_line_errors() {
 }
 
 /// `bench --primitives`: a row per implementation, ours first, in the markdown and the
-/// CSV; the HTML page has the chart. Timings are not asserted (shared machines).
+/// CSV, for every primitive; the HTML page has the charts; `--primitives p256 --reuse`
+/// measures only that library again. Timings are not asserted (shared machines).
 #[test]
-fn bench_primitives_measures_against_libsodium_and_openssl() {
-    let test = "bench_primitives_measures_against_libsodium_and_openssl";
-    if !has(test, &["gcc", "ar"], &[SODIUM, OPENSSL]) {
+fn bench_primitives_measures_against_libsodium_openssl_and_libsecp256k1() {
+    let test = "bench_primitives_measures_against_libsodium_openssl_and_libsecp256k1";
+    if !has(test, &["gcc", "ar"], &[SODIUM, OPENSSL, SECP256K1]) {
         return;
     }
     let dir = fresh("primitive-bench");
@@ -208,31 +276,61 @@ fn bench_primitives_measures_against_libsodium_and_openssl() {
     let args = [&["bench", "--primitives", "--out", out_dir][..], &SMALL].concat();
     let (code, md, err) = cryptopt(&args);
     assert_eq!(code, 0, "{err}");
-    for row in ["| cryptopt | ", "| libsodium | ", "| openssl | "] {
+    for row in [
+        "| x25519 | median",
+        "| p256 | median",
+        "| secp256k1 | median",
+        "| cryptopt | ",
+        "| libsodium | ",
+        "| openssl | ",
+        "| libsecp256k1 | ",
+    ] {
         assert!(md.contains(row), "{row}: {md}");
     }
     assert!(md.contains("counter tsc"), "{md}");
-    let csv = std::fs::read_to_string(dir.join("primitives.csv")).unwrap();
-    let rows: Vec<Vec<&str>> = csv
-        .lines()
-        .skip(1)
-        .map(|l| l.split(',').collect())
+    let rows = csv_rows(&dir);
+    let names: Vec<[&str; 2]> = rows
+        .iter()
+        .map(|r| [r[0].as_str(), r[1].as_str()])
         .collect();
-    assert_eq!(rows.len(), 3, "{csv}");
-    assert_eq!(rows[0][..2], ["x25519", "cryptopt"]);
+    assert_eq!(
+        names,
+        [
+            ["x25519", "cryptopt"],
+            ["x25519", "libsodium"],
+            ["x25519", "openssl"],
+            ["p256", "cryptopt"],
+            ["p256", "openssl"],
+            ["secp256k1", "cryptopt"],
+            ["secp256k1", "libsecp256k1"],
+        ]
+    );
     let num = |s: &str| -> f64 { s.parse().unwrap() };
-    let ours = num(rows[0][2]);
     for r in &rows {
-        let (median, q1, q3, speedup) = (num(r[2]), num(r[3]), num(r[4]), num(r[5]));
+        let ours = num(&rows.iter().find(|o| o[0] == r[0]).unwrap()[2]);
+        let (median, q1, q3, speedup) = (num(&r[2]), num(&r[3]), num(&r[4]), num(&r[5]));
         assert!(q1 <= median && median <= q3 && q1 > 0.0, "{r:?}");
         // The speed-up column is their median over ours (to its three decimals).
         assert!((speedup - median / ours).abs() < 5e-4, "{r:?}, ours {ours}");
         assert_eq!(r[6], "tsc", "{r:?}");
     }
     let html = std::fs::read_to_string(dir.join("primitives.html")).unwrap();
-    assert!(
-        html.contains("<svg") && html.contains("libsodium"),
-        "{html}"
-    );
+    assert_eq!(html.matches("<svg").count(), 3, "a chart per primitive");
+    assert!(html.contains("libsecp256k1"), "{html}");
+
+    let (code, _, err) = cryptopt(&["bench", "--primitives", "p256", "--reuse", "--out", out_dir]);
+    assert_eq!(code, 0, "{err}");
+    let again: Vec<String> = csv_rows(&dir).iter().map(|r| r[1].clone()).collect();
+    assert_eq!(again, ["cryptopt", "openssl"]);
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `primitives.csv` without its header, each row split at commas.
+fn csv_rows(dir: &Path) -> Vec<Vec<String>> {
+    std::fs::read_to_string(dir.join("primitives.csv"))
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').map(str::to_string).collect())
+        .collect()
 }

@@ -143,8 +143,8 @@ fn out_dir(args: &BenchArgs, mode: Mode) -> PathBuf {
 
 /// `cryptopt bench`: optimize every function, compare, write the reports.
 pub fn command(args: BenchArgs) -> Result<()> {
-    if args.primitives {
-        return crate::primitive::bench(&args);
+    if let Some(names) = &args.primitives {
+        return crate::primitive::bench(&args, names);
     }
     let started = Instant::now();
     if args.compilers.is_empty() {

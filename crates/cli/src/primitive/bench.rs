@@ -40,10 +40,28 @@ struct Measured {
     versions: Vec<(String, String)>,
 }
 
-fn harness(name: PrimitiveName) -> &'static str {
-    match name {
+/// The harness: the primitive's part (its implementations, inputs and versions), then the
+/// timing loop all share.
+fn harness(name: PrimitiveName) -> String {
+    let part = match name {
         PrimitiveName::X25519 => include_str!("bench_x25519.c"),
-    }
+        PrimitiveName::P256 => include_str!("bench_p256.c"),
+        PrimitiveName::Secp256k1 => include_str!("bench_secp256k1.c"),
+    };
+    format!("{part}{}", include_str!("bench_main.c"))
+}
+
+/// libsecp256k1 has no version function: the Debian package's version, for the harness.
+fn secp256k1_version() -> String {
+    let v = Command::new("dpkg-query")
+        .args(["-W", "-f", "${Version}", "libsecp256k1-dev"])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .filter(|v| !v.is_empty())
+        .unwrap_or_else(|| "(version unknown)".to_string());
+    format!("libsecp256k1 {v} (Debian package)")
 }
 
 /// The counter the harness reads (one home for its description).
@@ -51,7 +69,7 @@ const COUNTER: &str = "tsc";
 const COUNTER_DESCRIBED: &str =
     "tsc (lfence;rdtsc;lfence around each call; a fixed rate, not core cycles)";
 
-pub(crate) fn command(args: &BenchArgs) -> Result<()> {
+pub(crate) fn command(args: &BenchArgs, names: &[PrimitiveName]) -> Result<()> {
     let started = Instant::now();
     if args.calls < 1001 {
         bail!("--calls must be at least 1001 (median and quartiles of many single calls)");
@@ -62,8 +80,13 @@ pub(crate) fn command(args: &BenchArgs) -> Result<()> {
         cc: args.compilers[0].clone(),
         search: args.search.clone(),
     };
+    let names = if names.is_empty() {
+        &PrimitiveName::ALL[..]
+    } else {
+        names
+    };
     let mut measured = Vec::new();
-    for name in PrimitiveName::ALL {
+    for &name in names {
         let dir = args.out.join(name.as_str());
         let lib = dir.join(archive_name(name));
         if args.reuse {
@@ -105,9 +128,13 @@ fn measure(name: PrimitiveName, dir: &Path, cc: &str, calls: u64) -> Result<Meas
         run(Command::new(cc)
             .args(["-O2", "-I"])
             .arg(dir)
+            .arg(format!(
+                "-DLIBSECP256K1_VERSION=\"{}\"",
+                secp256k1_version()
+            ))
             .arg(&src)
             .arg(dir.join(archive_name(name)))
-            .args(["-lsodium", "-lcrypto", "-o"])
+            .args(["-lsodium", "-lcrypto", "-lsecp256k1", "-o"])
             .arg(&exe))?;
         eprintln!(
             "{}: {calls} interleaved calls of each implementation on cpu 0",

@@ -33,6 +33,7 @@ use crate::optimize::{human_seconds, optimize, Job};
 use crate::pool;
 
 mod bench;
+mod ecdh;
 pub(crate) use bench::command as bench;
 
 /// One function the primitive is made of, under the name its driver calls.
@@ -46,9 +47,9 @@ struct Piece {
 struct Recipe {
     name: PrimitiveName,
     pieces: Vec<Piece>,
-    driver: &'static str,
+    driver: String,
     header: &'static str,
-    selftest: &'static str,
+    selftest: String,
 }
 
 fn recipe(name: PrimitiveName) -> Result<Recipe> {
@@ -86,11 +87,12 @@ fn recipe(name: PrimitiveName) -> Result<Recipe> {
                         "cryptopt_x25519_square",
                     ),
                 ],
-                driver: include_str!("cryptopt_x25519.c"),
+                driver: include_str!("cryptopt_x25519.c").to_string(),
                 header: include_str!("cryptopt_x25519.h"),
-                selftest: include_str!("x25519_selftest.c"),
+                selftest: include_str!("x25519_selftest.c").to_string(),
             })
         }
+        PrimitiveName::P256 | PrimitiveName::Secp256k1 => ecdh::recipe(name),
     }
 }
 
@@ -209,8 +211,8 @@ fn build(recipe: &Recipe, sources: &[PathBuf], cc: &str, out: &Path) -> Result<P
                 .with_context(|| format!("cannot write {}", scratch.join(name).display()))
         };
         write(&header, recipe.header)?;
-        write(&driver, recipe.driver)?;
-        write("selftest.c", recipe.selftest)?;
+        write(&driver, &recipe.driver)?;
+        write("selftest.c", &recipe.selftest)?;
 
         let mut objects = Vec::new();
         let mut compile = |src: &Path, obj: String| -> Result<()> {

@@ -109,8 +109,10 @@ pub enum Formula {
 
 /// P-256's `b` (FIPS 186-4 / SEC 2), for `y² = x³ − 3x + b`.
 const P256_B: &str = "5ac635d8aa3a93e7b3ebbd55769886bc651d06b0cc53b0f63bce3c3e27d2604b";
-/// secp256k1's `3·b` (`b = 7`), for `y² = x³ + 7`.
-const SECP256K1_B3: u64 = 21;
+/// secp256k1's `b`, for `y² = x³ + 7`.
+const SECP256K1_B: u64 = 7;
+/// secp256k1's `3·b`, the constant its formulas multiply by.
+const SECP256K1_B3: u64 = 3 * SECP256K1_B;
 
 impl Formula {
     pub const ALL: [Formula; 5] = [
@@ -138,6 +140,21 @@ impl Formula {
             Formula::X25519Ladderstep => "ladderstep",
             Formula::P256Add | Formula::Secp256k1Add => "point_add",
             Formula::P256Double | Formula::Secp256k1Double => "point_double",
+        }
+    }
+
+    /// The curve `y² = x³ + a·x + b` a point formula is for: `(a, b)`, with `a` as `-3`
+    /// or `0`; `None` for the ladder step (a Montgomery curve's x-only formula).
+    pub fn curve(self) -> Option<(i8, BigUint)> {
+        match self {
+            Formula::X25519Ladderstep => None,
+            Formula::P256Add | Formula::P256Double => Some((
+                -3,
+                BigUint::parse_bytes(P256_B.as_bytes(), 16).expect("a hex literal"),
+            )),
+            Formula::Secp256k1Add | Formula::Secp256k1Double => {
+                Some((0, BigUint::from(SECP256K1_B)))
+            }
         }
     }
 

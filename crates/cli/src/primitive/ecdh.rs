@@ -1,0 +1,151 @@
+//! The Weierstrass ECDH primitives (`p256`, `secp256k1`): their pieces (the complete point
+//! formulas and the Montgomery field operations), and the driver's prelude, the curve's
+//! constants computed here from the field generator's own encoding, so that the C
+//! template `ecdh_weierstrass.c` holds no number that could disagree with the pieces.
+
+use std::fmt::Write as _;
+
+use anyhow::Result;
+use num_bigint::BigUint;
+use num_traits::One;
+
+use cryptopt_gen::fields::{self, FieldOp, FieldOptions, FieldSpec, ReprChoice};
+use cryptopt_gen::formulas::{self, Formula};
+
+use super::{Piece, Recipe};
+use crate::args::PrimitiveName;
+
+/// One curve: its field preset, formulas, group order and self-test answers.
+struct Curve {
+    field: &'static str,
+    add: Formula,
+    double: Formula,
+    /// The order n of the base point (the group's order: both curves have cofactor 1).
+    order: &'static str,
+    /// libsecp256k1's hashed output instead of the bare x-coordinate.
+    hashed: bool,
+    vectors: &'static str,
+}
+
+fn curve(name: PrimitiveName) -> Curve {
+    match name {
+        PrimitiveName::P256 => Curve {
+            field: "p256",
+            add: Formula::P256Add,
+            double: Formula::P256Double,
+            order: "ffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551",
+            hashed: false,
+            vectors: include_str!("p256_vectors.c"),
+        },
+        PrimitiveName::Secp256k1 => Curve {
+            field: "secp256k1",
+            add: Formula::Secp256k1Add,
+            double: Formula::Secp256k1Double,
+            order: "fffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141",
+            hashed: true,
+            vectors: include_str!("secp256k1_vectors.c"),
+        },
+        PrimitiveName::X25519 => unreachable!("x25519 is not a Weierstrass curve"),
+    }
+}
+
+pub(super) fn recipe(name: PrimitiveName) -> Result<Recipe> {
+    let c = curve(name);
+    let spec = fields::resolve(
+        c.field,
+        &FieldOptions {
+            repr: ReprChoice::Montgomery,
+            limbs: None,
+            allow_composite: false,
+        },
+    )?;
+    let representation = spec.representation();
+    let prefix = format!("cryptopt_{}", name.as_str());
+    let named = |mut f: cryptopt_ir::Function, suffix: &str| {
+        f.name = format!("{prefix}_{suffix}");
+        Piece {
+            f,
+            representation: representation.clone(),
+        }
+    };
+    let (add, _) = formulas::generate(c.add, &spec)?;
+    let (double, _) = formulas::generate(c.double, &spec)?;
+    let mut pieces = vec![named(add, "point_add"), named(double, "point_double")];
+    for op in [FieldOp::Mul, FieldOp::Square, FieldOp::Add, FieldOp::Sub] {
+        pieces.push(named(fields::generate(&spec, op)?, op.name()));
+    }
+    let (a, b) = c.add.curve().expect("a Weierstrass formula");
+    let order = BigUint::parse_bytes(c.order.as_bytes(), 16).expect("a hex literal");
+    Ok(Recipe {
+        name,
+        pieces,
+        driver: format!(
+            "{}{}",
+            prelude(name, &spec, a, &b, &order, c.hashed),
+            include_str!("ecdh_weierstrass.c")
+        ),
+        header: match name {
+            PrimitiveName::P256 => include_str!("cryptopt_p256.h"),
+            _ => include_str!("cryptopt_secp256k1.h"),
+        },
+        selftest: format!(
+            "{}#define ORDER_HEX \"{}\"\n{}",
+            c.vectors,
+            c.order,
+            include_str!("ecdh_selftest.c")
+        ),
+    })
+}
+
+/// The lines before the template: what the curve is, its pieces' names, its constants.
+fn prelude(
+    name: PrimitiveName,
+    spec: &FieldSpec,
+    a: i8,
+    b: &BigUint,
+    order: &BigUint,
+    hashed: bool,
+) -> String {
+    let words = |x: &BigUint| -> String {
+        spec.to_limbs(x)
+            .iter()
+            .map(|w| format!("0x{w:016x}ULL"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let encoded = |x: &BigUint| -> String {
+        spec.encode(x)
+            .iter()
+            .map(|w| format!("0x{w:016x}ULL"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let p = &spec.p;
+    let r2 = (BigUint::one() << (2 * 64 * spec.limbs())) % p;
+    let base = format!("cryptopt_{}", name.as_str());
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "/* {base}: {} ECDH, written by `cryptopt primitive {}`: the curve and its \
+         constants (little-endian 64-bit words; MONT_ marks the Montgomery domain). */",
+        if hashed { "secp256k1" } else { "P-256" },
+        name.as_str()
+    );
+    let _ = writeln!(s, "#include <stdint.h>\n\n#include \"{base}.h\"\n");
+    let _ = writeln!(s, "#define PIECE(x) {base}_##x");
+    let _ = writeln!(s, "#define ECDH {base}_ecdh");
+    let _ = writeln!(s, "#define A_IS_MINUS_3 {}", u8::from(a == -3));
+    let _ = writeln!(s, "#define HASHED {}", u8::from(hashed));
+    for (cname, value) in [
+        ("FIELD_P", words(p)),
+        ("ORDER_N", words(order)),
+        ("P_MINUS_2", words(&(p - 2u32))),
+        ("MONT_R2", words(&r2)),
+        ("MONT_ONE", encoded(&BigUint::one())),
+        ("CURVE_B", encoded(b)),
+    ] {
+        let _ = writeln!(s, "static const uint64_t {cname}[4] = {{{value}}};");
+    }
+    s.push('\n');
+    s
+}
