@@ -25,7 +25,9 @@
 //! checked after every batch.
 //!
 //! In [`Mode::Throughput`] a batch calls the program `n` times on the same inputs; in
-//! [`Mode::Latency`] each call's `out1` is the next call's `arg1` (two buffers used in
+//! [`Mode::Latency`] each call's outputs are the next call's first inputs, as many as
+//! match in shape ([`chained`]: `out1` into `arg1`, and for a point formula all three
+//! coordinates, as a scalar multiplication chains them; two sets of buffers used in
 //! turn), so the batch measures the dependency chain through the function.
 //!
 //! What this module must never do:
@@ -347,8 +349,8 @@ unsafe fn throughput_batch(now: impl Fn() -> u64, f: impl Callee, a: &Args, n: u
     t1.wrapping_sub(t0)
 }
 
-/// `n` calls alternating between `even` and `odd` (out1 and arg1 swapped), between
-/// two reads of `now`.
+/// `n` calls alternating between `even` and `odd` (the chained outputs and inputs
+/// swapped), between two reads of `now`.
 #[inline(always)]
 unsafe fn latency_batch(
     now: impl Fn() -> u64,
@@ -378,7 +380,7 @@ unsafe fn latency_batch(
 /// counter's kind and the mode are decided here, outside the timed region, and each
 /// combination gets its own specialised loop.
 ///
-/// In latency mode, `swap` is the index of arg1's word (the number of returns).
+/// In latency mode, `chain` says which argument words trade places.
 ///
 /// # Safety
 /// As for [`measure`]: `f` is verified code of the measured signature and `args` points
@@ -390,7 +392,7 @@ unsafe fn time_batch(
     mode: Mode,
     f: FiatFn,
     args: &Args,
-    swap: usize,
+    chain: Chain,
     n: u64,
 ) -> u64 {
     stack.run(|| {
@@ -401,8 +403,8 @@ unsafe fn time_batch(
         // SAFETY: the caller's contract.
         unsafe {
             match f {
-                FiatFn::Regs(f) => time_batch_of(counter, mode, f, &args, swap, n),
-                FiatFn::Stack(f) => time_batch_of(counter, mode, f, &args, swap, n),
+                FiatFn::Regs(f) => time_batch_of(counter, mode, f, &args, chain, n),
+                FiatFn::Stack(f) => time_batch_of(counter, mode, f, &args, chain, n),
             }
         }
     })
@@ -418,7 +420,7 @@ unsafe fn time_batch_of(
     mode: Mode,
     f: impl Callee,
     args: &Args,
-    swap: usize,
+    chain: Chain,
     n: u64,
 ) -> u64 {
     // SAFETY (all arms): the caller's contract; in latency mode `odd` swaps two buffers
@@ -431,7 +433,9 @@ unsafe fn time_batch_of(
             },
             Mode::Latency => {
                 let mut odd = *args;
-                odd.words.swap(0, swap);
+                for i in 0..chain.len {
+                    odd.words.swap(i, chain.inputs_at + i);
+                }
                 match counter {
                     Counter::Tsc => latency_batch(tsc, f, args, &odd, n),
                     Counter::CoreCycles(p) => latency_batch(|| p.read(), f, args, &odd, n),
@@ -441,12 +445,29 @@ unsafe fn time_batch_of(
     }
 }
 
-/// Checks that latency mode can chain out1 into arg1 of `f`.
 /// Can `f` be measured in [`Mode::Latency`]: is `out1` an array of the shape of `arg1`
 /// (so that each call's output can be the next call's input)?
 pub fn latency_possible(f: &Function) -> bool {
-    matches!((f.returns.first(), f.params.first()), (Some(o), Some(a))
-        if a.len.is_some() && o.len == a.len && o.ty.bits == a.ty.bits)
+    chained(f) > 0
+}
+
+/// How many outputs latency mode feeds back: the longest run `out1…outk` that has the
+/// shapes (arrays, same length and element type) of `arg1…argk`. A field operation
+/// chains one; a point formula (`X3, Y3, Z3` from `X1, Y1, Z1, …`) all three.
+pub fn chained(f: &Function) -> usize {
+    f.returns
+        .iter()
+        .zip(&f.params)
+        .take_while(|(o, a)| a.len.is_some() && o.len == a.len && o.ty.bits == a.ty.bits)
+        .count()
+}
+
+/// Which argument words latency mode swaps between calls: output `i`'s (word `i`) with
+/// input `i`'s (word `inputs_at + i`), for `i < len`.
+#[derive(Clone, Copy, Debug)]
+struct Chain {
+    inputs_at: usize,
+    len: usize,
 }
 
 fn latency_shape(f: &Function) -> Result<()> {
@@ -547,7 +568,10 @@ unsafe fn measure_on<R: Rng + ?Sized>(
     let (mut store, mut spare) = (Vec::new(), Vec::new());
     let timed = layout.reset_at(&mut store, BUFFERS_AT);
     layout.reset(&mut spare);
-    let swap = f.returns.len();
+    let chain = Chain {
+        inputs_at: f.returns.len(),
+        len: chained(f),
+    };
     let overhead = counter::overhead(counter, OVERHEAD_SAMPLES);
     let guard = |area: &[u64], p: usize| match layout.broken_guard(area) {
         None => Ok(()),
@@ -569,7 +593,7 @@ unsafe fn measure_on<R: Rng + ?Sized>(
             layout.poison_outputs(timed);
             let args = layout.write_inputs(f, &first, timed);
             // SAFETY: the caller's contract; `args` points into `timed`, laid out for `f`.
-            t = t.min(unsafe { time_batch(stack, counter, cfg.mode, fns[0], &args, swap, n) });
+            t = t.min(unsafe { time_batch(stack, counter, cfg.mode, fns[0], &args, chain, n) });
         }
         guard(timed, 0)?;
         let enough = t >= cfg.cyclegoal && t >= overhead.saturating_mul(OVERHEAD_RATIO);
@@ -590,7 +614,7 @@ unsafe fn measure_on<R: Rng + ?Sized>(
                 cfg.mode,
                 fp,
                 &args,
-                swap,
+                chain,
                 n.min(WARMUP_CALLS),
             )
         };
@@ -607,7 +631,7 @@ unsafe fn measure_on<R: Rng + ?Sized>(
             layout.poison_outputs(timed);
             let args = layout.write_inputs(f, &inputs, timed);
             // SAFETY: the caller's contract; `args` points into `timed`, laid out for `f`.
-            let t = unsafe { time_batch(stack, counter, cfg.mode, fns[p], &args, swap, n) };
+            let t = unsafe { time_batch(stack, counter, cfg.mode, fns[p], &args, chain, n) };
             ticks[p].push(t.saturating_sub(overhead) as f64 / n as f64);
             guard(timed, p)?;
             match cfg.mode {

@@ -330,6 +330,45 @@ fn latency_possible_cases() {
             shape(&f.params),
             shape(&f.returns)
         );
+        assert_eq!(timing::chained(&f) > 0, want);
+    }
+}
+
+/// How many outputs latency mode feeds back: the leading outputs shaped like the
+/// leading inputs.
+#[test]
+fn chained_cases() {
+    let fe = |name: &str| param(name, Ty::U64, Some(4));
+    let f = |params: Vec<Param>, returns: Vec<Param>| Function::new("f", params, returns);
+    let point = || vec![fe("out1"), fe("out2"), fe("out3")];
+    let cases = [
+        // A field multiplication: out1 into arg1 only.
+        (f(vec![fe("arg1"), fe("arg2")], vec![fe("out1")]), 1),
+        // Point doubling and addition: all three coordinates.
+        (f(vec![fe("arg1"), fe("arg2"), fe("arg3")], point()), 3),
+        (
+            f((1..=6).map(|i| fe(&format!("arg{i}"))).collect(), point()),
+            3,
+        ),
+        // The run stops at the first mismatch (here a scalar by value).
+        (
+            f(
+                vec![fe("arg1"), param("arg2", Ty::U64, None), fe("arg3")],
+                point(),
+            ),
+            1,
+        ),
+        // The ladder step: its arg1 is the swap bit.
+        (
+            f(
+                vec![param("arg1", Ty::U1, None), fe("arg2"), fe("arg3")],
+                point(),
+            ),
+            0,
+        ),
+    ];
+    for (f, want) in cases {
+        assert_eq!(timing::chained(&f), want, "{:?}", f.params);
     }
 }
 
