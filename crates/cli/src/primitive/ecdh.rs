@@ -106,20 +106,12 @@ fn prelude(
     order: &BigUint,
     hashed: bool,
 ) -> String {
-    let words = |x: &BigUint| -> String {
-        spec.to_limbs(x)
-            .iter()
-            .map(|w| format!("0x{w:016x}ULL"))
-            .collect::<Vec<_>>()
-            .join(", ")
+    let c_words = |limbs: Vec<u128>| -> String {
+        let words: Vec<String> = limbs.iter().map(|w| format!("0x{w:016x}ULL")).collect();
+        words.join(", ")
     };
-    let encoded = |x: &BigUint| -> String {
-        spec.encode(x)
-            .iter()
-            .map(|w| format!("0x{w:016x}ULL"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
+    let words = |x: &BigUint| c_words(spec.to_limbs(x));
+    let encoded = |x: &BigUint| c_words(spec.encode(x));
     let p = &spec.p;
     let r2 = (BigUint::one() << (2 * 64 * spec.limbs())) % p;
     let base = format!("cryptopt_{}", name.as_str());

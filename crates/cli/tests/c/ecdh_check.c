@@ -120,16 +120,7 @@ static int ref_ecdh(uint8_t out[32], const uint8_t priv[32], const uint8_t pub[6
 #error "build with -DP256 or -DSECP256K1"
 #endif
 
-static uint64_t rng = 0x9e3779b97f4a7c15ULL;
-static uint64_t next(void) { /* splitmix64: reproducible inputs */
-    uint64_t z = (rng += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-static void random_bytes(uint8_t *b, size_t n) {
-    for (size_t i = 0; i < n; i++) b[i] = (uint8_t)next();
-}
+#include "inputs.h"
 
 static void unhex(uint8_t out[32], const char *hex) {
     for (int i = 0; i < 32; i++) {

@@ -17,16 +17,7 @@
 
 #include "cryptopt_x25519.h"
 
-static uint64_t rng = 0x9e3779b97f4a7c15ULL;
-static uint64_t next(void) { /* splitmix64: reproducible inputs */
-    uint64_t z = (rng += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-static void random_bytes(uint8_t *b, size_t n) {
-    for (size_t i = 0; i < n; i++) b[i] = (uint8_t)next();
-}
+#include "inputs.h"
 
 /* The small-order u-coordinates (libsodium's list): 0, 1, the two of order 8, p - 1,
  * p, p + 1; each also with the top bit set. */
