@@ -80,7 +80,7 @@ pub(crate) fn codegen(a: CodegenArgs, out: &mut dyn Write) -> Result<()> {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(a.seed);
     let cand = match a.order {
         OrderArg::Random => Candidate::random(&g, gen.deps(), &mut rng),
-        OrderArg::First => Candidate::first(&g, gen.deps()),
+        OrderArg::First => Candidate::first(gen.deps()),
         OrderArg::DepthFirst => Candidate::depth_first(&g, gen.deps()),
         OrderArg::DemandDriven => Candidate::demand_driven(&g, gen.deps()),
         OrderArg::LowPressure => Candidate::low_pressure(&g, gen.deps()),

@@ -322,8 +322,8 @@ impl Candidate {
 
     /// The first topological order (Kahn's algorithm taking the smallest ready index,
     /// so the input order when it is valid) with all decisions zero.
-    pub fn first(f: &Function, deps: &Deps) -> Candidate {
-        let n = f.insts.len();
+    pub fn first(deps: &Deps) -> Candidate {
+        let n = deps.preds.len();
         let mut missing: Vec<u32> = deps.preds.iter().map(|p| p.len() as u32).collect();
         let mut ready: std::collections::BTreeSet<Inst> =
             all_insts(n).filter(|k| missing[k.index()] == 0).collect();

@@ -84,7 +84,7 @@ fn every_topological_order_is_reachable() {
 fn bad_candidates_are_rejected() {
     let f = running_example();
     let mut gen = Generator::new(&f, Options::default()).unwrap();
-    let mut c = Candidate::first(&f, gen.deps());
+    let mut c = Candidate::first(gen.deps());
     assert!(gen.generate(&c).is_ok());
     c.order.reverse();
     assert!(gen
@@ -92,7 +92,7 @@ fn bad_candidates_are_rejected() {
         .unwrap_err()
         .to_string()
         .contains("not a topological order"));
-    let mut c = Candidate::first(&f, gen.deps());
+    let mut c = Candidate::first(gen.deps());
     c.decisions.pop();
     assert!(gen.generate(&c).is_err());
 }
@@ -219,7 +219,7 @@ fn structured_orders_are_topological() {
             ] {
                 let deps = cryptopt_codegen::Deps::new(&g, &opts);
                 for c in [
-                    Candidate::first(&g, &deps),
+                    Candidate::first(&deps),
                     Candidate::depth_first(&g, &deps),
                     Candidate::demand_driven(&g, &deps),
                     Candidate::low_pressure(&g, &deps),
@@ -258,7 +258,7 @@ fn sums_take_their_carry_from_the_flag() {
         .count();
     // (flavor of every addcarry with carry-in 0: 0 add, 2 test; adox), flag-save mnemonic
     for (flavor, save) in [(0u8, Mnemonic::Setc), (2, Mnemonic::Seto)] {
-        let mut c = Candidate::first(&f, gen.deps());
+        let mut c = Candidate::first(gen.deps());
         for (k, d) in f.insts.iter().enumerate() {
             if matches!(d.op, cryptopt_ir::Op::AddCarry { .. }) {
                 c.decisions[k][DecisionSlot::Flavor as usize] = flavor;
@@ -340,7 +340,7 @@ fn literals_stay_in_their_register() {
     f.push(Op::Store { ret: 0, index: 3 }, vec![q.into()], &[]);
     let f = lower::lower(&f).unwrap();
     let mut gen = Generator::new(&f, Options::default()).unwrap();
-    let c = Candidate::first(&f, gen.deps());
+    let c = Candidate::first(gen.deps());
     let insts = gen.generate(&c).unwrap().to_vec();
     let loads = insts
         .iter()

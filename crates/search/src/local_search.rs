@@ -228,11 +228,6 @@ pub struct SearchState {
     /// The program the search chose, once it is done (see [`SearchState::winner`]).
     #[serde(default)]
     pub winner: Option<Candidate>,
-    /// The input's own order with the plainest templates (walk 0's start), ranked with
-    /// the finalists so that the search never ends with a program slower than the one
-    /// it started from (absent in states saved before it was kept).
-    #[serde(default)]
-    pub first: Option<Candidate>,
 }
 
 /// A candidate and its ratio to the baseline in the ranking that saw it.
@@ -282,7 +277,7 @@ impl SearchState {
                 let current = match w {
                     // Structured orders with the plainest templates (decision 0: `add`/
                     // `adc` chains, no swaps), so they start from sensible code.
-                    0 => Candidate::first(f, deps),
+                    0 => Candidate::first(deps),
                     1 => Candidate::depth_first(f, deps),
                     2 => Candidate::low_pressure(f, deps),
                     3 => Candidate::demand_driven(f, deps),
@@ -314,7 +309,6 @@ impl SearchState {
             evals: 0,
             elite: Vec::new(),
             winner: None,
-            first: Some(Candidate::first(f, deps)),
         })
     }
 
@@ -415,7 +409,7 @@ pub fn search(
             },
             Phase::Final { walk } => {
                 if state.evals >= state.params.evals {
-                    choose_winner(state, walk, ev)?;
+                    choose_winner(state, walk, deps, ev)?;
                     state.phase = Phase::Done;
                     continue;
                 }
@@ -434,14 +428,20 @@ impl Walk {
 }
 
 /// Chooses the winner among the final walk's current candidate, the elite and the first
-/// order, measured side by side. The first order is there because on large functions a
+/// order (walk 0's start, [`Candidate::first`]), measured side by side. The first order is there because on large functions a
 /// search can end behind its start: one step changes the time by less than a comparison
 /// resolves, and in latency mode the walk's rankings saw the chain through one output
 /// only before `timing::chained`; the default-budget P-256 doubling's winner measured
 /// 746 TSC ticks in its final ranking where its first order had measured 591.
-fn choose_winner(state: &mut SearchState, walk: usize, ev: &mut dyn Evaluator) -> Result<()> {
+fn choose_winner(
+    state: &mut SearchState,
+    walk: usize,
+    deps: &Deps,
+    ev: &mut dyn Evaluator,
+) -> Result<()> {
+    let first = Candidate::first(deps);
     let mut cands: Vec<&Candidate> = vec![&state.walks[walk].current];
-    for c in state.elite.iter().map(|s| &s.candidate).chain(&state.first) {
+    for c in state.elite.iter().map(|s| &s.candidate).chain([&first]) {
         if !cands.contains(&c) {
             cands.push(c);
         }

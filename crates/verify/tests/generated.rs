@@ -137,7 +137,7 @@ fn every_structured_candidate_is_proved() {
         let opts = Options::default();
         let mut gen = Generator::new(&g, opts).expect("generator");
         let orders = [
-            Candidate::first(&g, gen.deps()),
+            Candidate::first(gen.deps()),
             Candidate::depth_first(&g, gen.deps()),
             Candidate::demand_driven(&g, gen.deps()),
             Candidate::low_pressure(&g, gen.deps()),

@@ -40,15 +40,36 @@ struct Measured {
     versions: Vec<(String, String)>,
 }
 
-/// The harness: the primitive's part (its implementations, inputs and versions), then the
-/// timing loop all share.
-fn harness(name: PrimitiveName) -> String {
-    let part = match name {
-        PrimitiveName::X25519 => include_str!("bench_x25519.c"),
-        PrimitiveName::P256 => include_str!("bench_p256.c"),
-        PrimitiveName::Secp256k1 => include_str!("bench_secp256k1.c"),
+/// One primitive's harness: its part (implementations, inputs, versions) before the
+/// timing loop all share, and what it links and defines.
+struct Harness {
+    source: String,
+    libs: &'static [&'static str],
+    defines: Vec<String>,
+}
+
+fn harness(name: PrimitiveName) -> Harness {
+    let (part, libs, defines) = match name {
+        PrimitiveName::X25519 => (
+            include_str!("bench_x25519.c"),
+            &["-lsodium", "-lcrypto"][..],
+            vec![],
+        ),
+        PrimitiveName::P256 => (include_str!("bench_p256.c"), &["-lcrypto"][..], vec![]),
+        PrimitiveName::Secp256k1 => (
+            include_str!("bench_secp256k1.c"),
+            &["-lsecp256k1"][..],
+            vec![format!(
+                "-DLIBSECP256K1_VERSION=\"{}\"",
+                secp256k1_version()
+            )],
+        ),
     };
-    format!("{part}{}", include_str!("bench_main.c"))
+    Harness {
+        source: format!("{part}{}", include_str!("bench_main.c")),
+        libs,
+        defines,
+    }
 }
 
 /// libsecp256k1 has no version function: the Debian package's version, for the harness.
@@ -121,20 +142,19 @@ pub(crate) fn command(args: &BenchArgs, names: &[PrimitiveName]) -> Result<()> {
 /// Builds the harness against the library in `dir` and runs it on CPU 0.
 fn measure(name: PrimitiveName, dir: &Path, cc: &str, calls: u64) -> Result<Measured> {
     let said = in_scratch(dir, "bench", |scratch| {
+        let h = harness(name);
         let src = scratch.join("bench.c");
-        std::fs::write(&src, harness(name))
+        std::fs::write(&src, &h.source)
             .with_context(|| format!("cannot write {}", src.display()))?;
         let exe = scratch.join("bench");
         run(Command::new(cc)
             .args(["-O2", "-I"])
             .arg(dir)
-            .arg(format!(
-                "-DLIBSECP256K1_VERSION=\"{}\"",
-                secp256k1_version()
-            ))
+            .args(&h.defines)
             .arg(&src)
             .arg(dir.join(archive_name(name)))
-            .args(["-lsodium", "-lcrypto", "-lsecp256k1", "-o"])
+            .args(h.libs)
+            .arg("-o")
             .arg(&exe))?;
         eprintln!(
             "{}: {calls} interleaved calls of each implementation on cpu 0",

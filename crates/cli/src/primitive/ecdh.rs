@@ -12,11 +12,13 @@ use num_traits::One;
 use cryptopt_gen::fields::{self, FieldOp, FieldOptions, FieldSpec, ReprChoice};
 use cryptopt_gen::formulas::{self, Formula};
 
-use super::{Piece, Recipe};
+use super::{base, Piece, Recipe};
 use crate::args::PrimitiveName;
 
-/// One curve: its field preset, formulas, group order and self-test answers.
+/// One curve: its field preset, formulas, group order, header and self-test answers.
 struct Curve {
+    /// The name in the driver's first line: `P-256`.
+    title: &'static str,
     field: &'static str,
     add: Formula,
     double: Formula,
@@ -24,25 +26,30 @@ struct Curve {
     order: &'static str,
     /// libsecp256k1's hashed output instead of the bare x-coordinate.
     hashed: bool,
+    header: &'static str,
     vectors: &'static str,
 }
 
 fn curve(name: PrimitiveName) -> Curve {
     match name {
         PrimitiveName::P256 => Curve {
+            title: "P-256",
             field: "p256",
             add: Formula::P256Add,
             double: Formula::P256Double,
             order: "ffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551",
             hashed: false,
+            header: include_str!("cryptopt_p256.h"),
             vectors: include_str!("p256_vectors.c"),
         },
         PrimitiveName::Secp256k1 => Curve {
+            title: "secp256k1",
             field: "secp256k1",
             add: Formula::Secp256k1Add,
             double: Formula::Secp256k1Double,
             order: "fffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141",
             hashed: true,
+            header: include_str!("cryptopt_secp256k1.h"),
             vectors: include_str!("secp256k1_vectors.c"),
         },
         PrimitiveName::X25519 => unreachable!("x25519 is not a Weierstrass curve"),
@@ -60,34 +67,22 @@ pub(super) fn recipe(name: PrimitiveName) -> Result<Recipe> {
         },
     )?;
     let representation = spec.representation();
-    let prefix = format!("cryptopt_{}", name.as_str());
-    let named = |mut f: cryptopt_ir::Function, suffix: &str| {
-        f.name = format!("{prefix}_{suffix}");
-        Piece {
-            f,
-            representation: representation.clone(),
-        }
-    };
+    let named = |f, suffix: &str| Piece::new(f, name, suffix, &representation);
     let (add, _) = formulas::generate(c.add, &spec)?;
     let (double, _) = formulas::generate(c.double, &spec)?;
     let mut pieces = vec![named(add, "point_add"), named(double, "point_double")];
     for op in [FieldOp::Mul, FieldOp::Square, FieldOp::Add, FieldOp::Sub] {
         pieces.push(named(fields::generate(&spec, op)?, op.name()));
     }
-    let (a, b) = c.add.curve().expect("a Weierstrass formula");
-    let order = BigUint::parse_bytes(c.order.as_bytes(), 16).expect("a hex literal");
     Ok(Recipe {
         name,
         pieces,
         driver: format!(
             "{}{}",
-            prelude(name, &spec, a, &b, &order, c.hashed),
+            prelude(name, &c, &spec),
             include_str!("ecdh_weierstrass.c")
         ),
-        header: match name {
-            PrimitiveName::P256 => include_str!("cryptopt_p256.h"),
-            _ => include_str!("cryptopt_secp256k1.h"),
-        },
+        header: c.header,
         selftest: format!(
             "{}#define ORDER_HEX \"{}\"\n{}",
             c.vectors,
@@ -98,14 +93,9 @@ pub(super) fn recipe(name: PrimitiveName) -> Result<Recipe> {
 }
 
 /// The lines before the template: what the curve is, its pieces' names, its constants.
-fn prelude(
-    name: PrimitiveName,
-    spec: &FieldSpec,
-    a: i8,
-    b: &BigUint,
-    order: &BigUint,
-    hashed: bool,
-) -> String {
+fn prelude(name: PrimitiveName, c: &Curve, spec: &FieldSpec) -> String {
+    let (a, b) = c.add.curve().expect("a Weierstrass formula");
+    let order = BigUint::parse_bytes(c.order.as_bytes(), 16).expect("a hex literal");
     let c_words = |limbs: Vec<u128>| -> String {
         let words: Vec<String> = limbs.iter().map(|w| format!("0x{w:016x}ULL")).collect();
         words.join(", ")
@@ -114,27 +104,27 @@ fn prelude(
     let encoded = |x: &BigUint| c_words(spec.encode(x));
     let p = &spec.p;
     let r2 = (BigUint::one() << (2 * 64 * spec.limbs())) % p;
-    let base = format!("cryptopt_{}", name.as_str());
+    let base = base(name);
     let mut s = String::new();
     let _ = writeln!(
         s,
         "/* {base}: {} ECDH, written by `cryptopt primitive {}`: the curve and its \
          constants (little-endian 64-bit words; MONT_ marks the Montgomery domain). */",
-        if hashed { "secp256k1" } else { "P-256" },
+        c.title,
         name.as_str()
     );
     let _ = writeln!(s, "#include <stdint.h>\n\n#include \"{base}.h\"\n");
     let _ = writeln!(s, "#define PIECE(x) {base}_##x");
     let _ = writeln!(s, "#define ECDH {base}_ecdh");
     let _ = writeln!(s, "#define A_IS_MINUS_3 {}", u8::from(a == -3));
-    let _ = writeln!(s, "#define HASHED {}", u8::from(hashed));
+    let _ = writeln!(s, "#define HASHED {}", u8::from(c.hashed));
     for (cname, value) in [
         ("FIELD_P", words(p)),
-        ("ORDER_N", words(order)),
+        ("ORDER_N", words(&order)),
         ("P_MINUS_2", words(&(p - 2u32))),
         ("MONT_R2", words(&r2)),
         ("MONT_ONE", encoded(&BigUint::one())),
-        ("CURVE_B", encoded(b)),
+        ("CURVE_B", encoded(&b)),
     ] {
         let _ = writeln!(s, "static const uint64_t {cname}[4] = {{{value}}};");
     }

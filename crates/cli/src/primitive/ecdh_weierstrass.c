@@ -114,6 +114,14 @@ static void negate_y(point *r, uint64_t negate) {
     for (int k = 0; k < 4; k++) r->y[k] = (r->y[k] & ~negate) | (minus[k] & negate);
 }
 
+/* r = digit·p for a secret digit in [-16, 16]: tab[|digit|], negated if digit < 0. */
+static void select_signed(point *r, const point tab[17], int64_t digit) {
+    uint64_t negative = (uint64_t)(digit >> 63);                  /* all ones if < 0 */
+    uint64_t magnitude = ((uint64_t)digit ^ negative) - negative; /* |digit| */
+    select_point(r, tab, magnitude);
+    negate_y(r, negative);
+}
+
 static void point_add(point *r, const point *a, const point *b) {
     PIECE(point_add)(r->x, r->y, r->z, a->x, a->y, a->z, b->x, b->y, b->z);
 }
@@ -153,17 +161,10 @@ static void scalar_mult(point *q, const fe k, const point *p) {
     }
     int64_t digit[DIGITS];
     recode(digit, k);
-    for (int i = DIGITS - 1; i >= 0; i--) {
-        uint64_t negative = (uint64_t)(digit[i] >> 63);            /* all ones if < 0 */
-        uint64_t magnitude = ((uint64_t)digit[i] ^ negative) - negative; /* |digit| */
-        if (i == DIGITS - 1) {
-            select_point(q, tab, magnitude);
-            negate_y(q, negative);
-            continue;
-        }
+    select_signed(q, tab, digit[DIGITS - 1]);
+    for (int i = DIGITS - 2; i >= 0; i--) {
         for (int s = 0; s < 5; s++) point_double(q, q);
-        select_point(&t, tab, magnitude);
-        negate_y(&t, negative);
+        select_signed(&t, tab, digit[i]);
         point_add(q, q, &t);
     }
     memset(digit, 0, sizeof digit);

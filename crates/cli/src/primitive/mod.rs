@@ -42,6 +42,17 @@ struct Piece {
     representation: String,
 }
 
+impl Piece {
+    /// `f` renamed `cryptopt_<primitive>_<suffix>`, the name the driver calls.
+    fn new(mut f: Function, name: PrimitiveName, suffix: &str, representation: &str) -> Piece {
+        f.name = format!("{}_{suffix}", base(name));
+        Piece {
+            f,
+            representation: representation.to_string(),
+        }
+    }
+}
+
 /// What one primitive consists of: its pieces, and the C around them (the driver and
 /// header under the names they are shipped with, [`base`]`.c` and `.h`).
 struct Recipe {
@@ -66,26 +77,14 @@ fn recipe(name: PrimitiveName) -> Result<Recipe> {
                 },
             )?;
             let representation = spec.representation();
-            let named = |mut f: Function, name: &str| {
-                f.name = name.to_string();
-                Piece {
-                    f,
-                    representation: representation.clone(),
-                }
-            };
+            let named = |f, suffix: &str| Piece::new(f, name, suffix, &representation);
             let (step, _) = formulas::generate(Formula::X25519Ladderstep, &spec)?;
             Ok(Recipe {
                 name,
                 pieces: vec![
-                    named(step, "cryptopt_x25519_ladderstep"),
-                    named(
-                        fields::generate(&spec, FieldOp::Mul)?,
-                        "cryptopt_x25519_mul",
-                    ),
-                    named(
-                        fields::generate(&spec, FieldOp::Square)?,
-                        "cryptopt_x25519_square",
-                    ),
+                    named(step, "ladderstep"),
+                    named(fields::generate(&spec, FieldOp::Mul)?, "mul"),
+                    named(fields::generate(&spec, FieldOp::Square)?, "square"),
                 ],
                 driver: include_str!("cryptopt_x25519.c").to_string(),
                 header: include_str!("cryptopt_x25519.h"),

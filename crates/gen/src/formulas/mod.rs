@@ -220,17 +220,20 @@ impl Formula {
                 self.elements_in()
             )
         };
-        let p256_b = || BigUint::parse_bytes(P256_B.as_bytes(), 16).expect("a hex literal");
+        let b = || {
+            self.curve()
+                .map(|(_, b)| b)
+                .expect("a point formula's curve")
+        };
         Ok(match self {
             Formula::X25519Ladderstep => {
                 x25519::step(u, args.try_into().map_err(|_| wrong())?)?.to_vec()
             }
             Formula::P256Add => {
-                weierstrass::add_a_minus3(u, &p256_b(), args.try_into().map_err(|_| wrong())?)?
-                    .to_vec()
+                weierstrass::add_a_minus3(u, &b(), args.try_into().map_err(|_| wrong())?)?.to_vec()
             }
             Formula::P256Double => {
-                weierstrass::double_a_minus3(u, &p256_b(), args.try_into().map_err(|_| wrong())?)?
+                weierstrass::double_a_minus3(u, &b(), args.try_into().map_err(|_| wrong())?)?
                     .to_vec()
             }
             Formula::Secp256k1Add => {
