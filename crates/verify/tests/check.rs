@@ -78,6 +78,26 @@ fn mul128() -> Function {
     )
 }
 
+/// out1 = 19·(arg1 + arg2) for u32 scalars: a multiple of a sum that cannot wrap.
+fn times19() -> Function {
+    function(
+        "t",
+        &[("arg1", "u32"), ("arg2", "u32")],
+        &[("out1", "u64")],
+        r#"{"datatype":"u64","name":["x1"],"operation":"+","arguments":[{"datatype":"u64","name":[],"operation":"static_cast","arguments":["arg1"]},{"datatype":"u64","name":[],"operation":"static_cast","arguments":["arg2"]}]},
+           {"datatype":"u64","name":["out1"],"operation":"*","arguments":["x1","0x13"]}"#,
+    )
+}
+
+const TIMES19: &str = "t:
+    mov esi, esi
+    mov edx, edx
+    lea rax, [rsi + rdx]
+    lea rcx, [rax + rax*8]
+    lea rcx, [rax + rcx*2]
+    mov qword [rdi], rcx
+    ret";
+
 /// out1 = arg1 + … + arg7 (u64 scalars): eight arguments, arg6 and arg7 on the stack.
 fn sum7() -> Function {
     let args: Vec<(String, &str)> = (1..=7).map(|k| (format!("arg{k}"), "u64")).collect();
@@ -479,6 +499,15 @@ fn table() {
             .into(),
             all,
             Equivalent,
+        ),
+        ("19·x of a sum by imul", times19, TIMES19.replace("lea rcx, [rax + rax*8]\n    lea rcx, [rax + rcx*2]", "imul rcx, rax, 0x13"), all, Equivalent),
+        ("19·x of a sum as x + 2·(9·x) (two lea, clang's)", times19, TIMES19.into(), all, Equivalent),
+        (
+            "37·x is not 19·x",
+            times19,
+            TIMES19.replace("[rax + rcx*2]", "[rax + rcx*4]"),
+            all,
+            Not(&["out1 differs"]),
         ),
         (
             "u128 product by mulx",

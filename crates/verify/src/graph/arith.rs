@@ -28,6 +28,9 @@ impl Graph {
                 return n;
             }
         }
+        if let Some(n) = self.factored_sum(w, &merged, kk) {
+            return n;
+        }
         if w > 64 && !self.keep_wide_sums {
             if let Some(n) = self.wide_add(w, &merged, kk) {
                 return n;
@@ -71,6 +74,48 @@ impl Graph {
             return Some(self.prod(x, kc));
         }
         None
+    }
+
+    /// `g·x` for a collected sum `k + Σ c·t` whose coefficients and constant share a
+    /// factor `g` that is not a power of two, when `x = k/g + Σ (c/g)·t` is a sum already
+    /// made (rule `add-factor`): `lea t, [x + x*8]; lea t, [x + t*2]` flattens to
+    /// `19·a + 19·b` for `x = a + b`, and is `x·19` as `imul` or the IR's `mul` make it.
+    /// Only sums that exist are looked up, so no new node is made and a sum no program
+    /// formed keeps its flat form.
+    fn factored_sum(&mut self, w: u32, merged: &[(NodeId, u128)], kk: u128) -> Option<NodeId> {
+        if w > 64 || merged.len() < 2 {
+            return None;
+        }
+        // Coefficients are residues mod 2^w: the factor is that of their signed values.
+        let m = mask(w);
+        let neg = |c: u128| c > m >> 1;
+        let abs = |c: u128| if neg(c) { m - c + 1 } else { c };
+        let div = |c: u128, g: u128| {
+            if neg(c) {
+                (m - abs(c) / g + 1) & m
+            } else {
+                c / g
+            }
+        };
+        let g = merged.iter().fold(abs(kk), |g, &(_, c)| gcd(g, abs(c)));
+        if g < 3 || g.is_power_of_two() {
+            return None;
+        }
+        let k = div(kk, g);
+        let terms: Box<[(NodeId, u128)]> = merged.iter().map(|&(t, c)| (t, div(c, g))).collect();
+        // The quotient as a sum mod 2^w, or mod 2^64 (its residue mod 2^w is the same).
+        let x = [w, 64].into_iter().find_map(|v| {
+            let lift = |c: u128| if neg(c) { (c | !m) & mask(v) } else { c };
+            let inner = Node::Add {
+                w: v as u8,
+                k: lift(k),
+                terms: terms.iter().map(|&(t, c)| (t, lift(c))).collect(),
+            };
+            self.memo.get(&inner).copied()
+        })?;
+        let n = self.scaled_sum(w, &[(x, g)], 0)?;
+        self.fire(Rule::AddFactor);
+        Some(n)
     }
 
     /// The terms of `(k + Σ c·t) mod 2^w` (`w` clamped), flattened (rules `add-flatten`,
@@ -427,4 +472,11 @@ impl Graph {
             self.add(w, &[(core, c)], 0)
         }
     }
+}
+
+fn gcd(mut a: u128, mut b: u128) -> u128 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
 }

@@ -50,6 +50,9 @@ rules! {
     /// all of `x`) inside a sum is the term `2^p·x`, and a sum of the one term `2^p·x` is
     /// `x << p` (`shl x, 2` = `lea [x*4]` = `imul x, 4`).
     AddShlTerm = "add-shl-term",
+    /// A sum whose coefficients and constant share a factor `g` (not a power of two) is
+    /// `g·x` when the quotient `x` is a sum already made: `x + 2·(9x)` (two `lea`) = `19·x`.
+    AddFactor = "add-factor",
     /// A sum of the one term `1·x` is `x mod 2^w` (a slice).
     AddSingle = "add-single",
     /// Multiplication by a constant is a coefficient: `x · c mod 2^w = c·x`, including the

@@ -97,6 +97,19 @@ fn cases() -> Vec<Case> {
             reference: |v| m64(v[0].wrapping_mul(3)),
         },
         Case {
+            rule: Rule::AddFactor,
+            what: "19a + 19b = 19·(a + b) once a + b is made (two lea = imul x, 19)",
+            build: |g, [_, _, _, d, e]| {
+                // d, e below 2^51: 19·(d + e) cannot wrap.
+                let x = g.sum(64, &[d, e]);
+                let nine = g.add(64, &[(x, 9)], 0);
+                let l = g.add(64, &[(x, 1), (nine, 2)], 0);
+                let k = g.konst(19);
+                (l, Some(g.mul(64, &[x, k])))
+            },
+            reference: |v| m64((v[3] + v[4]) * 19),
+        },
+        Case {
             rule: Rule::AddShlTerm,
             what: "(a << 2) + b = 4a + b; lea [a*4] = shl a, 2",
             build: |g, [a, b, ..]| {

@@ -170,8 +170,10 @@ impl Generator<'_> {
             LeaShl(u8, u32),
             /// `lea` by 3, 5 or 9 twice.
             LeaLea(u8, u8),
+            /// `t = lea [x + x·(m−1)]`, `lea [x + t·k]`: c = 1 + k·m.
+            LeaBase(u8, u8),
         }
-        let mut options: [Option<F>; 7] = [None; 7];
+        let mut options: [Option<F>; 8] = [None; 8];
         let mut n = 0;
         let mut add = |f: F| {
             options[n] = Some(f);
@@ -194,6 +196,9 @@ impl Generator<'_> {
             Some((m, 1)) => add(F::Lea(m as u8 - 1, true)),
             Some((m, n)) if n.is_power_of_two() => add(F::LeaShl(m as u8 - 1, n.trailing_zeros())),
             Some((m, n)) => add(F::LeaLea(m as u8 - 1, n as u8 - 1)),
+        }
+        if let Some((m, k)) = lea_base_factors(c) {
+            add(F::LeaBase(m - 1, k));
         }
         let pick =
             options[self.decide(DecisionSlot::Flavor, n)].expect("chosen among the filled options");
@@ -237,7 +242,36 @@ impl Generator<'_> {
                 self.emit(Inst::op2(M::Lea, X::r64(dst), X::Mem(m)), None)?;
                 dst
             }
+            F::LeaBase(scale, k) => {
+                // x stays: the second `lea` reads it next to the first one's result.
+                let rx = self.reg_operand(x)?;
+                let dst = self.fresh()?;
+                let m = times(rx, scale, true);
+                self.emit(Inst::op2(M::Lea, X::r64(dst), X::Mem(m)), None)?;
+                let m = Mem {
+                    base: Some(rx),
+                    index: Some(dst),
+                    scale: k,
+                    disp: 0,
+                    size: Size::B64,
+                };
+                self.emit(Inst::op2(M::Lea, X::r64(dst), X::Mem(m)), None)?;
+                dst
+            }
         };
         self.finish_result(d, dst)
     }
+}
+
+/// `c = 1 + k·m` with `m` one of 3, 5, 9 and `k` one of 2, 4, 8: two `lea` that keep `x`
+/// (19 = 1 + 2·9, curve25519's wrap-around factor, as clang makes it). Not `2^s·c`: the
+/// `shl` of such a sum stays a bit slice in the checker, which does not meet the IR's
+/// `38·x`.
+fn lea_base_factors(c: u64) -> Option<(u8, u8)> {
+    [3u8, 5, 9].into_iter().find_map(|m| {
+        [2u8, 4, 8]
+            .into_iter()
+            .find(|&k| c == 1 + k as u64 * m as u64)
+            .map(|k| (m, k))
+    })
 }

@@ -9,7 +9,7 @@
 //! | subborrow.64       | `sub` / `sbb` (`stc`/`bt` to load the borrow)   |                          |
 //! | mulx.64            | `mulx`                                         | Swap (which factor → rdx), Mem |
 //! | add (n-ary)        | `add` chain, a carry read with `adc`/`adcx` (CF) or `adox` (OF) · `lea` (two operands) | Swap (dest) |
-//! | mul by constant    | `imul r, r/m, imm` · `mov; imul` · `mulx` · `shl` · `lea` · `lea; shl` or `lea; lea` (c = m·n, `lower::shift_add_factors`) | |
+//! | mul by constant    | `imul r, r/m, imm` · `mov; imul` · `mulx` · `shl` · `lea` · `lea; shl` or `lea; lea` (c = m·n, `lower::shift_add_factors`) · `lea; lea [x + k·t]` (c = 1 + k·m: 19) | |
 //! | mul                | `imul` · `mulx`                                |                          |
 //! | and with a mask    | `and imm` · `movzx` (0xff) · `mov r32` (2^32-1) · `shl; shr` · `bzhi` | |
 //! | shr / shl          | `shr`/`shl imm` · `shrx`/`shlx` · `lea` (shl ≤ 3) |                        |

@@ -57,10 +57,17 @@ fn raw(n: usize) -> BoxedStrategy<Raw> {
         any::<u128>().prop_map(Raw::Const),
         (
             widths(),
-            proptest::collection::vec((i.clone(), coeff), 1..5),
+            proptest::collection::vec((i.clone(), coeff.clone()), 1..5),
             any::<u128>()
         )
             .prop_map(|(w, t, k)| Raw::Add(w, t, k)),
+        // A multiple of a sum written out term by term (two `lea` for 19·x).
+        (
+            prop_oneof![Just(64u8), widths()],
+            proptest::collection::vec(i.clone(), 2..3),
+            prop_oneof![Just(1u128), Just(19), Just(38), coeff.clone()],
+        )
+            .prop_map(|(w, t, c)| Raw::Add(w, t.into_iter().map(|t| (t, c)).collect(), 0)),
         (widths(), many.clone()).prop_map(|(w, a)| Raw::Mul(w, a)),
         (i.clone(), i.clone()).prop_map(|(a, b)| Raw::Prod(a, b)),
         (
@@ -171,6 +178,12 @@ fn build(g: &mut Graph, op: &Raw, n: &[NodeId]) -> NodeId {
         Raw::Const(c) => g.konst(*c),
         Raw::Add(wd, t, k) => {
             let terms: Vec<(NodeId, u128)> = t.iter().map(|&(i, c)| (n[i], c)).collect();
+            if t.len() > 1 && t.iter().all(|&(_, c)| c == t[0].1) {
+                // A multiple of a sum written term by term: the sum is made first, as
+                // a program makes `x` before `lea t, [x + x*8]; lea t, [x + t*2]`.
+                let ones: Vec<(NodeId, u128)> = terms.iter().map(|&(x, _)| (x, 1)).collect();
+                g.add(w(*wd), &ones, 0);
+            }
             g.add(w(*wd), &terms, *k)
         }
         Raw::Mul(wd, a) => {
