@@ -254,6 +254,36 @@ fn secp256k1_double_matches_the_group_law() {
     );
 }
 
+/// `p256-double-jacobian` (`dbl-2001-b`) on Jacobian points (λ²x : λ³y : λ), against the
+/// affine model, and the point at infinity as the ECDH driver brings it from projective
+/// coordinates, (0 : 0 : 0), stays (0 : 0 : 0); its output is fully reduced (`decode`).
+#[test]
+fn p256_jacobian_double_matches_the_group_law() {
+    let d = case(Formula::P256DoubleJacobian, "p256", p256());
+    let c = &d.curve;
+    let p = &c.p;
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(2001);
+    for k in 0..1000 {
+        let s = c.random_point(&mut rng);
+        let l = below(&mut rng, &(p - 1u32)) + 1u32;
+        let (x, y) = s.clone().expect("a finite point");
+        let l2 = &l * &l % p;
+        let [x3, y3, z3] = d.run(&[[x * &l2 % p, y * &l2 % p * &l % p, l]]);
+        assert!(!z3.is_zero(), "case {k}: 2·P is finite");
+        let zi = c.inv(&z3);
+        let zi2 = &zi * &zi % p;
+        let got = Some((x3 * &zi2 % p, y3 * zi2 % p * zi % p));
+        assert!(c.on_curve(&got), "case {k} is off the curve");
+        assert_eq!(got, c.add(&s, &s), "case {k}");
+    }
+    let zero = [BigUint::zero(), BigUint::zero(), BigUint::zero()];
+    assert_eq!(d.run(std::slice::from_ref(&zero)), zero, "2·O from (0 : 0 : 0)");
+    // 3M + 5S, the last product sharing its reduction (Y3 = alpha·(4beta − X3) − 8gamma²).
+    let (f, stats) = formulas::generate(Formula::P256DoubleJacobian, &d.spec).unwrap();
+    assert_eq!((stats.muls, stats.shared_reductions), (8, 1));
+    assert_eq!(f.name, "fiat_p256_point_double_jacobian");
+}
+
 /// The complete formulas' special cases, spelled out: P + (−P) is the point at infinity
 /// (Z = 0), P + O = P, O + O = O, 2·O = O.
 #[test]
@@ -343,6 +373,7 @@ fn point_formulas_lower_and_round_trip() {
     for (formula, field) in [
         (Formula::P256Add, "p256"),
         (Formula::P256Double, "p256"),
+        (Formula::P256DoubleJacobian, "p256"),
         (Formula::Secp256k1Add, "secp256k1"),
         (Formula::Secp256k1Double, "secp256k1"),
     ] {

@@ -2,7 +2,9 @@
  * cryptopt optimized and proved, all on the Montgomery representation (four 64-bit words
  * holding x·2^256 mod p, below p): the complete projective point addition and doubling
  * of Renes, Costello and Batina (PIECE(point_add), PIECE(point_double)), and the field
- * multiplication, squaring, addition and subtraction (PIECE(mul), _square, _add, _sub).
+ * multiplication, squaring, addition and subtraction (PIECE(mul), _square, _add, _sub);
+ * with JACOBIAN_DOUBLING (P-256) a seventh, the Jacobian doubling dbl-2001-b
+ * (PIECE(point_double_jacobian)), does the runs of five doublings between additions.
  * The lines above this comment (written by `cryptopt primitive`) name the curve, its
  * pieces and its constants.
  *
@@ -27,6 +29,11 @@ void PIECE(point_add)(uint64_t out1[4], uint64_t out2[4], uint64_t out3[4],
 void PIECE(point_double)(uint64_t out1[4], uint64_t out2[4], uint64_t out3[4],
                          const uint64_t arg1[4], const uint64_t arg2[4],
                          const uint64_t arg3[4]);
+#if JACOBIAN_DOUBLING
+void PIECE(point_double_jacobian)(uint64_t out1[4], uint64_t out2[4], uint64_t out3[4],
+                                  const uint64_t arg1[4], const uint64_t arg2[4],
+                                  const uint64_t arg3[4]);
+#endif
 void PIECE(mul)(uint64_t out1[4], const uint64_t arg1[4], const uint64_t arg2[4]);
 void PIECE(square)(uint64_t out1[4], const uint64_t arg1[4]);
 void PIECE(add)(uint64_t out1[4], const uint64_t arg1[4], const uint64_t arg2[4]);
@@ -130,6 +137,34 @@ static void point_double(point *r, const point *a) {
     PIECE(point_double)(r->x, r->y, r->z, a->x, a->y, a->z);
 }
 
+#if JACOBIAN_DOUBLING
+/* q = 32·q: into Jacobian coordinates (X·Z, Y·Z², Z), five dbl-2001-b, and back
+ * (X·Z, Y, Z³). The point at infinity (0 : Y : 0) goes in as (0 : 0 : 0), which the
+ * doubling keeps (every coordinate it makes is a multiple of Z), and comes back as
+ * (0 : 0 : 0): Y is set to 1 by a mask when Z is zero (values are below p, so Z ≡ 0 only
+ * as four zero words). No branch, no secret address. */
+static void double5(point *q) {
+    point j;
+    fe zz;
+    PIECE(square)(zz, q->z);
+    PIECE(mul)(j.x, q->x, q->z);
+    PIECE(mul)(j.y, q->y, zz);
+    memcpy(j.z, q->z, sizeof(fe));
+    for (int s = 0; s < 5; s++) PIECE(point_double_jacobian)(j.x, j.y, j.z, j.x, j.y, j.z);
+    PIECE(square)(zz, j.z);
+    PIECE(mul)(q->z, zz, j.z);
+    PIECE(mul)(q->x, j.x, j.z);
+    memcpy(q->y, j.y, sizeof(fe));
+    uint64_t nz = q->z[0] | q->z[1] | q->z[2] | q->z[3];
+    uint64_t infinity = ((nz | (0 - nz)) >> 63) - 1; /* all ones iff Z = 0 */
+    for (int k = 0; k < 4; k++) q->y[k] = (q->y[k] & ~infinity) | (MONT_ONE[k] & infinity);
+}
+#else
+static void double5(point *q) {
+    for (int s = 0; s < 5; s++) point_double(q, q);
+}
+#endif
+
 /* The scalar k < 2^256 (four little-endian words) as 52 signed 5-bit digits,
  * k = sum of digit[i]·2^(5i), each in [-15, 16] (the top one in [0, 2]): a digit above
  * 16 becomes digit - 32 with a carry into the next. Masks only. */
@@ -163,7 +198,7 @@ static void scalar_mult(point *q, const fe k, const point *p) {
     recode(digit, k);
     select_signed(q, tab, digit[DIGITS - 1]);
     for (int i = DIGITS - 2; i >= 0; i--) {
-        for (int s = 0; s < 5; s++) point_double(q, q);
+        double5(q);
         select_signed(&t, tab, digit[i]);
         point_add(q, q, &t);
     }

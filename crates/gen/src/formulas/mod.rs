@@ -101,6 +101,8 @@ pub enum Formula {
     P256Add,
     /// P-256 complete projective doubling (Renes–Costello–Batina, Algorithm 6).
     P256Double,
+    /// P-256 doubling in Jacobian coordinates (`dbl-2001-b`), for runs of doublings.
+    P256DoubleJacobian,
     /// secp256k1 complete projective addition (Renes–Costello–Batina, Algorithm 7).
     Secp256k1Add,
     /// secp256k1 complete projective doubling (Renes–Costello–Batina, Algorithm 9).
@@ -115,10 +117,11 @@ const SECP256K1_B: u64 = 7;
 const SECP256K1_B3: u64 = 3 * SECP256K1_B;
 
 impl Formula {
-    pub const ALL: [Formula; 5] = [
+    pub const ALL: [Formula; 6] = [
         Formula::X25519Ladderstep,
         Formula::P256Add,
         Formula::P256Double,
+        Formula::P256DoubleJacobian,
         Formula::Secp256k1Add,
         Formula::Secp256k1Double,
     ];
@@ -129,6 +132,7 @@ impl Formula {
             Formula::X25519Ladderstep => "x25519-ladderstep",
             Formula::P256Add => "p256-add",
             Formula::P256Double => "p256-double",
+            Formula::P256DoubleJacobian => "p256-double-jacobian",
             Formula::Secp256k1Add => "secp256k1-add",
             Formula::Secp256k1Double => "secp256k1-double",
         }
@@ -140,6 +144,7 @@ impl Formula {
             Formula::X25519Ladderstep => "ladderstep",
             Formula::P256Add | Formula::Secp256k1Add => "point_add",
             Formula::P256Double | Formula::Secp256k1Double => "point_double",
+            Formula::P256DoubleJacobian => "point_double_jacobian",
         }
     }
 
@@ -148,7 +153,7 @@ impl Formula {
     pub fn curve(self) -> Option<(i8, BigUint)> {
         match self {
             Formula::X25519Ladderstep => None,
-            Formula::P256Add | Formula::P256Double => Some((
+            Formula::P256Add | Formula::P256Double | Formula::P256DoubleJacobian => Some((
                 -3,
                 BigUint::parse_bytes(P256_B.as_bytes(), 16).expect("a hex literal"),
             )),
@@ -162,7 +167,7 @@ impl Formula {
     pub fn fields(self) -> &'static [&'static str] {
         match self {
             Formula::X25519Ladderstep => &["curve25519"],
-            Formula::P256Add | Formula::P256Double => &["p256"],
+            Formula::P256Add | Formula::P256Double | Formula::P256DoubleJacobian => &["p256"],
             Formula::Secp256k1Add | Formula::Secp256k1Double => &["secp256k1"],
         }
     }
@@ -171,7 +176,9 @@ impl Formula {
     fn modulus(self) -> &'static str {
         match self {
             Formula::X25519Ladderstep => "2^255 - 19",
-            Formula::P256Add | Formula::P256Double => "2^256 - 2^224 + 2^192 + 2^96 - 1",
+            Formula::P256Add | Formula::P256Double | Formula::P256DoubleJacobian => {
+                "2^256 - 2^224 + 2^192 + 2^96 - 1"
+            }
             Formula::Secp256k1Add | Formula::Secp256k1Double => "2^256 - 2^32 - 977",
         }
     }
@@ -181,7 +188,7 @@ impl Formula {
         match self {
             Formula::X25519Ladderstep => 5,
             Formula::P256Add | Formula::Secp256k1Add => 6,
-            Formula::P256Double | Formula::Secp256k1Double => 3,
+            Formula::P256Double | Formula::P256DoubleJacobian | Formula::Secp256k1Double => 3,
         }
     }
 
@@ -234,6 +241,10 @@ impl Formula {
             }
             Formula::P256Double => {
                 weierstrass::double_a_minus3(u, &b(), args.try_into().map_err(|_| wrong())?)?
+                    .to_vec()
+            }
+            Formula::P256DoubleJacobian => {
+                weierstrass::double_jacobian_a_minus3(u, args.try_into().map_err(|_| wrong())?)?
                     .to_vec()
             }
             Formula::Secp256k1Add => {

@@ -9,6 +9,14 @@
 //! | `secp256k1-add`    | a = 0     | Algorithm 7 | 12M + 2m_3b + 19a |
 //! | `secp256k1-double` | a = 0     | Algorithm 9 | 6M + 2S + 1m_3b + 9a |
 //!
+//! And one formula in Jacobian coordinates (x = X/Z², y = Y/Z³), for runs of doublings
+//! between additions: `p256-double-jacobian`, Bernstein's `dbl-2001-b` for a = −3 (the
+//! Explicit-Formulas Database, <https://hyperelliptic.org/EFD/g1p/auto-shortw-jacobian-3.html>),
+//! 3M + 5S. It is not complete in general, but on a prime-order curve only the point at
+//! infinity is special, and there every coordinate it makes is a multiple of Z (Z3 = 2·Y·Z),
+//! so a point with Z = 0 stays one: the caller converts from and to projective
+//! coordinates around the run and fixes up that one point.
+//!
 //! Each function below is the paper's algorithm line by line (its temporaries `t0 … t4`
 //! and its reuse of `X3, Y3, Z3` as scratch), over any implementation of the field
 //! operations ([`Ops`]), except that a product which the paper only adds to (subtracts
@@ -173,4 +181,35 @@ pub(crate) fn double_a0<O: Ops>(
     let x3 = u.mul(&t0, &t1, false)?; // 17. X3 = t0·t1
     let x3 = u.add(&x3, &x3)?; // 18. X3 = X3+X3
     Ok([x3, y3, z3_10])
+}
+
+/// `dbl-2001-b` (Bernstein 2001, EFD): `2·(X:Y:Z)` in Jacobian coordinates for `a = −3`.
+pub(crate) fn double_jacobian_a_minus3<O: Ops>(
+    u: &mut O,
+    [x, y, z]: [O::Fe; 3],
+) -> Result<[O::Fe; 3], String> {
+    let delta = u.mul(&z, &z, true)?; // delta = Z1²
+    let gamma = u.mul(&y, &y, true)?; // gamma = Y1²
+    let beta = u.mul(&x, &gamma, false)?; // beta = X1·gamma
+    let xm = u.sub(&x, &delta)?; // X1−delta
+    let xp = u.add(&x, &delta)?; // X1+delta
+    let t = u.mul(&xm, &xp, false)?;
+    let alpha = u.add(&t, &t)?;
+    let alpha = u.add(&alpha, &t)?; // alpha = 3·(X1−delta)·(X1+delta)
+    let beta2 = u.add(&beta, &beta)?;
+    let beta4 = u.add(&beta2, &beta2)?;
+    let beta8 = u.add(&beta4, &beta4)?;
+    let x3 = u.mul(&alpha, &alpha, true)?;
+    let x3 = u.sub(&x3, &beta8)?; // X3 = alpha² − 8·beta
+    let yz = u.add(&y, &z)?;
+    let z3 = u.mul(&yz, &yz, true)?;
+    let z3 = u.sub(&z3, &gamma)?;
+    let z3 = u.sub(&z3, &delta)?; // Z3 = (Y1+Z1)² − gamma − delta
+    let d = u.sub(&beta4, &x3)?;
+    let gamma2 = u.add(&gamma, &gamma)?;
+    let gamma4 = u.add(&gamma2, &gamma2)?;
+    let gamma8 = u.add(&gamma4, &gamma4)?;
+    // Y3 = alpha·(4·beta − X3) − 8·gamma², one reduction for both products.
+    let y3 = u.mul_add([&alpha, &d, &gamma, &gamma8], true)?;
+    Ok([x3, y3, z3])
 }
