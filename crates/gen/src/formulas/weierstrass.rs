@@ -209,7 +209,10 @@ pub(crate) fn double_jacobian_a_minus3<O: Ops>(
     let gamma2 = u.add(&gamma, &gamma)?;
     let gamma4 = u.add(&gamma2, &gamma2)?;
     let gamma8 = u.add(&gamma4, &gamma4)?;
-    // Y3 = alpha·(4·beta − X3) − 8·gamma², one reduction for both products.
-    let y3 = u.mul_add([&alpha, &d, &gamma, &gamma8], true)?;
+    // Y3 = alpha·(4·beta − X3) − 8·gamma², as two products: a shared reduction
+    // (`mul_add`) needs operands below p, and alpha is not when an input is not (X1 ≥ p
+    // makes (X1−delta)·(X1+delta) too large for one final subtraction), so the function
+    // would stop agreeing with its operations called one by one on such inputs.
+    let y3 = super::two_products(u, [&alpha, &d, &gamma, &gamma8], true)?;
     Ok([x3, y3, z3])
 }
