@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ecdh_curve.h"
+
 #if defined(P256)
 #include <openssl/core_names.h>
 #include <openssl/ec.h>
@@ -24,11 +26,7 @@
 #include <openssl/obj_mac.h>
 #include <openssl/param_build.h>
 
-#include "cryptopt_p256.h"
-#define ECDH cryptopt_p256_ecdh
 #define REFERENCE "openssl"
-static const char *P_HEX = "ffffffff00000001000000000000000000000000ffffffffffffffffffffffff";
-static const char *N_HEX = "ffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551";
 
 static EC_GROUP *group;
 static BN_CTX *bn;
@@ -88,11 +86,7 @@ static int ref_ecdh(uint8_t out[32], const uint8_t priv[32], const uint8_t pub[6
 #include <secp256k1.h>
 #include <secp256k1_ecdh.h>
 
-#include "cryptopt_secp256k1.h"
-#define ECDH cryptopt_secp256k1_ecdh
 #define REFERENCE "libsecp256k1"
-static const char *P_HEX = "fffffffffffffffffffffffffffffffffffffffffffffffffffffffefffffc2f";
-static const char *N_HEX = "fffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141";
 
 static secp256k1_context *ctx;
 
@@ -116,19 +110,9 @@ static int ref_ecdh(uint8_t out[32], const uint8_t priv[32], const uint8_t pub[6
     if (!secp256k1_ec_pubkey_parse(ctx, &pk, pub, 65)) return -1;
     return secp256k1_ecdh(ctx, out, &pk, priv, NULL, NULL) == 1 ? 0 : -1;
 }
-#else
-#error "build with -DP256 or -DSECP256K1"
 #endif
 
 #include "inputs.h"
-
-static void unhex(uint8_t out[32], const char *hex) {
-    for (int i = 0; i < 32; i++) {
-        unsigned b;
-        sscanf(hex + 2 * i, "%2x", &b);
-        out[i] = (uint8_t)b;
-    }
-}
 
 /* a += d (32 bytes big-endian, d small, wrapping). */
 static void add_small(uint8_t a[32], int d) {
@@ -210,8 +194,8 @@ int main(int argc, char **argv) {
     if (argc != 3 || ref_init() != 0) return 2;
     long count = atol(argv[2]);
     uint8_t n[32], p[32], zero[32] = {0};
-    unhex(n, N_HEX);
-    unhex(p, P_HEX);
+    unhex(n, N_HEX, 32);
+    unhex(p, P_HEX, 32);
     uint8_t priv[32], other[32], pub[65], ours[32], theirs[32];
 
     if (strcmp(argv[1], "agree") == 0) {
