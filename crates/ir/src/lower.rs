@@ -788,6 +788,20 @@ pub fn shift_add_factors(c: u64) -> Option<(u64, u64)> {
     })
 }
 
+/// How `x·c` is made by two `lea` that keep `x`: `c = 1 + k·m` with `m` one of 3, 5, 9
+/// (`t = lea [x + x·(m−1)]`) and `k` one of 2, 4, 8 (`lea [x + t·k]`); 19 = 1 + 2·9,
+/// curve25519's wrap-around factor, as clang makes it. Code generation offers it; the
+/// fold above does not ask it (`x·38` would then need a `shl` of the sum, which the
+/// checker keeps as a bit slice and does not meet the IR's `38·x` with).
+pub fn lea_base_factors(c: u64) -> Option<(u8, u8)> {
+    [3u8, 5, 9].into_iter().find_map(|m| {
+        [2u8, 4, 8]
+            .into_iter()
+            .find(|&k| c == 1 + k as u64 * m as u64)
+            .map(|k| (m, k))
+    })
+}
+
 /// Flattens chains of `&`, `|`, `^`, `+` of one result type into n-ary operations when
 /// the inner operation has no other use.
 pub fn flatten(f: &Function) -> Function {

@@ -407,3 +407,23 @@ fn shift_add_factors_cases() {
         assert_eq!(lower::shift_add_factors(c), want, "{c}");
     }
 }
+
+#[test]
+fn lea_base_factors_cases() {
+    let cases: &[(u64, Option<(u8, u8)>)] = &[
+        (19, Some((9, 2))),
+        (7, Some((3, 2))),
+        (11, Some((5, 2))),
+        (73, Some((9, 8))),
+        (38, None),
+        (9, None),
+        (1, None),
+        (0, None),
+    ];
+    for &(c, want) in cases {
+        assert_eq!(lower::lea_base_factors(c), want, "{c}");
+        if let Some((m, k)) = want {
+            assert_eq!(1 + k as u64 * m as u64, c, "{c}");
+        }
+    }
+}

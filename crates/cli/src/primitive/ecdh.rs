@@ -9,10 +9,10 @@ use anyhow::Result;
 use num_bigint::BigUint;
 use num_traits::One;
 
-use cryptopt_gen::fields::{self, FieldOp, FieldOptions, FieldSpec, ReprChoice};
+use cryptopt_gen::fields::{self, FieldOp, FieldSpec, ReprChoice};
 use cryptopt_gen::formulas::{self, Formula};
 
-use super::{base, Piece, Recipe};
+use super::{base, field, Piece, Recipe};
 use crate::args::PrimitiveName;
 
 /// One curve: its field preset, formulas, group order, header and self-test answers.
@@ -64,14 +64,7 @@ fn curve(name: PrimitiveName) -> Curve {
 
 pub(super) fn recipe(name: PrimitiveName) -> Result<Recipe> {
     let c = curve(name);
-    let spec = fields::resolve(
-        c.field,
-        &FieldOptions {
-            repr: ReprChoice::Montgomery,
-            limbs: None,
-            allow_composite: false,
-        },
-    )?;
+    let spec = field(c.field, ReprChoice::Montgomery)?;
     let representation = spec.representation();
     let named = |f, suffix: &str| Piece::new(f, name, suffix, &representation);
     let (add, _) = formulas::generate(c.add, &spec)?;

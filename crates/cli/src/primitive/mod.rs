@@ -22,7 +22,7 @@ use std::time::Instant;
 
 use anyhow::{anyhow, bail, Context, Result};
 
-use cryptopt_gen::fields::{self, FieldOp, FieldOptions, ReprChoice};
+use cryptopt_gen::fields::{self, FieldOp, FieldOptions, FieldSpec, ReprChoice};
 use cryptopt_gen::formulas::{self, Formula};
 use cryptopt_ir::Function;
 use cryptopt_measure::timing::{self, Mode};
@@ -63,19 +63,23 @@ struct Recipe {
     selftest: String,
 }
 
+/// A preset field in the representation a primitive's pieces are made in.
+fn field(preset: &str, repr: ReprChoice) -> Result<FieldSpec> {
+    Ok(fields::resolve(
+        preset,
+        &FieldOptions {
+            repr,
+            ..FieldOptions::default()
+        },
+    )?)
+}
+
 fn recipe(name: PrimitiveName) -> Result<Recipe> {
     match name {
         PrimitiveName::X25519 => {
             // The saturated representation (4×64, 2^256 ≡ 38): its ladder step is the
             // faster of the two on every machine measured so far (issue 13's bench).
-            let spec = fields::resolve(
-                "curve25519",
-                &FieldOptions {
-                    repr: ReprChoice::Saturated,
-                    limbs: None,
-                    allow_composite: false,
-                },
-            )?;
+            let spec = field("curve25519", ReprChoice::Saturated)?;
             let representation = spec.representation();
             let named = |f, suffix: &str| Piece::new(f, name, suffix, &representation);
             let (step, _) = formulas::generate(Formula::X25519Ladderstep, &spec)?;

@@ -101,18 +101,12 @@ impl Graph {
         if g < 3 || g.is_power_of_two() {
             return None;
         }
-        let k = div(kk, g);
-        let terms: Box<[(NodeId, u128)]> = merged.iter().map(|&(t, c)| (t, div(c, g))).collect();
-        // The quotient as a sum mod 2^w, or mod 2^64 (its residue mod 2^w is the same).
-        let x = [w, 64].into_iter().find_map(|v| {
-            let lift = |c: u128| if neg(c) { (c | !m) & mask(v) } else { c };
-            let inner = Node::Add {
-                w: v as u8,
-                k: lift(k),
-                terms: terms.iter().map(|&(t, c)| (t, lift(c))).collect(),
-            };
-            self.memo.get(&inner).copied()
-        })?;
+        let inner = Node::Add {
+            w: w as u8,
+            k: div(kk, g),
+            terms: merged.iter().map(|&(t, c)| (t, div(c, g))).collect(),
+        };
+        let &x = self.memo.get(&inner)?;
         let n = self.scaled_sum(w, &[(x, g)], 0)?;
         self.fire(Rule::AddFactor);
         Some(n)

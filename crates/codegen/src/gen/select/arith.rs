@@ -5,7 +5,7 @@
 //! They must never clobber a live flag unsaved (every instruction goes through `emit`);
 //! `lea` is chosen only where no operand waits in a flag.
 
-use cryptopt_ir::lower::shift_add_factors;
+use cryptopt_ir::lower::{lea_base_factors, shift_add_factors};
 use cryptopt_ir::{InstData, Operand as IrOperand};
 use cryptopt_x86::{Inst, Mem, Mnemonic as M, Operand as X, Size};
 
@@ -261,17 +261,4 @@ impl Generator<'_> {
         };
         self.finish_result(d, dst)
     }
-}
-
-/// `c = 1 + k·m` with `m` one of 3, 5, 9 and `k` one of 2, 4, 8: two `lea` that keep `x`
-/// (19 = 1 + 2·9, curve25519's wrap-around factor, as clang makes it). Not `2^s·c`: the
-/// `shl` of such a sum stays a bit slice in the checker, which does not meet the IR's
-/// `38·x`.
-fn lea_base_factors(c: u64) -> Option<(u8, u8)> {
-    [3u8, 5, 9].into_iter().find_map(|m| {
-        [2u8, 4, 8]
-            .into_iter()
-            .find(|&k| c == 1 + k as u64 * m as u64)
-            .map(|k| (m, k))
-    })
 }

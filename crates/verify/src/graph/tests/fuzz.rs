@@ -178,7 +178,7 @@ fn build(g: &mut Graph, op: &Raw, n: &[NodeId]) -> NodeId {
         Raw::Const(c) => g.konst(*c),
         Raw::Add(wd, t, k) => {
             let terms: Vec<(NodeId, u128)> = t.iter().map(|&(i, c)| (n[i], c)).collect();
-            if t.len() > 1 && t.iter().all(|&(_, c)| c == t[0].1) {
+            if t.len() > 1 && t[0].1 != 1 && t.iter().all(|&(_, c)| c == t[0].1) {
                 // A multiple of a sum written term by term: the sum is made first, as
                 // a program makes `x` before `lea t, [x + x*8]; lea t, [x + t*2]`.
                 let ones: Vec<(NodeId, u128)> = terms.iter().map(|&(x, _)| (x, 1)).collect();
