@@ -6,6 +6,10 @@
 //! once if `T ≥ p`, chosen with `cmovznz` on the borrow. `T < 2p` throughout, so the
 //! result is `a·b·R⁻¹ mod p`, fully reduced.
 //!
+//! The `m·p` of each step costs one product per nonzero limb of p, except for two
+//! special forms ([`Fold`]): p_0 = 2^64 − 1 (P-256: m·p is `m·q·2^64 − m`, one product
+//! and two shifts) and p = 2^64n − c with c < 2^64 (secp256k1: one product `m·c`).
+//!
 //! Additions go through [`Words::adc`], which knows an upper bound of every word and
 //! emits a plain `+` where no carry can occur, drops literal zeros, and skips zero
 //! limbs of `p` (as Fiat's own partial evaluation does, e.g. for p256's third limb).
@@ -118,6 +122,11 @@ impl Words {
         if y.o == Opnd::K(1) {
             return (x, ZERO);
         }
+        if let Opnd::K(c) = y.o {
+            if c.is_power_of_two() && c < 1 << 64 {
+                return self.shift_pair(x, c.trailing_zeros());
+            }
+        }
         let max = x.max * y.max;
         let (lo, hi) = self
             .b
@@ -130,6 +139,24 @@ impl Words {
             W {
                 o: hi,
                 max: max >> 64,
+            },
+        )
+    }
+
+    /// `x·2^k` (0 < k < 64) as (low, high) words: two shifts, no multiplier.
+    fn shift_pair(&mut self, x: W, k: u32) -> (W, W) {
+        let lo = self.b.op1(Op::Shl, &[x.o, Opnd::K(k as u128)], Ty::U64);
+        let hi = self
+            .b
+            .op1(Op::Shr, &[x.o, Opnd::K(64 - k as u128)], Ty::U64);
+        (
+            W {
+                o: lo,
+                max: (x.max << k).min(MAX),
+            },
+            W {
+                o: hi,
+                max: x.max >> (64 - k),
             },
         )
     }
@@ -230,6 +257,7 @@ pub(crate) fn mul_add(g: &mut Words, p: &[W], [a, b, c, d]: [&[W]; 4], minus: bo
 fn mul_sum(g: &mut Words, p: &[W], pairs: &[(&[W], &[W])]) -> (Vec<W>, W) {
     let n = p.len();
     let mp = m_prime(p[0].max as u64);
+    let fold = Fold::of(p);
     let mut t: Vec<W> = vec![ZERO; n];
     let mut top = ZERO;
     for i in 0..n {
@@ -252,14 +280,77 @@ fn mul_sum(g: &mut Words, p: &[W], pairs: &[(&[W], &[W])]) -> (Vec<W>, W) {
                 max: MAX,
             }
         };
-        let mq = g.mul_word(m, p);
-        // Word 0 of S + m·p is 0 by the choice of m: dropped (the division).
-        let (mut next, c) = g.adc_chain(&s, &mq);
-        next.remove(0);
-        top = g.adc(ZERO, c, over).0;
-        t = next;
+        (t, top) = match &fold {
+            Fold::Full => {
+                let mq = g.mul_word(m, p);
+                // Word 0 of S + m·p is 0 by the choice of m: dropped (the division).
+                let (mut next, c) = g.adc_chain(&s, &mq);
+                next.remove(0);
+                (next, g.adc(ZERO, c, over).0)
+            }
+            Fold::MinusOne(q) => {
+                // m·p = m·q·2^64 − m and m = S_0: S − m has word 0 zero and no borrow,
+                // so (S + m·p) / 2^64 = S_{1..} + m·q.
+                let mq = g.mul_word(m, q);
+                let (next, c) = g.adc_chain(&s[1..], &mq);
+                (next, g.adc(ZERO, c, over).0)
+            }
+            Fold::Pseudo(c) => {
+                // m·p = m·2^64n − m·c with low(m·c) = S_0: (S + m·p) / 2^64 =
+                // S_{1..} + m·2^64(n−1) − high(m·c), never negative.
+                let high = g.mulx(m, *c).1;
+                let mut next = s[1..].to_vec();
+                let (w, carry) = g.adc(ZERO, next[n - 1], m);
+                next[n - 1] = w;
+                let mut subtrahend = vec![ZERO; n];
+                subtrahend[0] = high;
+                let (next, borrow) = g.sbb_chain(&next, &subtrahend);
+                let up = g.adc(ZERO, over, carry).0;
+                // The borrow out of word n−1 is paid by the top word: the value is not
+                // negative, so `up − borrow` neither wraps nor exceeds `up`.
+                let top = W {
+                    o: g.b.op1(Op::Sub, &[up.o, borrow.o], Ty::U64),
+                    max: up.max,
+                };
+                (next, top)
+            }
+        };
     }
     (t, top)
+}
+
+/// How `m·p` is added and the sum divided by 2^64 in one step of [`mul_sum`]; one home
+/// for the special forms of p that need fewer products than its nonzero limbs.
+enum Fold {
+    /// `m·(p_0 … p_{n−1})` added word by word, word 0 dropped.
+    Full,
+    /// p_0 = 2^64 − 1 (so m = S_0): `m·q` with q = (p + 1) / 2^64 in n − 1 words
+    /// (P-256: q = 2^32 + 0xffffffff00000001·2^128 is two shifts and one product).
+    MinusOne(Vec<W>),
+    /// p = 2^64n − c with 1 < c < 2^64 (secp256k1): one product `m·c`.
+    Pseudo(W),
+}
+
+impl Fold {
+    fn of(p: &[W]) -> Fold {
+        let n = p.len();
+        let big = p
+            .iter()
+            .rev()
+            .fold(BigUint::ZERO, |acc, w| (acc << 64) + w.max);
+        let r = BigUint::from(1u8) << (64 * n);
+        let c = &r - &big;
+        if let Some(c) = u64::try_from(&c).ok().filter(|&c| c > 1) {
+            return Fold::Pseudo(k(c));
+        }
+        if p[0].max == MAX && n > 1 {
+            let q = p_limbs(&((big + 1u8) >> 64), n);
+            if q[n - 1] == 0 {
+                return Fold::MinusOne(q[..n - 1].iter().copied().map(k).collect());
+            }
+        }
+        Fold::Full
+    }
 }
 
 /// `T mod p` for `T < (times + 1)·p` given as n words plus `top`: `times` conditional
@@ -401,6 +492,45 @@ mod tests {
             }
             check(&p, n, false, &cases);
             check(&p, n, true, &cases);
+        }
+    }
+
+    /// The special forms of p take fewer products per multiplication: n² for the
+    /// operands, plus one per step (P-256, secp256k1) instead of one per nonzero limb.
+    #[test]
+    fn special_forms_fold_with_fewer_products() {
+        for (text, n, mulx) in [
+            ("2^256 - 2^224 + 2^192 + 2^96 - 1", 4, 16 + 4),
+            ("2^256 - 2^32 - 977", 4, 16 + 4),
+            ("2^384 - 2^128 - 2^96 + 2^32 - 1", 6, 36 + 6 * 6),
+            // q = 2^63: two shifts per step, no product.
+            ("2^127 - 1", 2, 4),
+        ] {
+            let p = crate::fields::parse_prime(text).expect("a prime");
+            let arr = |name: &str| Param::array(name, Ty::U64, &vec![MAX; n]);
+            let mut g = Words {
+                b: Builder::new("mul".into(), vec![arr("a"), arr("b")], vec![arr("out1")]),
+            };
+            let pw: Vec<W> = p_limbs(&p, n).into_iter().map(k).collect();
+            let arg = |a: u32| -> Vec<W> {
+                (0..n as u32)
+                    .map(|i| W {
+                        o: Opnd::Arg(a, i),
+                        max: MAX,
+                    })
+                    .collect()
+            };
+            let out = mul(&mut g, &pw, &arg(0), &arg(1));
+            for (i, w) in out.into_iter().enumerate() {
+                g.b.store(0, i as u32, w.o);
+            }
+            let f = g.b.finish().expect("a valid function");
+            let got = f
+                .insts
+                .iter()
+                .filter(|i| matches!(i.op, Op::Mulx { .. }))
+                .count();
+            assert_eq!(got, mulx, "{text}");
         }
     }
 
