@@ -134,6 +134,7 @@ impl Curve {
 
 /// The formula's function and field, and the Montgomery conversions (R = 2^256).
 struct Case {
+    formula: Formula,
     curve: Curve,
     spec: FieldSpec,
     f: Function,
@@ -142,7 +143,12 @@ struct Case {
 fn case(formula: Formula, field: &str, curve: Curve) -> Case {
     let spec = fields::preset(field).unwrap();
     let (f, _) = formulas::generate(formula, &spec).unwrap();
-    Case { curve, spec, f }
+    Case {
+        formula,
+        curve,
+        spec,
+        f,
+    }
 }
 
 impl Case {
@@ -254,12 +260,27 @@ fn secp256k1_double_matches_the_group_law() {
     );
 }
 
-/// `p256-double-jacobian` (`dbl-2001-b`) on Jacobian points (λ²x : λ³y : λ), against the
-/// affine model, and the point at infinity as the ECDH driver brings it from projective
-/// coordinates, (0 : 0 : 0), stays (0 : 0 : 0); its output is fully reduced (`decode`).
+/// The Jacobian doublings (`p256-double-jacobian`, `dbl-2001-b`, 3M + 5S;
+/// `secp256k1-double-jacobian`, `dbl-2009-l`, 2M + 5S) on Jacobian points
+/// (λ²x : λ³y : λ), against the affine model, and the point at infinity as the ECDH
+/// driver brings it from projective coordinates, (0 : 0 : 0), stays (0 : 0 : 0); their
+/// outputs are fully reduced (`decode`).
 #[test]
-fn p256_jacobian_double_matches_the_group_law() {
-    let d = case(Formula::P256DoubleJacobian, "p256", p256());
+fn jacobian_doublings_match_the_group_law() {
+    for (formula, field, curve, muls) in [
+        (
+            Formula::P256DoubleJacobian,
+            "p256",
+            p256 as fn() -> Curve,
+            8,
+        ),
+        (Formula::Secp256k1DoubleJacobian, "secp256k1", secp256k1, 7),
+    ] {
+        check_jacobian_double(&case(formula, field, curve()), muls);
+    }
+}
+
+fn check_jacobian_double(d: &Case, muls: usize) {
     let c = &d.curve;
     let p = &c.p;
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(2001);
@@ -269,23 +290,29 @@ fn p256_jacobian_double_matches_the_group_law() {
         let (x, y) = s.clone().expect("a finite point");
         let l2 = &l * &l % p;
         let [x3, y3, z3] = d.run(&[[x * &l2 % p, y * &l2 % p * &l % p, l]]);
-        assert!(!z3.is_zero(), "case {k}: 2·P is finite");
+        assert!(!z3.is_zero(), "{} case {k}: 2·P is finite", d.formula);
         let zi = c.inv(&z3);
         let zi2 = &zi * &zi % p;
         let got = Some((x3 * &zi2 % p, y3 * zi2 % p * zi % p));
-        assert!(c.on_curve(&got), "case {k} is off the curve");
-        assert_eq!(got, c.add(&s, &s), "case {k}");
+        assert!(c.on_curve(&got), "{} case {k} is off the curve", d.formula);
+        assert_eq!(got, c.add(&s, &s), "{} case {k}", d.formula);
     }
     let zero = [BigUint::zero(), BigUint::zero(), BigUint::zero()];
     assert_eq!(
         d.run(std::slice::from_ref(&zero)),
         zero,
-        "2·O from (0 : 0 : 0)"
+        "{}: 2·O from (0 : 0 : 0)",
+        d.formula
     );
-    // 3M + 5S, no shared reduction (see `double_jacobian_a_minus3`).
-    let (f, stats) = formulas::generate(Formula::P256DoubleJacobian, &d.spec).unwrap();
-    assert_eq!((stats.muls, stats.shared_reductions), (8, 0));
-    assert_eq!(f.name, "fiat_p256_point_double_jacobian");
+    // No shared reduction (see `double_jacobian_a_minus3`).
+    let (f, stats) = formulas::generate(d.formula, &d.spec).unwrap();
+    assert_eq!(
+        (stats.muls, stats.shared_reductions),
+        (muls, 0),
+        "{}",
+        d.formula
+    );
+    assert!(f.name.ends_with("_point_double_jacobian"), "{}", f.name);
 }
 
 /// The complete formulas' special cases, spelled out: P + (−P) is the point at infinity
@@ -380,6 +407,7 @@ fn point_formulas_lower_and_round_trip() {
         (Formula::P256DoubleJacobian, "p256"),
         (Formula::Secp256k1Add, "secp256k1"),
         (Formula::Secp256k1Double, "secp256k1"),
+        (Formula::Secp256k1DoubleJacobian, "secp256k1"),
     ] {
         let spec = fields::preset(field).unwrap();
         let (f, _) = formulas::generate(formula, &spec).unwrap();

@@ -107,6 +107,8 @@ pub enum Formula {
     Secp256k1Add,
     /// secp256k1 complete projective doubling (Renes–Costello–Batina, Algorithm 9).
     Secp256k1Double,
+    /// secp256k1 doubling in Jacobian coordinates (`dbl-2009-l`), for runs of doublings.
+    Secp256k1DoubleJacobian,
 }
 
 /// P-256's `b` (FIPS 186-4 / SEC 2), for `y² = x³ − 3x + b`.
@@ -117,13 +119,14 @@ const SECP256K1_B: u64 = 7;
 const SECP256K1_B3: u64 = 3 * SECP256K1_B;
 
 impl Formula {
-    pub const ALL: [Formula; 6] = [
+    pub const ALL: [Formula; 7] = [
         Formula::X25519Ladderstep,
         Formula::P256Add,
         Formula::P256Double,
         Formula::P256DoubleJacobian,
         Formula::Secp256k1Add,
         Formula::Secp256k1Double,
+        Formula::Secp256k1DoubleJacobian,
     ];
 
     /// The command-line name: `x25519-ladderstep`.
@@ -135,6 +138,7 @@ impl Formula {
             Formula::P256DoubleJacobian => "p256-double-jacobian",
             Formula::Secp256k1Add => "secp256k1-add",
             Formula::Secp256k1Double => "secp256k1-double",
+            Formula::Secp256k1DoubleJacobian => "secp256k1-double-jacobian",
         }
     }
 
@@ -144,7 +148,9 @@ impl Formula {
             Formula::X25519Ladderstep => "ladderstep",
             Formula::P256Add | Formula::Secp256k1Add => "point_add",
             Formula::P256Double | Formula::Secp256k1Double => "point_double",
-            Formula::P256DoubleJacobian => "point_double_jacobian",
+            Formula::P256DoubleJacobian | Formula::Secp256k1DoubleJacobian => {
+                "point_double_jacobian"
+            }
         }
     }
 
@@ -157,7 +163,7 @@ impl Formula {
                 -3,
                 BigUint::parse_bytes(P256_B.as_bytes(), 16).expect("a hex literal"),
             )),
-            Formula::Secp256k1Add | Formula::Secp256k1Double => {
+            Formula::Secp256k1Add | Formula::Secp256k1Double | Formula::Secp256k1DoubleJacobian => {
                 Some((0, BigUint::from(SECP256K1_B)))
             }
         }
@@ -168,7 +174,9 @@ impl Formula {
         match self {
             Formula::X25519Ladderstep => &["curve25519"],
             Formula::P256Add | Formula::P256Double | Formula::P256DoubleJacobian => &["p256"],
-            Formula::Secp256k1Add | Formula::Secp256k1Double => &["secp256k1"],
+            Formula::Secp256k1Add | Formula::Secp256k1Double | Formula::Secp256k1DoubleJacobian => {
+                &["secp256k1"]
+            }
         }
     }
 
@@ -179,7 +187,9 @@ impl Formula {
             Formula::P256Add | Formula::P256Double | Formula::P256DoubleJacobian => {
                 "2^256 - 2^224 + 2^192 + 2^96 - 1"
             }
-            Formula::Secp256k1Add | Formula::Secp256k1Double => "2^256 - 2^32 - 977",
+            Formula::Secp256k1Add | Formula::Secp256k1Double | Formula::Secp256k1DoubleJacobian => {
+                "2^256 - 2^32 - 977"
+            }
         }
     }
 
@@ -188,7 +198,10 @@ impl Formula {
         match self {
             Formula::X25519Ladderstep => 5,
             Formula::P256Add | Formula::Secp256k1Add => 6,
-            Formula::P256Double | Formula::P256DoubleJacobian | Formula::Secp256k1Double => 3,
+            Formula::P256Double
+            | Formula::P256DoubleJacobian
+            | Formula::Secp256k1Double
+            | Formula::Secp256k1DoubleJacobian => 3,
         }
     }
 
@@ -254,6 +267,9 @@ impl Formula {
             Formula::Secp256k1Double => {
                 weierstrass::double_a0(u, SECP256K1_B3, args.try_into().map_err(|_| wrong())?)?
                     .to_vec()
+            }
+            Formula::Secp256k1DoubleJacobian => {
+                weierstrass::double_jacobian_a0(u, args.try_into().map_err(|_| wrong())?)?.to_vec()
             }
         })
     }

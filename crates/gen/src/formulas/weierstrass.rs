@@ -216,3 +216,33 @@ pub(crate) fn double_jacobian_a_minus3<O: Ops>(
     let y3 = super::two_products(u, [&alpha, &d, &gamma, &gamma8], true)?;
     Ok([x3, y3, z3])
 }
+
+/// `dbl-2009-l` (Lange 2009, EFD): `2·(X:Y:Z)` in Jacobian coordinates for `a = 0`,
+/// 2M + 5S.
+pub(crate) fn double_jacobian_a0<O: Ops>(
+    u: &mut O,
+    [x, y, z]: [O::Fe; 3],
+) -> Result<[O::Fe; 3], String> {
+    let a = u.mul(&x, &x, true)?; // A = X1²
+    let b = u.mul(&y, &y, true)?; // B = Y1²
+    let c = u.mul(&b, &b, true)?; // C = B²
+    let xb = u.add(&x, &b)?;
+    let xb2 = u.mul(&xb, &xb, true)?;
+    let d = u.sub(&xb2, &a)?;
+    let d = u.sub(&d, &c)?;
+    let d = u.add(&d, &d)?; // D = 2·((X1+B)² − A − C)
+    let e = u.add(&a, &a)?;
+    let e = u.add(&e, &a)?; // E = 3·A
+    let f = u.mul(&e, &e, true)?; // F = E²
+    let d2 = u.add(&d, &d)?;
+    let x3 = u.sub(&f, &d2)?; // X3 = F − 2·D
+    let c2 = u.add(&c, &c)?;
+    let c4 = u.add(&c2, &c2)?;
+    let c8 = u.add(&c4, &c4)?;
+    let dx = u.sub(&d, &x3)?;
+    let y3 = u.mul(&e, &dx, false)?;
+    let y3 = u.sub(&y3, &c8)?; // Y3 = E·(D − X3) − 8·C
+    let yz = u.mul(&y, &z, false)?;
+    let z3 = u.add(&yz, &yz)?; // Z3 = 2·Y1·Z1
+    Ok([x3, y3, z3])
+}
