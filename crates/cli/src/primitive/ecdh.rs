@@ -12,7 +12,7 @@ use num_traits::One;
 use cryptopt_gen::fields::{self, FieldOp, FieldSpec, ReprChoice};
 use cryptopt_gen::formulas::{self, Formula};
 
-use super::{base, field, Piece, Recipe};
+use super::{base, field, glv, Piece, Recipe};
 use crate::args::PrimitiveName;
 
 /// One curve: its field preset, formulas, group order, header and self-test answers.
@@ -28,6 +28,9 @@ struct Curve {
     order: &'static str,
     /// libsecp256k1's hashed output instead of the bare x-coordinate.
     hashed: bool,
+    /// An endomorphism (x, y) -> (β·x, y) acting as λ: `(λ, β)` in hex, for a
+    /// Gallant–Lambert–Vanstone split of the scalar (half the doublings).
+    glv: Option<(&'static str, &'static str)>,
     header: &'static str,
     vectors: &'static str,
 }
@@ -42,6 +45,7 @@ fn curve(name: PrimitiveName) -> Curve {
             double_jacobian: Some(Formula::P256DoubleJacobian),
             order: "ffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551",
             hashed: false,
+            glv: None,
             header: include_str!("cryptopt_p256.h"),
             vectors: include_str!("p256_vectors.c"),
         },
@@ -50,11 +54,14 @@ fn curve(name: PrimitiveName) -> Curve {
             field: "secp256k1",
             add: Formula::Secp256k1Add,
             double: Formula::Secp256k1Double,
-            // (Algorithm 9 costs 6M + 2S: a Jacobian doubling, 2M + 5S plus the
-            // conversions, would save little.)
-            double_jacobian: None,
+            double_jacobian: Some(Formula::Secp256k1DoubleJacobian),
             order: "fffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141",
             hashed: true,
+            // SEC 2's secp256k1 endomorphism (libsecp256k1's lambda and beta).
+            glv: Some((
+                "5363ad4cc05c30e0a5261c028812645a122e22ea20816678df02967c1b23bd72",
+                "7ae96a2b657c07106e64479eac3434e99cf0497512f58995c1396c28719501ee",
+            )),
             header: include_str!("cryptopt_secp256k1.h"),
             vectors: include_str!("secp256k1_vectors.c"),
         },
@@ -126,6 +133,7 @@ fn prelude(name: PrimitiveName, c: &Curve, spec: &FieldSpec) -> String {
         "#define JACOBIAN_DOUBLING {}",
         u8::from(c.double_jacobian.is_some())
     );
+    let _ = writeln!(s, "#define GLV {}", u8::from(c.glv.is_some()));
     for (cname, value) in [
         ("FIELD_P", words(p)),
         ("ORDER_N", words(&order)),
@@ -135,6 +143,22 @@ fn prelude(name: PrimitiveName, c: &Curve, spec: &FieldSpec) -> String {
         ("CURVE_B", encoded(&b)),
     ] {
         let _ = writeln!(s, "static const uint64_t {cname}[4] = {{{value}}};");
+    }
+    if let Some((lambda, beta)) = c.glv {
+        let hex = |x: &str| BigUint::parse_bytes(x.as_bytes(), 16).expect("a hex literal");
+        let g = glv::split(&hex(lambda), &order)
+            .expect("the curve's GLV basis has the signs the driver handles");
+        for (cname, value) in [
+            ("MONT_BETA", encoded(&hex(beta))),
+            ("GLV_A1", words(&g.a1)),
+            ("GLV_MINUS_B1", words(&g.minus_b1)),
+            ("GLV_A2", words(&g.a2)),
+            ("GLV_B2", words(&g.b2)),
+            ("GLV_G1", words(&g.g1)),
+            ("GLV_G2", words(&g.g2)),
+        ] {
+            let _ = writeln!(s, "static const uint64_t {cname}[4] = {{{value}}};");
+        }
     }
     s.push('\n');
     s

@@ -3,16 +3,19 @@
  * holding x·2^256 mod p, below p): the complete projective point addition and doubling
  * of Renes, Costello and Batina (PIECE(point_add), PIECE(point_double)), and the field
  * multiplication, squaring, addition and subtraction (PIECE(mul), _square, _add, _sub);
- * with JACOBIAN_DOUBLING (P-256) a seventh, the Jacobian doubling dbl-2001-b
- * (PIECE(point_double_jacobian)), does the runs of five doublings between additions.
+ * with JACOBIAN_DOUBLING a seventh, the Jacobian doubling (PIECE(point_double_jacobian):
+ * dbl-2001-b for P-256, dbl-2009-l for secp256k1), does the runs of five doublings
+ * between additions.
  * The lines above this comment (written by `cryptopt primitive`) name the curve, its
  * pieces and its constants.
  *
  * Constant time: the scalar multiplication is a signed fixed 5-bit window over all 52
  * digits of the scalar (255 doublings and 51 additions whatever it is, the formulas
- * complete so the point at infinity needs no branch); each window's table entry is read
- * by touching all 17 entries with masks, and negated by a mask; the inversion is Fermat's with the public exponent
- * p - 2; the scalar's range check and the invalid-scalar result are masks. Only public
+ * complete so the point at infinity needs no branch), or with GLV (secp256k1) over the
+ * 26 digits of each half of the scalar's split (125 doublings, 51 additions); each
+ * window's table entry is read by touching all 17 entries with masks, and negated by a
+ * mask; the inversion is Fermat's with the public exponent p - 2; the scalar's range
+ * check and the invalid-scalar result are masks. Only public
  * data (the peer's public key) is ever branched on. Checked with valgrind (the secret
  * scalar marked undefined) by cryptopt's tests. */
 #include <stdint.h>
@@ -121,12 +124,13 @@ static void negate_y(point *r, uint64_t negate) {
     for (int k = 0; k < 4; k++) r->y[k] = (r->y[k] & ~negate) | (minus[k] & negate);
 }
 
-/* r = digit·p for a secret digit in [-16, 16]: tab[|digit|], negated if digit < 0. */
-static void select_signed(point *r, const point tab[17], int64_t digit) {
+/* r = digit·p for a secret digit in [-16, 16]: tab[|digit|], negated if digit < 0, and
+ * negated (again) where flip is all ones (a negative half of a GLV split). */
+static void select_signed(point *r, const point tab[17], int64_t digit, uint64_t flip) {
     uint64_t negative = (uint64_t)(digit >> 63);                  /* all ones if < 0 */
     uint64_t magnitude = ((uint64_t)digit ^ negative) - negative; /* |digit| */
     select_point(r, tab, magnitude);
-    negate_y(r, negative);
+    negate_y(r, negative ^ flip);
 }
 
 static void point_add(point *r, const point *a, const point *b) {
@@ -138,7 +142,7 @@ static void point_double(point *r, const point *a) {
 }
 
 #if JACOBIAN_DOUBLING
-/* q = 32·q: into Jacobian coordinates (X·Z, Y·Z², Z), five dbl-2001-b, and back
+/* q = 32·q: into Jacobian coordinates (X·Z, Y·Z², Z), five Jacobian doublings, and back
  * (X·Z, Y, Z³). The point at infinity (0 : Y : 0) goes in as (0 : 0 : 0), which the
  * doubling keeps (every coordinate it makes is a multiple of Z), and comes back as
  * (0 : 0 : 0): Y is set to 1 by a mask when Z is zero (values are below p, so Z ≡ 0 only
@@ -165,13 +169,14 @@ static void double5(point *q) {
 }
 #endif
 
-/* The scalar k < 2^256 (four little-endian words) as 52 signed 5-bit digits,
- * k = sum of digit[i]·2^(5i), each in [-15, 16] (the top one in [0, 2]): a digit above
- * 16 becomes digit - 32 with a carry into the next. Masks only. */
+/* The scalar k < 2^256 (four little-endian words) as `count` signed 5-bit digits,
+ * k = sum of digit[i]·2^(5i), each in [-15, 16]: a digit above 16 becomes digit - 32
+ * with a carry into the next. 52 digits hold any k (the top one in [0, 2]), 26 any
+ * k < 2^129 (the top one in [0, 16]). Masks only. */
 #define DIGITS 52
-static void recode(int64_t digit[DIGITS], const fe k) {
+static void recode(int64_t *digit, int count, const fe k) {
     uint64_t carry = 0;
-    for (int i = 0; i < DIGITS; i++) {
+    for (int i = 0; i < count; i++) {
         int bit = 5 * i;
         uint64_t v = k[bit / 64] >> (bit % 64);
         if (bit % 64 > 59 && bit / 64 < 3) v |= k[bit / 64 + 1] << (64 - bit % 64); /* public */
@@ -181,11 +186,9 @@ static void recode(int64_t digit[DIGITS], const fe k) {
     }
 }
 
-/* q = k·p: a signed 5-bit fixed window from the top digit (255 doublings, 51 additions
- * of a table entry ±j·p, j <= 16, whatever k is). */
-static void scalar_mult(point *q, const fe k, const point *p) {
-    point tab[17], t;
-    memset(&tab[0], 0, sizeof tab[0]); /* the point at infinity (0 : 1 : 0) */
+/* tab[j] = j·p for j in [0, 16] (tab[0] the point at infinity (0 : 1 : 0)). */
+static void window_table(point tab[17], const point *p) {
+    memset(&tab[0], 0, sizeof tab[0]);
     memcpy(tab[0].y, MONT_ONE, sizeof(fe));
     tab[1] = *p;
     for (int i = 2; i < 17; i++) {
@@ -194,16 +197,128 @@ static void scalar_mult(point *q, const fe k, const point *p) {
         else
             point_add(&tab[i], &tab[i - 1], &tab[1]);
     }
+}
+
+#if GLV
+/* The Gallant–Lambert–Vanstone split of libsecp256k1 (secp256k1_scalar_split_lambda):
+ * an endomorphism (x, y) -> (beta·x, y) multiplies by lambda, and k = k1 + k2·lambda
+ * (mod n) with |k1|, |k2| < 2^128, from c1 = round(k·g1 / 2^384), c2 = round(k·g2 /
+ * 2^384): k1 = k - c1·a1 - c2·a2, k2 = c1·(-b1) - c2·b2, exact integers computed
+ * modulo 2^256 (two's complement; the constants GLV_* are derived from lambda and n by
+ * `cryptopt primitive`). Fixed loops and masks only. */
+
+/* a·b mod 2^256. */
+static void mul_lo(fe r, const fe a, const fe b) {
+    uint64_t t[4] = {0, 0, 0, 0};
+    for (int i = 0; i < 4; i++) {
+        uint64_t carry = 0;
+        for (int j = 0; i + j < 4; j++) {
+            unsigned __int128 x = (unsigned __int128)a[i] * b[j] + t[i + j] + carry;
+            t[i + j] = (uint64_t)x;
+            carry = (uint64_t)(x >> 64);
+        }
+    }
+    memcpy(r, t, sizeof(fe));
+}
+
+/* round(k·g / 2^384): the words 6 and 7 of the 8-word product plus 2^383. */
+static void mul_shift_384(fe r, const fe k, const fe g) {
+    uint64_t t[8] = {0};
+    for (int i = 0; i < 4; i++) {
+        uint64_t carry = 0;
+        for (int j = 0; j < 4; j++) {
+            unsigned __int128 x = (unsigned __int128)k[i] * g[j] + t[i + j] + carry;
+            t[i + j] = (uint64_t)x;
+            carry = (uint64_t)(x >> 64);
+        }
+        t[i + 4] = carry;
+    }
+    unsigned __int128 x = (unsigned __int128)t[5] + (1ULL << 63);
+    x = (unsigned __int128)t[6] + (uint64_t)(x >> 64);
+    r[0] = (uint64_t)x;
+    r[1] = t[7] + (uint64_t)(x >> 64);
+    r[2] = r[3] = 0;
+}
+
+/* a - b mod 2^256. */
+static void sub_lo(fe r, const fe a, const fe b) {
+    uint64_t borrow = 0;
+    for (int i = 0; i < 4; i++) {
+        unsigned __int128 d = (unsigned __int128)a[i] - b[i] - borrow;
+        r[i] = (uint64_t)d;
+        borrow = (uint64_t)(d >> 64) & 1;
+    }
+}
+
+/* r = |a| for a two's complement a; all ones if a < 0, else 0. */
+static uint64_t magnitude(fe r, const fe a) {
+    uint64_t negative = 0 - (a[3] >> 63);
+    uint64_t carry = negative & 1;
+    for (int i = 0; i < 4; i++) {
+        unsigned __int128 x = (unsigned __int128)(a[i] ^ negative) + carry;
+        r[i] = (uint64_t)x;
+        carry = (uint64_t)(x >> 64);
+    }
+    return negative;
+}
+
+#define HALF_DIGITS 26
+/* q = k·p = k1·p + k2·(lambda·p): 26 windows of both halves, 125 doublings and 51
+ * additions whatever k is; the second table is the first with x times beta. */
+static void scalar_mult(point *q, const fe k, const point *p) {
+    point tab[17], tab_l[17], t;
+    window_table(tab, p);
+    for (int i = 0; i < 17; i++) {
+        PIECE(mul)(tab_l[i].x, tab[i].x, MONT_BETA);
+        memcpy(tab_l[i].y, tab[i].y, sizeof(fe));
+        memcpy(tab_l[i].z, tab[i].z, sizeof(fe));
+    }
+    fe c1, c2, x, y, k1, k2;
+    mul_shift_384(c1, k, GLV_G1);
+    mul_shift_384(c2, k, GLV_G2);
+    mul_lo(x, c1, GLV_A1);
+    mul_lo(y, c2, GLV_A2);
+    sub_lo(k1, k, x);
+    sub_lo(k1, k1, y);
+    mul_lo(x, c1, GLV_MINUS_B1);
+    mul_lo(y, c2, GLV_B2);
+    sub_lo(k2, x, y);
+    uint64_t flip1 = magnitude(k1, k1), flip2 = magnitude(k2, k2);
+    int64_t d1[HALF_DIGITS], d2[HALF_DIGITS];
+    recode(d1, HALF_DIGITS, k1);
+    recode(d2, HALF_DIGITS, k2);
+    select_signed(q, tab, d1[HALF_DIGITS - 1], flip1);
+    select_signed(&t, tab_l, d2[HALF_DIGITS - 1], flip2);
+    point_add(q, q, &t);
+    for (int i = HALF_DIGITS - 2; i >= 0; i--) {
+        double5(q);
+        select_signed(&t, tab, d1[i], flip1);
+        point_add(q, q, &t);
+        select_signed(&t, tab_l, d2[i], flip2);
+        point_add(q, q, &t);
+    }
+    memset(d1, 0, sizeof d1);
+    memset(d2, 0, sizeof d2);
+    memset(k1, 0, sizeof k1);
+    memset(k2, 0, sizeof k2);
+}
+#else
+/* q = k·p: a signed 5-bit fixed window from the top digit (255 doublings, 51 additions
+ * of a table entry ±j·p, j <= 16, whatever k is). */
+static void scalar_mult(point *q, const fe k, const point *p) {
+    point tab[17], t;
+    window_table(tab, p);
     int64_t digit[DIGITS];
-    recode(digit, k);
-    select_signed(q, tab, digit[DIGITS - 1]);
+    recode(digit, DIGITS, k);
+    select_signed(q, tab, digit[DIGITS - 1], 0);
     for (int i = DIGITS - 2; i >= 0; i--) {
         double5(q);
-        select_signed(&t, tab, digit[i]);
+        select_signed(&t, tab, digit[i], 0);
         point_add(q, q, &t);
     }
     memset(digit, 0, sizeof digit);
 }
+#endif
 
 /* The peer's public key, SEC1 uncompressed (04 || x || y) or hybrid (06/07 || x || y,
  * the tag's low bit y's parity, as OpenSSL and libsecp256k1 accept it): coordinates

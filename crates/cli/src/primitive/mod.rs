@@ -34,6 +34,7 @@ use crate::pool;
 
 mod bench;
 mod ecdh;
+mod glv;
 pub(crate) use bench::command as bench;
 
 /// One function the primitive is made of, under the name its driver calls.

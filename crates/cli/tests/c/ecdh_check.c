@@ -3,7 +3,7 @@
  * secp256k1_ecdh with its default hash. Modes, each printing one line or the first
  * disagreement (exit 1):
  *   agree N     N key pairs: random private keys (the first ones edge values: 1, 2,
- *               15, 16, n-1, n-2, 2^255, ...), the peer's public key the reference's
+ *               15, 16, n-1, n-2, 2^255, ..., secp256k1's lambda, -lambda, lambda+1), the peer's public key the reference's
  *               k·G, every fourth in the hybrid encoding (06/07); both sides must
  *               return 0 and the same 32 bytes. Prints `agree: N agree (H hybrid)`
  *   invalid N   N public keys made from valid ones by one edit (a flipped bit, another
@@ -171,6 +171,21 @@ static void private_key(uint8_t k[32], long i, const uint8_t n[32]) {
     case 9: k[16] = 1; return;
     case 10: memset(k, 0x0f, 32); return;
     case 11: memset(k, 0xf0, 16); return;
+    /* secp256k1's endomorphism eigenvalue lambda, -lambda and lambda + 1: the halves of
+     * a GLV split are (0, 1), (0, -1) and (1, 1) (on P-256, three more keys). */
+    case 12: unhex(k, LAMBDA_HEX, 32); return;
+    case 13: {
+        uint8_t l[32];
+        unhex(l, LAMBDA_HEX, 32);
+        int borrow = 0;
+        for (int j = 31; j >= 0; j--) {
+            int d = n[j] - l[j] - borrow;
+            k[j] = (uint8_t)d;
+            borrow = d < 0;
+        }
+        return;
+    }
+    case 14: unhex(k, LAMBDA_HEX, 32); add_small(k, 1); return;
     }
     do random_bytes(k, 32);
     while (memcmp(k, n, 32) >= 0 || memcmp(k, (uint8_t[32]){0}, 32) == 0);

@@ -1,5 +1,5 @@
 /* The curve an ECDH test is built for (-DP256 or -DSECP256K1): the library's header and
- * function, p and the group order n in hex (big-endian). */
+ * function, p and the group order n in hex (big-endian), and secp256k1's lambda. */
 #ifndef CRYPTOPT_TEST_ECDH_CURVE_H
 #define CRYPTOPT_TEST_ECDH_CURVE_H
 #if defined(P256)
@@ -15,4 +15,6 @@
 #else
 #error "build with -DP256 or -DSECP256K1"
 #endif
+/* secp256k1's endomorphism eigenvalue (a GLV edge case; below either curve's n). */
+#define LAMBDA_HEX "5363ad4cc05c30e0a5261c028812645a122e22ea20816678df02967c1b23bd72"
 #endif
