@@ -263,11 +263,12 @@ fn bad_primitive_arguments_are_one_line_errors() {
 }
 
 /// `bench --primitives`: a row per implementation, ours first, in the markdown and the
-/// CSV, for every primitive; the HTML page has the charts; `--primitives p256 --reuse`
+/// CSV, for every primitive (AWS-LC, built by aws-lc-sys with this binary, for X25519 and
+/// P-256); the HTML page has the charts; `--primitives p256 --reuse`
 /// measures only that library again. Timings are not asserted (shared machines).
 #[test]
-fn bench_primitives_measures_against_libsodium_openssl_and_libsecp256k1() {
-    let test = "bench_primitives_measures_against_libsodium_openssl_and_libsecp256k1";
+fn bench_primitives_measures_against_libsodium_openssl_libsecp256k1_and_aws_lc() {
+    let test = "bench_primitives_measures_against_libsodium_openssl_libsecp256k1_and_aws_lc";
     if !has(test, &["gcc", "ar"], &[SODIUM, OPENSSL, SECP256K1]) {
         return;
     }
@@ -284,6 +285,8 @@ fn bench_primitives_measures_against_libsodium_openssl_and_libsecp256k1() {
         "| libsodium | ",
         "| openssl | ",
         "| libsecp256k1 | ",
+        "| aws-lc | ",
+        "- aws-lc: AWS-LC ",
     ] {
         assert!(md.contains(row), "{row}: {md}");
     }
@@ -299,8 +302,10 @@ fn bench_primitives_measures_against_libsodium_openssl_and_libsecp256k1() {
             ["x25519", "cryptopt"],
             ["x25519", "libsodium"],
             ["x25519", "openssl"],
+            ["x25519", "aws-lc"],
             ["p256", "cryptopt"],
             ["p256", "openssl"],
+            ["p256", "aws-lc"],
             ["secp256k1", "cryptopt"],
             ["secp256k1", "libsecp256k1"],
         ]
@@ -321,7 +326,7 @@ fn bench_primitives_measures_against_libsodium_openssl_and_libsecp256k1() {
     let (code, _, err) = cryptopt(&["bench", "--primitives", "p256", "--reuse", "--out", out_dir]);
     assert_eq!(code, 0, "{err}");
     let again: Vec<String> = csv_rows(&dir).iter().map(|r| r[1].clone()).collect();
-    assert_eq!(again, ["cryptopt", "openssl"]);
+    assert_eq!(again, ["cryptopt", "openssl", "aws-lc"]);
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

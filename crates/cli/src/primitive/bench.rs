@@ -1,16 +1,17 @@
 //! `cryptopt bench --primitives`: each primitive cryptopt builds against the libraries
 //! users would otherwise pick (libsodium, OpenSSL 3), in one process per primitive on one
 //! pinned CPU, calls interleaved (SUPERCOP style: median and quartiles of each call's
-//! ticks). The harness is C in this folder (`bench_<primitive>.c`), linked with the
-//! library and the real libraries from Debian's packages; it refuses to measure unless
-//! all implementations agree on its inputs.
+//! ticks); AWS-LC too (X25519, P-256) where aws-lc-sys built it for this binary. The
+//! harness is C in this folder (`bench_<primitive>.c`), linked with the library and the
+//! real libraries from Debian's packages; it refuses to measure unless all
+//! implementations agree on its inputs.
 //!
 //! Reports: `primitives.md` (printed too), `primitives.csv`, `primitives.html` (the
 //! machine, the table, a bar chart). It measures what `primitive` wrote and never
 //! changes it.
 
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
@@ -46,6 +47,8 @@ struct Harness {
     source: String,
     libs: &'static [&'static str],
     defines: Vec<String>,
+    /// Whether AWS-LC has this primitive (X25519 and P-256; not secp256k1's hashed ECDH).
+    aws_lc: bool,
 }
 
 fn harness(name: PrimitiveName) -> Harness {
@@ -69,7 +72,36 @@ fn harness(name: PrimitiveName) -> Harness {
         source: format!("{part}{}", include_str!("bench_main.c")),
         libs,
         defines,
+        aws_lc: !matches!(name, PrimitiveName::Secp256k1),
     }
+}
+
+/// AWS-LC as aws-lc-sys built it for this binary (build.rs): its static library, its
+/// headers and its symbol prefix; or why it cannot be measured.
+struct AwsLc {
+    lib: PathBuf,
+    include: PathBuf,
+    /// aws-lc-sys's version, from the prefix `aws_lc_0_47_0`.
+    version: String,
+}
+
+fn aws_lc() -> Result<AwsLc, String> {
+    let (Some(root), Some(prefix)) = (
+        option_env!("CRYPTOPT_AWS_LC_ROOT"),
+        option_env!("CRYPTOPT_AWS_LC_PREFIX"),
+    ) else {
+        return Err("this binary was built without aws-lc-sys".into());
+    };
+    let root = Path::new(root);
+    let lib = root.join(format!("lib{prefix}_crypto.a"));
+    if !lib.exists() {
+        return Err(format!("{} is gone (rebuild cryptopt)", lib.display()));
+    }
+    Ok(AwsLc {
+        lib,
+        include: root.join("include"),
+        version: prefix.trim_start_matches("aws_lc_").replace('_', "."),
+    })
 }
 
 /// libsecp256k1 has no version function: the Debian package's version, for the harness.
@@ -147,15 +179,44 @@ fn measure(name: PrimitiveName, dir: &Path, cc: &str, calls: u64) -> Result<Meas
         std::fs::write(&src, &h.source)
             .with_context(|| format!("cannot write {}", src.display()))?;
         let exe = scratch.join("bench");
-        run(Command::new(cc)
-            .args(["-O2", "-I"])
+        let mut cmd = Command::new(cc);
+        cmd.args(["-O2", "-I"])
             .arg(dir)
             .args(&h.defines)
             .arg(&src)
-            .arg(dir.join(archive_name(name)))
-            .args(h.libs)
-            .arg("-o")
-            .arg(&exe))?;
+            .arg(dir.join(archive_name(name)));
+        if h.aws_lc {
+            match aws_lc() {
+                Ok(aws) => {
+                    // Built alone: AWS-LC's headers must not meet OpenSSL's.
+                    let (c, o) = (scratch.join("bench_awslc.c"), scratch.join("awslc.o"));
+                    std::fs::write(&c, include_str!("bench_awslc.c"))
+                        .and_then(|()| {
+                            std::fs::write(
+                                scratch.join("bench_awslc.h"),
+                                include_str!("bench_awslc.h"),
+                            )
+                        })
+                        .with_context(|| format!("cannot write {}", c.display()))?;
+                    run(Command::new(cc)
+                        .args(["-O2", "-c", "-I"])
+                        .arg(&aws.include)
+                        .arg("-I")
+                        .arg(scratch)
+                        .arg(format!("-DAWSLC_SYS_VERSION=\"{}\"", aws.version))
+                        .arg(&c)
+                        .arg("-o")
+                        .arg(&o))?;
+                    cmd.args(["-DAWSLC=1", "-I"])
+                        .arg(scratch)
+                        .arg(&o)
+                        .arg(&aws.lib)
+                        .arg("-lpthread");
+                }
+                Err(why) => eprintln!("{}: AWS-LC not measured: {why}", name.as_str()),
+            }
+        }
+        run(cmd.args(h.libs).arg("-o").arg(&exe))?;
         eprintln!(
             "{}: {calls} interleaved calls of each implementation on cpu 0",
             name.as_str()

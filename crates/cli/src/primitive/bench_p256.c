@@ -1,6 +1,7 @@
 /* `cryptopt bench --primitives`, P-256 ECDH: cryptopt's library against OpenSSL 3's
  * ECDH (EVP_PKEY_derive, both keys loaded and the context ready before timing; ours
- * decodes and validates the peer's public key in every call). */
+ * decodes and validates the peer's public key in every call), and with AWSLC AWS-LC's
+ * (bench_awslc.c, the same way as OpenSSL). */
 #define _GNU_SOURCE
 #include <sched.h>
 #include <stdint.h>
@@ -13,8 +14,11 @@
 #include <openssl/evp.h>
 
 #include "cryptopt_p256.h"
+#if AWSLC
+#include "bench_awslc.h"
+#endif
 
-static uint8_t priv[32], pub[65], out[2][32];
+static uint8_t priv[32], pub[65], out[3][32];
 static EVP_PKEY_CTX *ctx;
 
 static int ours(void) { return cryptopt_p256_ecdh(out[0], priv, pub); }
@@ -23,10 +27,20 @@ static int openssl(void) {
     return EVP_PKEY_derive(ctx, out[1], &n) == 1 && n == 32 ? 0 : -1;
 }
 
+#if AWSLC
+static int awslc(void) { return awslc_p256(out[2]); }
+#endif
+
 static const struct {
     const char *name;
     int (*run)(void);
-} impls[] = {{"cryptopt", ours}, {"openssl", openssl}};
+} impls[] = {
+    {"cryptopt", ours},
+    {"openssl", openssl},
+#if AWSLC
+    {"aws-lc", awslc},
+#endif
+};
 
 static int setup(void) {
     EVP_PKEY *a = EVP_PKEY_Q_keygen(NULL, NULL, "EC", "P-256");
@@ -45,8 +59,19 @@ static int setup(void) {
         fprintf(stderr, "OpenSSL: cannot set up P-256 ECDH\n");
         return -1;
     }
+#if AWSLC
+    if (awslc_p256_setup(priv, pub) != 0) {
+        fprintf(stderr, "AWS-LC: cannot set up P-256 ECDH\n");
+        return -1;
+    }
+#endif
     return 0;
 }
 
-static void versions(void) { printf("version,openssl,%s\n", OpenSSL_version(OPENSSL_VERSION)); }
+static void versions(void) {
+    printf("version,openssl,%s\n", OpenSSL_version(OPENSSL_VERSION));
+#if AWSLC
+    awslc_version();
+#endif
+}
 
