@@ -181,6 +181,16 @@ impl Words {
     }
 }
 
+/// The n words of argument `a`, each any 64-bit value.
+pub(crate) fn arg_words(a: u32, n: usize) -> Vec<W> {
+    (0..n as u32)
+        .map(|i| W {
+            o: Opnd::Arg(a, i),
+            max: MAX,
+        })
+        .collect()
+}
+
 pub(crate) fn p_limbs(p: &BigUint, n: usize) -> Vec<u64> {
     let mut limbs: Vec<u64> = p.iter_u64_digits().collect();
     limbs.resize(n, 0);
@@ -205,13 +215,9 @@ pub(crate) fn generate(spec: &FieldSpec, op: FieldOp) -> Result<Function, FieldE
         b: Builder::new(spec.function_name(op), params, vec![arr("out1")]),
     };
     let p: Vec<W> = p_limbs(&spec.p, n).into_iter().map(k).collect();
-    let arg = |a: u32, i: usize| W {
-        o: Opnd::Arg(a, i as u32),
-        max: MAX,
-    };
-    let a: Vec<W> = (0..n).map(|i| arg(0, i)).collect();
-    let b: Vec<W> = match op {
-        FieldOp::Mul | FieldOp::Add | FieldOp::Sub => (0..n).map(|i| arg(1, i)).collect(),
+    let a = arg_words(0, n);
+    let b = match op {
+        FieldOp::Mul | FieldOp::Add | FieldOp::Sub => arg_words(1, n),
         _ => a.clone(),
     };
     let out = match op {
@@ -423,16 +429,7 @@ mod tests {
             b: Builder::new("mul_add".into(), params, vec![arr("out1".into())]),
         };
         let pw: Vec<W> = p_limbs(p, n).into_iter().map(k).collect();
-        let args: Vec<Vec<W>> = (0..4)
-            .map(|a| {
-                (0..n as u32)
-                    .map(|i| W {
-                        o: Opnd::Arg(a, i),
-                        max: MAX,
-                    })
-                    .collect()
-            })
-            .collect();
+        let args: Vec<Vec<W>> = (0..4).map(|a| arg_words(a, n)).collect();
         let out = mul_add(&mut g, &pw, [&args[0], &args[1], &args[2], &args[3]], minus);
         for (i, w) in out.into_iter().enumerate() {
             g.b.store(0, i as u32, w.o);
@@ -512,15 +509,7 @@ mod tests {
                 b: Builder::new("mul".into(), vec![arr("a"), arr("b")], vec![arr("out1")]),
             };
             let pw: Vec<W> = p_limbs(&p, n).into_iter().map(k).collect();
-            let arg = |a: u32| -> Vec<W> {
-                (0..n as u32)
-                    .map(|i| W {
-                        o: Opnd::Arg(a, i),
-                        max: MAX,
-                    })
-                    .collect()
-            };
-            let out = mul(&mut g, &pw, &arg(0), &arg(1));
+            let out = mul(&mut g, &pw, &arg_words(0, n), &arg_words(1, n));
             for (i, w) in out.into_iter().enumerate() {
                 g.b.store(0, i as u32, w.o);
             }

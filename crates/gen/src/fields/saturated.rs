@@ -23,7 +23,7 @@ use num_bigint::BigUint;
 use cryptopt_ir::func::{Function, Op, Param, Ty};
 
 use super::build::{Builder, Opnd};
-use super::montgomery::{k, Words, W, ZERO};
+use super::montgomery::{arg_words, k, Words, W, ZERO};
 use super::{FieldError, FieldOp, FieldSpec};
 
 const MAX: u128 = u64::MAX as u128;
@@ -158,14 +158,7 @@ pub(crate) fn generate(spec: &FieldSpec, op: FieldOp) -> Result<Function, FieldE
         b: Builder::new(spec.function_name(op), params, vec![arr("out1")]),
     };
     let s = Sat { c, n };
-    let arg = |a: u32| -> Vec<W> {
-        (0..n as u32)
-            .map(|i| W {
-                o: Opnd::Arg(a, i),
-                max: MAX,
-            })
-            .collect()
-    };
+    let arg = |a: u32| arg_words(a, n);
     let out = match op {
         FieldOp::Mul => s.mul(&mut g, &arg(0), &arg(1)),
         FieldOp::Square => s.mul(&mut g, &arg(0), &arg(0)),
