@@ -260,27 +260,43 @@ fn secp256k1_double_matches_the_group_law() {
     );
 }
 
-/// The Jacobian doublings (`p256-double-jacobian`, `dbl-2001-b`, 3M + 5S;
-/// `secp256k1-double-jacobian`, `dbl-2009-l`, 2M + 5S) on Jacobian points
-/// (λ²x : λ³y : λ), against the affine model, and the point at infinity as the ECDH
-/// driver brings it from projective coordinates, (0 : 0 : 0), stays (0 : 0 : 0); their
-/// outputs are fully reduced (`decode`).
+/// The Jacobian doublings (`p256-double-jacobian`, `dbl-2001-b`; `secp256k1-double-
+/// jacobian`, `dbl-2009-l`) on Jacobian points (λ²x : λ³y : λ), and the doublings from
+/// projective into Jacobian coordinates (`*-double-to-jacobian`) on projective points
+/// (λx : λy : λ), against the affine model; the point at infinity as the ECDH driver
+/// brings it, (0 : 0 : 0) or (0 : 1 : 0), comes out as (0 : 0 : 0); outputs are fully
+/// reduced (`decode`).
 #[test]
 fn jacobian_doublings_match_the_group_law() {
-    for (formula, field, curve, muls) in [
+    for (formula, field, curve, muls, projective_in) in [
         (
             Formula::P256DoubleJacobian,
             "p256",
             p256 as fn() -> Curve,
             8,
+            false,
         ),
-        (Formula::Secp256k1DoubleJacobian, "secp256k1", secp256k1, 7),
+        (
+            Formula::Secp256k1DoubleJacobian,
+            "secp256k1",
+            secp256k1,
+            7,
+            false,
+        ),
+        (Formula::P256DoubleToJacobian, "p256", p256, 7, true),
+        (
+            Formula::Secp256k1DoubleToJacobian,
+            "secp256k1",
+            secp256k1,
+            7,
+            true,
+        ),
     ] {
-        check_jacobian_double(&case(formula, field, curve()), muls);
+        check_jacobian_double(&case(formula, field, curve()), muls, projective_in);
     }
 }
 
-fn check_jacobian_double(d: &Case, muls: usize) {
+fn check_jacobian_double(d: &Case, muls: usize, projective_in: bool) {
     let c = &d.curve;
     let p = &c.p;
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(2001);
@@ -289,7 +305,12 @@ fn check_jacobian_double(d: &Case, muls: usize) {
         let l = below(&mut rng, &(p - 1u32)) + 1u32;
         let (x, y) = s.clone().expect("a finite point");
         let l2 = &l * &l % p;
-        let [x3, y3, z3] = d.run(&[[x * &l2 % p, y * &l2 % p * &l % p, l]]);
+        let input = if projective_in {
+            [x * &l % p, y * &l % p, l]
+        } else {
+            [x * &l2 % p, y * &l2 % p * &l % p, l]
+        };
+        let [x3, y3, z3] = d.run(&[input]);
         assert!(!z3.is_zero(), "{} case {k}: 2·P is finite", d.formula);
         let zi = c.inv(&z3);
         let zi2 = &zi * &zi % p;
@@ -298,10 +319,15 @@ fn check_jacobian_double(d: &Case, muls: usize) {
         assert_eq!(got, c.add(&s, &s), "{} case {k}", d.formula);
     }
     let zero = [BigUint::zero(), BigUint::zero(), BigUint::zero()];
+    let infinity = if projective_in {
+        [BigUint::zero(), BigUint::one(), BigUint::zero()]
+    } else {
+        zero.clone()
+    };
     assert_eq!(
-        d.run(std::slice::from_ref(&zero)),
+        d.run(std::slice::from_ref(&infinity)),
         zero,
-        "{}: 2·O from (0 : 0 : 0)",
+        "{}: 2·O from {infinity:?}",
         d.formula
     );
     // No shared reduction (see `double_jacobian_a_minus3`).
@@ -312,7 +338,7 @@ fn check_jacobian_double(d: &Case, muls: usize) {
         "{}",
         d.formula
     );
-    assert!(f.name.ends_with("_point_double_jacobian"), "{}", f.name);
+    assert!(f.name.contains("_point_double_"), "{}", f.name);
 }
 
 /// The complete formulas' special cases, spelled out: P + (−P) is the point at infinity
@@ -408,6 +434,8 @@ fn point_formulas_lower_and_round_trip() {
         (Formula::Secp256k1Add, "secp256k1"),
         (Formula::Secp256k1Double, "secp256k1"),
         (Formula::Secp256k1DoubleJacobian, "secp256k1"),
+        (Formula::P256DoubleToJacobian, "p256"),
+        (Formula::Secp256k1DoubleToJacobian, "secp256k1"),
     ] {
         let spec = fields::preset(field).unwrap();
         let (f, _) = formulas::generate(formula, &spec).unwrap();

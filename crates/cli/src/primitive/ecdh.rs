@@ -23,7 +23,8 @@ struct Curve {
     add: Formula,
     double: Formula,
     /// A Jacobian doubling for the runs of doublings between additions, if cheaper.
-    double_jacobian: Option<Formula>,
+    /// (the first doubling, from projective coordinates, and the rest).
+    double_jacobian: Option<(Formula, Formula)>,
     /// The order n of the base point (the group's order: both curves have cofactor 1).
     order: &'static str,
     /// libsecp256k1's hashed output instead of the bare x-coordinate.
@@ -42,7 +43,7 @@ fn curve(name: PrimitiveName) -> Curve {
             field: "p256",
             add: Formula::P256Add,
             double: Formula::P256Double,
-            double_jacobian: Some(Formula::P256DoubleJacobian),
+            double_jacobian: Some((Formula::P256DoubleToJacobian, Formula::P256DoubleJacobian)),
             order: "ffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551",
             hashed: false,
             glv: None,
@@ -54,7 +55,10 @@ fn curve(name: PrimitiveName) -> Curve {
             field: "secp256k1",
             add: Formula::Secp256k1Add,
             double: Formula::Secp256k1Double,
-            double_jacobian: Some(Formula::Secp256k1DoubleJacobian),
+            double_jacobian: Some((
+                Formula::Secp256k1DoubleToJacobian,
+                Formula::Secp256k1DoubleJacobian,
+            )),
             order: "fffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141",
             hashed: true,
             // SEC 2's secp256k1 endomorphism (libsecp256k1's lambda and beta).
@@ -77,9 +81,11 @@ pub(super) fn recipe(name: PrimitiveName) -> Result<Recipe> {
     let (add, _) = formulas::generate(c.add, &spec)?;
     let (double, _) = formulas::generate(c.double, &spec)?;
     let mut pieces = vec![named(add, "point_add"), named(double, "point_double")];
-    if let Some(f) = c.double_jacobian {
-        let (jacobian, _) = formulas::generate(f, &spec)?;
-        pieces.push(named(jacobian, "point_double_jacobian"));
+    if let Some((first, rest)) = c.double_jacobian {
+        let (first, _) = formulas::generate(first, &spec)?;
+        pieces.push(named(first, "point_double_to_jacobian"));
+        let (rest, _) = formulas::generate(rest, &spec)?;
+        pieces.push(named(rest, "point_double_jacobian"));
     }
     for op in [FieldOp::Mul, FieldOp::Square, FieldOp::Add, FieldOp::Sub] {
         pieces.push(named(fields::generate(&spec, op)?, op.name()));

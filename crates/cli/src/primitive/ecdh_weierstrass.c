@@ -3,9 +3,10 @@
  * holding x·2^256 mod p, below p): the complete projective point addition and doubling
  * of Renes, Costello and Batina (PIECE(point_add), PIECE(point_double)), and the field
  * multiplication, squaring, addition and subtraction (PIECE(mul), _square, _add, _sub);
- * with JACOBIAN_DOUBLING a seventh, the Jacobian doubling (PIECE(point_double_jacobian):
- * dbl-2001-b for P-256, dbl-2009-l for secp256k1), does the runs of five doublings
- * between additions.
+ * with JACOBIAN_DOUBLING two more, a doubling from projective into Jacobian coordinates
+ * and the Jacobian doubling (PIECE(point_double_to_jacobian), PIECE(point_double_jacobian):
+ * dbl-2001-b for P-256, dbl-2009-l for secp256k1), do the runs of five doublings between
+ * additions.
  * The lines above this comment (written by `cryptopt primitive`) name the curve, its
  * pieces and its constants.
  *
@@ -33,6 +34,9 @@ void PIECE(point_double)(uint64_t out1[4], uint64_t out2[4], uint64_t out3[4],
                          const uint64_t arg1[4], const uint64_t arg2[4],
                          const uint64_t arg3[4]);
 #if JACOBIAN_DOUBLING
+void PIECE(point_double_to_jacobian)(uint64_t out1[4], uint64_t out2[4], uint64_t out3[4],
+                                     const uint64_t arg1[4], const uint64_t arg2[4],
+                                     const uint64_t arg3[4]);
 void PIECE(point_double_jacobian)(uint64_t out1[4], uint64_t out2[4], uint64_t out3[4],
                                   const uint64_t arg1[4], const uint64_t arg2[4],
                                   const uint64_t arg3[4]);
@@ -142,19 +146,17 @@ static void point_double(point *r, const point *a) {
 }
 
 #if JACOBIAN_DOUBLING
-/* q = 32·q: into Jacobian coordinates (X·Z, Y·Z², Z), five Jacobian doublings, and back
- * (X·Z, Y, Z³). The point at infinity (0 : Y : 0) goes in as (0 : 0 : 0), which the
- * doubling keeps (every coordinate it makes is a multiple of Z), and comes back as
- * (0 : 0 : 0): Y is set to 1 by a mask when Z is zero (values are below p, so Z ≡ 0 only
- * as four zero words). No branch, no secret address. */
+/* q = 32·q: the first doubling from projective into Jacobian coordinates
+ * (PIECE(point_double_to_jacobian)), four Jacobian doublings, and back to projective
+ * (X·Z, Y, Z³). The point at infinity (0 : Y : 0) doubles to (0 : 0 : 0), which the
+ * Jacobian doubling keeps (every coordinate it makes is a multiple of Z), and comes back
+ * as (0 : 0 : 0): Y is set to 1 by a mask when Z is zero (values are below p, so Z ≡ 0
+ * only as four zero words). No branch, no secret address. */
 static void double5(point *q) {
     point j;
     fe zz;
-    PIECE(square)(zz, q->z);
-    PIECE(mul)(j.x, q->x, q->z);
-    PIECE(mul)(j.y, q->y, zz);
-    memcpy(j.z, q->z, sizeof(fe));
-    for (int s = 0; s < 5; s++) PIECE(point_double_jacobian)(j.x, j.y, j.z, j.x, j.y, j.z);
+    PIECE(point_double_to_jacobian)(j.x, j.y, j.z, q->x, q->y, q->z);
+    for (int s = 0; s < 4; s++) PIECE(point_double_jacobian)(j.x, j.y, j.z, j.x, j.y, j.z);
     PIECE(square)(zz, j.z);
     PIECE(mul)(q->z, zz, j.z);
     PIECE(mul)(q->x, j.x, j.z);

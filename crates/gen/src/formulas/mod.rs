@@ -109,6 +109,10 @@ pub enum Formula {
     Secp256k1Double,
     /// secp256k1 doubling in Jacobian coordinates (`dbl-2009-l`), for runs of doublings.
     Secp256k1DoubleJacobian,
+    /// P-256 doubling from projective into Jacobian coordinates (a run's first).
+    P256DoubleToJacobian,
+    /// secp256k1 doubling from projective into Jacobian coordinates (a run's first).
+    Secp256k1DoubleToJacobian,
 }
 
 /// P-256's `b` (FIPS 186-4 / SEC 2), for `y² = x³ − 3x + b`.
@@ -119,7 +123,7 @@ const SECP256K1_B: u64 = 7;
 const SECP256K1_B3: u64 = 3 * SECP256K1_B;
 
 impl Formula {
-    pub const ALL: [Formula; 7] = [
+    pub const ALL: [Formula; 9] = [
         Formula::X25519Ladderstep,
         Formula::P256Add,
         Formula::P256Double,
@@ -127,6 +131,8 @@ impl Formula {
         Formula::Secp256k1Add,
         Formula::Secp256k1Double,
         Formula::Secp256k1DoubleJacobian,
+        Formula::P256DoubleToJacobian,
+        Formula::Secp256k1DoubleToJacobian,
     ];
 
     /// The command-line name: `x25519-ladderstep`.
@@ -139,6 +145,8 @@ impl Formula {
             Formula::Secp256k1Add => "secp256k1-add",
             Formula::Secp256k1Double => "secp256k1-double",
             Formula::Secp256k1DoubleJacobian => "secp256k1-double-jacobian",
+            Formula::P256DoubleToJacobian => "p256-double-to-jacobian",
+            Formula::Secp256k1DoubleToJacobian => "secp256k1-double-to-jacobian",
         }
     }
 
@@ -151,6 +159,9 @@ impl Formula {
             Formula::P256DoubleJacobian | Formula::Secp256k1DoubleJacobian => {
                 "point_double_jacobian"
             }
+            Formula::P256DoubleToJacobian | Formula::Secp256k1DoubleToJacobian => {
+                "point_double_to_jacobian"
+            }
         }
     }
 
@@ -159,13 +170,17 @@ impl Formula {
     pub fn curve(self) -> Option<(i8, BigUint)> {
         match self {
             Formula::X25519Ladderstep => None,
-            Formula::P256Add | Formula::P256Double | Formula::P256DoubleJacobian => Some((
+            Formula::P256Add
+            | Formula::P256Double
+            | Formula::P256DoubleJacobian
+            | Formula::P256DoubleToJacobian => Some((
                 -3,
                 BigUint::parse_bytes(P256_B.as_bytes(), 16).expect("a hex literal"),
             )),
-            Formula::Secp256k1Add | Formula::Secp256k1Double | Formula::Secp256k1DoubleJacobian => {
-                Some((0, BigUint::from(SECP256K1_B)))
-            }
+            Formula::Secp256k1Add
+            | Formula::Secp256k1Double
+            | Formula::Secp256k1DoubleJacobian
+            | Formula::Secp256k1DoubleToJacobian => Some((0, BigUint::from(SECP256K1_B))),
         }
     }
 
@@ -173,10 +188,14 @@ impl Formula {
     pub fn fields(self) -> &'static [&'static str] {
         match self {
             Formula::X25519Ladderstep => &["curve25519"],
-            Formula::P256Add | Formula::P256Double | Formula::P256DoubleJacobian => &["p256"],
-            Formula::Secp256k1Add | Formula::Secp256k1Double | Formula::Secp256k1DoubleJacobian => {
-                &["secp256k1"]
-            }
+            Formula::P256Add
+            | Formula::P256Double
+            | Formula::P256DoubleJacobian
+            | Formula::P256DoubleToJacobian => &["p256"],
+            Formula::Secp256k1Add
+            | Formula::Secp256k1Double
+            | Formula::Secp256k1DoubleJacobian
+            | Formula::Secp256k1DoubleToJacobian => &["secp256k1"],
         }
     }
 
@@ -184,12 +203,14 @@ impl Formula {
     fn modulus(self) -> &'static str {
         match self {
             Formula::X25519Ladderstep => "2^255 - 19",
-            Formula::P256Add | Formula::P256Double | Formula::P256DoubleJacobian => {
-                "2^256 - 2^224 + 2^192 + 2^96 - 1"
-            }
-            Formula::Secp256k1Add | Formula::Secp256k1Double | Formula::Secp256k1DoubleJacobian => {
-                "2^256 - 2^32 - 977"
-            }
+            Formula::P256Add
+            | Formula::P256Double
+            | Formula::P256DoubleJacobian
+            | Formula::P256DoubleToJacobian => "2^256 - 2^224 + 2^192 + 2^96 - 1",
+            Formula::Secp256k1Add
+            | Formula::Secp256k1Double
+            | Formula::Secp256k1DoubleJacobian
+            | Formula::Secp256k1DoubleToJacobian => "2^256 - 2^32 - 977",
         }
     }
 
@@ -201,7 +222,9 @@ impl Formula {
             Formula::P256Double
             | Formula::P256DoubleJacobian
             | Formula::Secp256k1Double
-            | Formula::Secp256k1DoubleJacobian => 3,
+            | Formula::Secp256k1DoubleJacobian
+            | Formula::P256DoubleToJacobian
+            | Formula::Secp256k1DoubleToJacobian => 3,
         }
     }
 
@@ -270,6 +293,11 @@ impl Formula {
             }
             Formula::Secp256k1DoubleJacobian => {
                 weierstrass::double_jacobian_a0(u, args.try_into().map_err(|_| wrong())?)?.to_vec()
+            }
+            Formula::P256DoubleToJacobian | Formula::Secp256k1DoubleToJacobian => {
+                let a_minus3 = self == Formula::P256DoubleToJacobian;
+                let args = args.try_into().map_err(|_| wrong())?;
+                weierstrass::double_projective_to_jacobian(u, a_minus3, args)?.to_vec()
             }
         })
     }
