@@ -238,8 +238,9 @@ pub(crate) struct FieldArgs {
     pub op: String,
     /// A whole formula over the field instead of one operation, as one function:
     /// x25519-ladderstep (over curve25519), p256-add, p256-double, p256-double-jacobian,
-    /// p256-double-to-jacobian (over p256), secp256k1-add, secp256k1-double,
-    /// secp256k1-double-jacobian, secp256k1-double-to-jacobian (over secp256k1).
+    /// p256-double-to-jacobian, p256-double5 (over p256), secp256k1-add,
+    /// secp256k1-double, secp256k1-double-jacobian, secp256k1-double-to-jacobian,
+    /// secp256k1-double5 (over secp256k1).
     #[arg(long, conflicts_with = "op")]
     pub formula: Option<String>,
     /// Unsaturated (Solinas) limb count instead of Fiat's choice.

@@ -341,6 +341,53 @@ fn check_jacobian_double(d: &Case, muls: usize, projective_in: bool) {
     assert!(f.name.contains("_point_double_"), "{}", f.name);
 }
 
+/// `*-double5` (five doublings, projective in and out, Jacobian inside) is 32·P by the
+/// affine model on projective points (λx : λy : λ); its outputs are on the curve and
+/// fully reduced; the point at infinity (0 : 1 : 0) comes out with Z = 0; it counts the
+/// products of one doubling into Jacobian coordinates, four Jacobian ones and the
+/// conversion back.
+#[test]
+fn double5_is_32_times_the_point() {
+    for (formula, field, curve, muls) in [
+        (
+            Formula::P256Double5,
+            "p256",
+            p256 as fn() -> Curve,
+            7 + 4 * 8 + 3,
+        ),
+        (
+            Formula::Secp256k1Double5,
+            "secp256k1",
+            secp256k1,
+            7 + 4 * 7 + 3,
+        ),
+    ] {
+        let d = case(formula, field, curve());
+        let c = &d.curve;
+        let p = &c.p;
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(32);
+        for k in 0..200 {
+            let s = c.random_point(&mut rng);
+            let l = below(&mut rng, &(p - 1u32)) + 1u32;
+            let (x, y) = s.clone().expect("a finite point");
+            let out = d.run(&[[x * &l % p, y * &l % p, l]]);
+            let mut want = s.clone();
+            for _ in 0..5 {
+                want = c.add(&want, &want);
+            }
+            assert_eq!(c.affine(&out), want, "{formula} case {k}");
+        }
+        let infinity = [BigUint::zero(), BigUint::one(), BigUint::zero()];
+        assert!(d.run(&[infinity])[2].is_zero(), "{formula}: 32·O");
+        let (_, stats) = formulas::generate(formula, &d.spec).unwrap();
+        assert_eq!(
+            (stats.muls, stats.shared_reductions),
+            (muls, 0),
+            "{formula}"
+        );
+    }
+}
+
 /// The complete formulas' special cases, spelled out: P + (−P) is the point at infinity
 /// (Z = 0), P + O = P, O + O = O, 2·O = O.
 #[test]
@@ -436,6 +483,8 @@ fn point_formulas_lower_and_round_trip() {
         (Formula::Secp256k1DoubleJacobian, "secp256k1"),
         (Formula::P256DoubleToJacobian, "p256"),
         (Formula::Secp256k1DoubleToJacobian, "secp256k1"),
+        (Formula::P256Double5, "p256"),
+        (Formula::Secp256k1Double5, "secp256k1"),
     ] {
         let spec = fields::preset(field).unwrap();
         let (f, _) = formulas::generate(formula, &spec).unwrap();

@@ -22,9 +22,9 @@ struct Curve {
     field: &'static str,
     add: Formula,
     double: Formula,
-    /// A Jacobian doubling for the runs of doublings between additions, if cheaper.
-    /// (the first doubling, from projective coordinates, and the rest).
-    double_jacobian: Option<(Formula, Formula)>,
+    /// The window's five doublings as one function (Jacobian inside), if cheaper than
+    /// five complete doublings.
+    double5: Option<Formula>,
     /// The order n of the base point (the group's order: both curves have cofactor 1).
     order: &'static str,
     /// libsecp256k1's hashed output instead of the bare x-coordinate.
@@ -43,7 +43,7 @@ fn curve(name: PrimitiveName) -> Curve {
             field: "p256",
             add: Formula::P256Add,
             double: Formula::P256Double,
-            double_jacobian: Some((Formula::P256DoubleToJacobian, Formula::P256DoubleJacobian)),
+            double5: Some(Formula::P256Double5),
             order: "ffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551",
             hashed: false,
             glv: None,
@@ -55,10 +55,7 @@ fn curve(name: PrimitiveName) -> Curve {
             field: "secp256k1",
             add: Formula::Secp256k1Add,
             double: Formula::Secp256k1Double,
-            double_jacobian: Some((
-                Formula::Secp256k1DoubleToJacobian,
-                Formula::Secp256k1DoubleJacobian,
-            )),
+            double5: Some(Formula::Secp256k1Double5),
             order: "fffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141",
             hashed: true,
             // SEC 2's secp256k1 endomorphism (libsecp256k1's lambda and beta).
@@ -81,11 +78,9 @@ pub(super) fn recipe(name: PrimitiveName) -> Result<Recipe> {
     let (add, _) = formulas::generate(c.add, &spec)?;
     let (double, _) = formulas::generate(c.double, &spec)?;
     let mut pieces = vec![named(add, "point_add"), named(double, "point_double")];
-    if let Some((first, rest)) = c.double_jacobian {
-        let (first, _) = formulas::generate(first, &spec)?;
-        pieces.push(named(first, "point_double_to_jacobian"));
-        let (rest, _) = formulas::generate(rest, &spec)?;
-        pieces.push(named(rest, "point_double_jacobian"));
+    if let Some(f) = c.double5 {
+        let (double5, _) = formulas::generate(f, &spec)?;
+        pieces.push(named(double5, "point_double5"));
     }
     for op in [FieldOp::Mul, FieldOp::Square, FieldOp::Add, FieldOp::Sub] {
         pieces.push(named(fields::generate(&spec, op)?, op.name()));
@@ -134,11 +129,7 @@ fn prelude(name: PrimitiveName, c: &Curve, spec: &FieldSpec) -> String {
     let _ = writeln!(s, "#define ECDH {base}_ecdh");
     let _ = writeln!(s, "#define A_IS_MINUS_3 {}", u8::from(a == -3));
     let _ = writeln!(s, "#define HASHED {}", u8::from(c.hashed));
-    let _ = writeln!(
-        s,
-        "#define JACOBIAN_DOUBLING {}",
-        u8::from(c.double_jacobian.is_some())
-    );
+    let _ = writeln!(s, "#define DOUBLE5 {}", u8::from(c.double5.is_some()));
     let _ = writeln!(s, "#define GLV {}", u8::from(c.glv.is_some()));
     for (cname, value) in [
         ("FIELD_P", words(p)),

@@ -3,10 +3,9 @@
  * holding x·2^256 mod p, below p): the complete projective point addition and doubling
  * of Renes, Costello and Batina (PIECE(point_add), PIECE(point_double)), and the field
  * multiplication, squaring, addition and subtraction (PIECE(mul), _square, _add, _sub);
- * with JACOBIAN_DOUBLING two more, a doubling from projective into Jacobian coordinates
- * and the Jacobian doubling (PIECE(point_double_to_jacobian), PIECE(point_double_jacobian):
- * dbl-2001-b for P-256, dbl-2009-l for secp256k1), do the runs of five doublings between
- * additions.
+ * with DOUBLE5 a seventh, PIECE(point_double5), does each window's five doublings as one
+ * function: a doubling from projective into Jacobian coordinates, four Jacobian ones
+ * (dbl-2001-b for P-256, dbl-2009-l for secp256k1) and the way back.
  * The lines above this comment (written by `cryptopt primitive`) name the curve, its
  * pieces and its constants.
  *
@@ -34,13 +33,9 @@ void PIECE(point_add)(uint64_t out1[4], uint64_t out2[4], uint64_t out3[4],
 void PIECE(point_double)(uint64_t out1[4], uint64_t out2[4], uint64_t out3[4],
                          const uint64_t arg1[4], const uint64_t arg2[4],
                          const uint64_t arg3[4]);
-#if JACOBIAN_DOUBLING
-void PIECE(point_double_to_jacobian)(uint64_t out1[4], uint64_t out2[4], uint64_t out3[4],
-                                     const uint64_t arg1[4], const uint64_t arg2[4],
-                                     const uint64_t arg3[4]);
-void PIECE(point_double_jacobian)(uint64_t out1[4], uint64_t out2[4], uint64_t out3[4],
-                                  const uint64_t arg1[4], const uint64_t arg2[4],
-                                  const uint64_t arg3[4]);
+#if DOUBLE5
+void PIECE(point_double5)(uint64_t out1[4], uint64_t out2[4], uint64_t out3[4],
+                          const uint64_t arg1[4], const uint64_t arg2[4], const uint64_t arg3[4]);
 #endif
 void PIECE(mul)(uint64_t out1[4], const uint64_t arg1[4], const uint64_t arg2[4]);
 void PIECE(square)(uint64_t out1[4], const uint64_t arg1[4]);
@@ -165,22 +160,14 @@ static void point_double(point *r, const point *a) {
     PIECE(point_double)(r->x, r->y, r->z, a->x, a->y, a->z);
 }
 
-#if JACOBIAN_DOUBLING
-/* q = 32·q: the first doubling from projective into Jacobian coordinates
- * (PIECE(point_double_to_jacobian)), four Jacobian doublings, and back to projective
- * (X·Z, Y, Z³). The point at infinity (0 : Y : 0) doubles to (0 : 0 : 0), which the
- * Jacobian doubling keeps (every coordinate it makes is a multiple of Z), and comes back
- * as (0 : 0 : 0): Y is set to 1 by a mask when Z is zero (values are below p, so Z ≡ 0
- * only as four zero words). No branch, no secret address. */
+#if DOUBLE5
+/* q = 32·q by PIECE(point_double5) (projective in and out, Jacobian inside). The point
+ * at infinity (0 : Y : 0) comes out as (0 : 0 : 0) (the first doubling makes it, the
+ * Jacobian ones keep it: every coordinate they make is a multiple of Z): Y is set to 1
+ * by a mask when Z is zero (values are below p, so Z ≡ 0 only as four zero words). No
+ * branch, no secret address. */
 static void double5(point *q) {
-    point j;
-    fe zz;
-    PIECE(point_double_to_jacobian)(j.x, j.y, j.z, q->x, q->y, q->z);
-    for (int s = 0; s < 4; s++) PIECE(point_double_jacobian)(j.x, j.y, j.z, j.x, j.y, j.z);
-    PIECE(square)(zz, j.z);
-    PIECE(mul)(q->z, zz, j.z);
-    PIECE(mul)(q->x, j.x, j.z);
-    memcpy(q->y, j.y, sizeof(fe));
+    PIECE(point_double5)(q->x, q->y, q->z, q->x, q->y, q->z);
     uint64_t nz = q->z[0] | q->z[1] | q->z[2] | q->z[3];
     uint64_t infinity = ((nz | (0 - nz)) >> 63) - 1; /* all ones iff Z = 0 */
     for (int k = 0; k < 4; k++) q->y[k] = (q->y[k] & ~infinity) | (MONT_ONE[k] & infinity);

@@ -113,6 +113,10 @@ pub enum Formula {
     P256DoubleToJacobian,
     /// secp256k1 doubling from projective into Jacobian coordinates (a run's first).
     Secp256k1DoubleToJacobian,
+    /// P-256 `32·P` in projective coordinates: five doublings, Jacobian inside.
+    P256Double5,
+    /// secp256k1 `32·P` in projective coordinates: five doublings, Jacobian inside.
+    Secp256k1Double5,
 }
 
 /// P-256's `b` (FIPS 186-4 / SEC 2), for `y² = x³ − 3x + b`.
@@ -123,7 +127,7 @@ const SECP256K1_B: u64 = 7;
 const SECP256K1_B3: u64 = 3 * SECP256K1_B;
 
 impl Formula {
-    pub const ALL: [Formula; 9] = [
+    pub const ALL: [Formula; 11] = [
         Formula::X25519Ladderstep,
         Formula::P256Add,
         Formula::P256Double,
@@ -133,6 +137,8 @@ impl Formula {
         Formula::Secp256k1DoubleJacobian,
         Formula::P256DoubleToJacobian,
         Formula::Secp256k1DoubleToJacobian,
+        Formula::P256Double5,
+        Formula::Secp256k1Double5,
     ];
 
     /// The command-line name: `x25519-ladderstep`.
@@ -147,6 +153,8 @@ impl Formula {
             Formula::Secp256k1DoubleJacobian => "secp256k1-double-jacobian",
             Formula::P256DoubleToJacobian => "p256-double-to-jacobian",
             Formula::Secp256k1DoubleToJacobian => "secp256k1-double-to-jacobian",
+            Formula::P256Double5 => "p256-double5",
+            Formula::Secp256k1Double5 => "secp256k1-double5",
         }
     }
 
@@ -162,6 +170,7 @@ impl Formula {
             Formula::P256DoubleToJacobian | Formula::Secp256k1DoubleToJacobian => {
                 "point_double_to_jacobian"
             }
+            Formula::P256Double5 | Formula::Secp256k1Double5 => "point_double5",
         }
     }
 
@@ -173,14 +182,16 @@ impl Formula {
             Formula::P256Add
             | Formula::P256Double
             | Formula::P256DoubleJacobian
-            | Formula::P256DoubleToJacobian => Some((
+            | Formula::P256DoubleToJacobian
+            | Formula::P256Double5 => Some((
                 -3,
                 BigUint::parse_bytes(P256_B.as_bytes(), 16).expect("a hex literal"),
             )),
             Formula::Secp256k1Add
             | Formula::Secp256k1Double
             | Formula::Secp256k1DoubleJacobian
-            | Formula::Secp256k1DoubleToJacobian => Some((0, BigUint::from(SECP256K1_B))),
+            | Formula::Secp256k1DoubleToJacobian
+            | Formula::Secp256k1Double5 => Some((0, BigUint::from(SECP256K1_B))),
         }
     }
 
@@ -191,11 +202,13 @@ impl Formula {
             Formula::P256Add
             | Formula::P256Double
             | Formula::P256DoubleJacobian
-            | Formula::P256DoubleToJacobian => &["p256"],
+            | Formula::P256DoubleToJacobian
+            | Formula::P256Double5 => &["p256"],
             Formula::Secp256k1Add
             | Formula::Secp256k1Double
             | Formula::Secp256k1DoubleJacobian
-            | Formula::Secp256k1DoubleToJacobian => &["secp256k1"],
+            | Formula::Secp256k1DoubleToJacobian
+            | Formula::Secp256k1Double5 => &["secp256k1"],
         }
     }
 
@@ -206,11 +219,13 @@ impl Formula {
             Formula::P256Add
             | Formula::P256Double
             | Formula::P256DoubleJacobian
-            | Formula::P256DoubleToJacobian => "2^256 - 2^224 + 2^192 + 2^96 - 1",
+            | Formula::P256DoubleToJacobian
+            | Formula::P256Double5 => "2^256 - 2^224 + 2^192 + 2^96 - 1",
             Formula::Secp256k1Add
             | Formula::Secp256k1Double
             | Formula::Secp256k1DoubleJacobian
-            | Formula::Secp256k1DoubleToJacobian => "2^256 - 2^32 - 977",
+            | Formula::Secp256k1DoubleToJacobian
+            | Formula::Secp256k1Double5 => "2^256 - 2^32 - 977",
         }
     }
 
@@ -224,7 +239,9 @@ impl Formula {
             | Formula::Secp256k1Double
             | Formula::Secp256k1DoubleJacobian
             | Formula::P256DoubleToJacobian
-            | Formula::Secp256k1DoubleToJacobian => 3,
+            | Formula::Secp256k1DoubleToJacobian
+            | Formula::P256Double5
+            | Formula::Secp256k1Double5 => 3,
         }
     }
 
@@ -298,6 +315,11 @@ impl Formula {
                 let a_minus3 = self == Formula::P256DoubleToJacobian;
                 let args = args.try_into().map_err(|_| wrong())?;
                 weierstrass::double_projective_to_jacobian(u, a_minus3, args)?.to_vec()
+            }
+            Formula::P256Double5 | Formula::Secp256k1Double5 => {
+                let a_minus3 = self == Formula::P256Double5;
+                let args = args.try_into().map_err(|_| wrong())?;
+                weierstrass::double5(u, a_minus3, args)?.to_vec()
             }
         })
     }

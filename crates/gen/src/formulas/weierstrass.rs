@@ -275,3 +275,28 @@ pub(crate) fn double_projective_to_jacobian<O: Ops>(
     let z3 = u.add(&s, &s)?; // Z3 = 2·Y·Z
     Ok([x3, y3, z3])
 }
+
+/// `32·(X:Y:Z)` in projective coordinates: [`double_projective_to_jacobian`], four
+/// Jacobian doublings, and back to projective coordinates, (X·Z : Y : Z³); one function
+/// so that the doublings' operations are scheduled and their values kept in registers
+/// across the five (the ECDH driver's window). The point at infinity (0 : Y : 0) comes
+/// out as (0 : 0 : 0): the caller restores Y.
+pub(crate) fn double5<O: Ops>(
+    u: &mut O,
+    a_minus3: bool,
+    p: [O::Fe; 3],
+) -> Result<[O::Fe; 3], String> {
+    let mut p = double_projective_to_jacobian(u, a_minus3, p)?;
+    for _ in 0..4 {
+        p = if a_minus3 {
+            double_jacobian_a_minus3(u, p)?
+        } else {
+            double_jacobian_a0(u, p)?
+        };
+    }
+    let [x, y, z] = p;
+    let zz = u.mul(&z, &z, true)?;
+    let z3 = u.mul(&zz, &z, false)?;
+    let x3 = u.mul(&x, &z, false)?;
+    Ok([x3, y, z3])
+}
