@@ -11,7 +11,8 @@
 //! * [`abi`]: the C interface contract: element sizes and the aliasing policy;
 //! * [`validate`]: the structural validator, run after every front end, generator and pass;
 //! * [`interp`]: the reference interpreter;
-//! * [`lower`]: lowering to the 64-bit machine-level dialect code generation consumes;
+//! * [`lower`]: lowering to the 64-bit machine-level dialect code generation consumes
+//!   (its rebuilding passes — simplify, flatten, fuse_shrd, dce — in `rebuild`);
 //! * [`reassoc`]: sums reassociated so that addends shared by several sums are added once
 //!   (the first step of lowering);
 //! * [`text`]: the readable text form (`cryptopt ir`), used by golden tests;
@@ -30,6 +31,7 @@ pub mod interp;
 pub mod lower;
 pub mod names;
 pub mod reassoc;
+mod rebuild;
 pub mod text;
 pub mod validate;
 
