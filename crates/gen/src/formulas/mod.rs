@@ -119,6 +119,14 @@ pub enum Formula {
     Secp256k1Double5,
 }
 
+/// The curves the formulas are for.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Over {
+    Curve25519,
+    P256,
+    Secp256k1,
+}
+
 /// P-256's `b` (FIPS 186-4 / SEC 2), for `y² = x³ − 3x + b`.
 const P256_B: &str = "5ac635d8aa3a93e7b3ebbd55769886bc651d06b0cc53b0f63bce3c3e27d2604b";
 /// secp256k1's `b`, for `y² = x³ + 7`.
@@ -174,58 +182,52 @@ impl Formula {
         }
     }
 
-    /// The curve `y² = x³ + a·x + b` a point formula is for: `(a, b)`, with `a` as `-3`
-    /// or `0`; `None` for the ladder step (a Montgomery curve's x-only formula).
-    pub fn curve(self) -> Option<(i8, BigUint)> {
+    /// The curve the formula is for: the one home of that mapping, which its field, its
+    /// modulus and its curve constants follow.
+    fn over(self) -> Over {
         match self {
-            Formula::X25519Ladderstep => None,
+            Formula::X25519Ladderstep => Over::Curve25519,
             Formula::P256Add
             | Formula::P256Double
             | Formula::P256DoubleJacobian
             | Formula::P256DoubleToJacobian
-            | Formula::P256Double5 => Some((
-                -3,
-                BigUint::parse_bytes(P256_B.as_bytes(), 16).expect("a hex literal"),
-            )),
+            | Formula::P256Double5 => Over::P256,
             Formula::Secp256k1Add
             | Formula::Secp256k1Double
             | Formula::Secp256k1DoubleJacobian
             | Formula::Secp256k1DoubleToJacobian
-            | Formula::Secp256k1Double5 => Some((0, BigUint::from(SECP256K1_B))),
+            | Formula::Secp256k1Double5 => Over::Secp256k1,
+        }
+    }
+
+    /// The curve `y² = x³ + a·x + b` a point formula is for: `(a, b)`, with `a` as `-3`
+    /// or `0`; `None` for the ladder step (a Montgomery curve's x-only formula).
+    pub fn curve(self) -> Option<(i8, BigUint)> {
+        match self.over() {
+            Over::Curve25519 => None,
+            Over::P256 => Some((
+                -3,
+                BigUint::parse_bytes(P256_B.as_bytes(), 16).expect("a hex literal"),
+            )),
+            Over::Secp256k1 => Some((0, BigUint::from(SECP256K1_B))),
         }
     }
 
     /// The preset fields the formula is defined on.
     pub fn fields(self) -> &'static [&'static str] {
-        match self {
-            Formula::X25519Ladderstep => &["curve25519"],
-            Formula::P256Add
-            | Formula::P256Double
-            | Formula::P256DoubleJacobian
-            | Formula::P256DoubleToJacobian
-            | Formula::P256Double5 => &["p256"],
-            Formula::Secp256k1Add
-            | Formula::Secp256k1Double
-            | Formula::Secp256k1DoubleJacobian
-            | Formula::Secp256k1DoubleToJacobian
-            | Formula::Secp256k1Double5 => &["secp256k1"],
+        match self.over() {
+            Over::Curve25519 => &["curve25519"],
+            Over::P256 => &["p256"],
+            Over::Secp256k1 => &["secp256k1"],
         }
     }
 
     /// The modulus the formula is defined for.
     fn modulus(self) -> &'static str {
-        match self {
-            Formula::X25519Ladderstep => "2^255 - 19",
-            Formula::P256Add
-            | Formula::P256Double
-            | Formula::P256DoubleJacobian
-            | Formula::P256DoubleToJacobian
-            | Formula::P256Double5 => "2^256 - 2^224 + 2^192 + 2^96 - 1",
-            Formula::Secp256k1Add
-            | Formula::Secp256k1Double
-            | Formula::Secp256k1DoubleJacobian
-            | Formula::Secp256k1DoubleToJacobian
-            | Formula::Secp256k1Double5 => "2^256 - 2^32 - 977",
+        match self.over() {
+            Over::Curve25519 => "2^255 - 19",
+            Over::P256 => "2^256 - 2^224 + 2^192 + 2^96 - 1",
+            Over::Secp256k1 => "2^256 - 2^32 - 977",
         }
     }
 
@@ -234,14 +236,7 @@ impl Formula {
         match self {
             Formula::X25519Ladderstep => 5,
             Formula::P256Add | Formula::Secp256k1Add => 6,
-            Formula::P256Double
-            | Formula::P256DoubleJacobian
-            | Formula::Secp256k1Double
-            | Formula::Secp256k1DoubleJacobian
-            | Formula::P256DoubleToJacobian
-            | Formula::Secp256k1DoubleToJacobian
-            | Formula::P256Double5
-            | Formula::Secp256k1Double5 => 3,
+            _ => 3,
         }
     }
 
@@ -285,6 +280,8 @@ impl Formula {
                 .map(|(_, b)| b)
                 .expect("a point formula's curve")
         };
+        // The Jacobian doublings' one difference between the curves.
+        let a_minus3 = self.over() == Over::P256;
         Ok(match self {
             Formula::X25519Ladderstep => {
                 x25519::step(u, args.try_into().map_err(|_| wrong())?)?.to_vec()
@@ -296,10 +293,6 @@ impl Formula {
                 weierstrass::double_a_minus3(u, &b(), args.try_into().map_err(|_| wrong())?)?
                     .to_vec()
             }
-            Formula::P256DoubleJacobian => {
-                weierstrass::double_jacobian_a_minus3(u, args.try_into().map_err(|_| wrong())?)?
-                    .to_vec()
-            }
             Formula::Secp256k1Add => {
                 weierstrass::add_a0(u, SECP256K1_B3, args.try_into().map_err(|_| wrong())?)?
                     .to_vec()
@@ -308,16 +301,15 @@ impl Formula {
                 weierstrass::double_a0(u, SECP256K1_B3, args.try_into().map_err(|_| wrong())?)?
                     .to_vec()
             }
-            Formula::Secp256k1DoubleJacobian => {
-                weierstrass::double_jacobian_a0(u, args.try_into().map_err(|_| wrong())?)?.to_vec()
+            Formula::P256DoubleJacobian | Formula::Secp256k1DoubleJacobian => {
+                let args = args.try_into().map_err(|_| wrong())?;
+                weierstrass::double_jacobian(u, a_minus3, args)?.to_vec()
             }
             Formula::P256DoubleToJacobian | Formula::Secp256k1DoubleToJacobian => {
-                let a_minus3 = self == Formula::P256DoubleToJacobian;
                 let args = args.try_into().map_err(|_| wrong())?;
                 weierstrass::double_projective_to_jacobian(u, a_minus3, args)?.to_vec()
             }
             Formula::P256Double5 | Formula::Secp256k1Double5 => {
-                let a_minus3 = self == Formula::P256Double5;
                 let args = args.try_into().map_err(|_| wrong())?;
                 weierstrass::double5(u, a_minus3, args)?.to_vec()
             }

@@ -9,13 +9,14 @@
 //! | `secp256k1-add`    | a = 0     | Algorithm 7 | 12M + 2m_3b + 19a |
 //! | `secp256k1-double` | a = 0     | Algorithm 9 | 6M + 2S + 1m_3b + 9a |
 //!
-//! And one formula in Jacobian coordinates (x = X/Z², y = Y/Z³), for runs of doublings
-//! between additions: `p256-double-jacobian`, Bernstein's `dbl-2001-b` for a = −3 (the
-//! Explicit-Formulas Database, <https://hyperelliptic.org/EFD/g1p/auto-shortw-jacobian-3.html>),
-//! 3M + 5S. It is not complete in general, but on a prime-order curve only the point at
-//! infinity is special, and there every coordinate it makes is a multiple of Z (Z3 = 2·Y·Z),
-//! so a point with Z = 0 stays one: the caller converts from and to projective
-//! coordinates around the run and fixes up that one point.
+//! And doublings in Jacobian coordinates (x = X/Z², y = Y/Z³), for runs of doublings
+//! between additions (the Explicit-Formulas Database,
+//! <https://hyperelliptic.org/EFD/g1p/auto-shortw-jacobian-3.html>): `*-double-jacobian`
+//! (`dbl-2001-b` for a = −3, `dbl-2009-l` for a = 0), `*-double-to-jacobian` (the same
+//! from a projective point) and `*-double5` (32·P, projective in and out). They are not
+//! complete in general, but on a prime-order curve only the point at infinity is
+//! special, and there every coordinate they make is a multiple of Z (Z3 = 2·Y·Z), so a
+//! point with Z = 0 stays one: the caller fixes up that one point.
 //!
 //! Each function below is the paper's algorithm line by line (its temporaries `t0 … t4`
 //! and its reuse of `X3, Y3, Z3` as scratch), over any implementation of the field
@@ -183,101 +184,94 @@ pub(crate) fn double_a0<O: Ops>(
     Ok([x3, y3, z3_10])
 }
 
-/// `dbl-2001-b` (Bernstein 2001, EFD): `2·(X:Y:Z)` in Jacobian coordinates for `a = −3`,
-/// 5M + 3S here instead of 3M + 5S, for fewer modular additions (11 instead of 16; one
-/// costs about a quarter of a multiplication): 4β = X·(4γ) and 8γ² = (2γ)·(4γ) rather
-/// than 8β and 8γ² by three doublings each, and Z3 = 2·Y·Z rather than (Y+Z)² − γ − δ.
-pub(crate) fn double_jacobian_a_minus3<O: Ops>(
+/// `2·(X:Y:Z)` in Jacobian coordinates: `dbl-2001-b` (Bernstein 2001, EFD) for a = −3,
+/// `dbl-2009-l` (Lange 2009) for a = 0, both as [`jacobian_tail`] finishes them: the
+/// slope's `t` (α = 3t) is (X−δ)·(X+δ) with δ = Z² for a = −3 and X² for a = 0, and
+/// g = Y². 5M + 3S (a = −3) or 4M + 3S (a = 0).
+pub(crate) fn double_jacobian<O: Ops>(
     u: &mut O,
+    a_minus3: bool,
     [x, y, z]: [O::Fe; 3],
 ) -> Result<[O::Fe; 3], String> {
-    let delta = u.mul(&z, &z, true)?; // delta = Z1²
-    let gamma = u.mul(&y, &y, true)?; // gamma = Y1²
-    let xm = u.sub(&x, &delta)?; // X1−delta
-    let xp = u.add(&x, &delta)?; // X1+delta
-    let t = u.mul(&xm, &xp, false)?;
-    let alpha = u.add(&t, &t)?;
-    let alpha = u.add(&alpha, &t)?; // alpha = 3·(X1−delta)·(X1+delta)
-    let gamma2 = u.add(&gamma, &gamma)?;
-    let gamma4 = u.add(&gamma2, &gamma2)?;
-    let beta4 = u.mul(&x, &gamma4, false)?; // 4·beta = X1·(4·gamma)
-    let beta8 = u.add(&beta4, &beta4)?;
-    let x3 = u.mul(&alpha, &alpha, true)?;
-    let x3 = u.sub(&x3, &beta8)?; // X3 = alpha² − 8·beta
-    let yz = u.mul(&y, &z, false)?;
-    let z3 = u.add(&yz, &yz)?; // Z3 = 2·Y1·Z1 = (Y1+Z1)² − gamma − delta
-    let d = u.sub(&beta4, &x3)?;
-    // Y3 = alpha·(4·beta − X3) − (2·gamma)·(4·gamma), as two products: a shared
-    // reduction (`mul_add`) needs operands below p, and alpha is not when an input is not
-    // (X1 ≥ p makes (X1−delta)·(X1+delta) too large for one final subtraction), so the
-    // function would stop agreeing with its operations called one by one on such inputs.
-    let y3 = super::two_products(u, [&alpha, &d, &gamma2, &gamma4], true)?;
-    Ok([x3, y3, z3])
-}
-
-/// `dbl-2009-l` (Lange 2009, EFD): `2·(X:Y:Z)` in Jacobian coordinates for `a = 0`,
-/// 4M + 3S here instead of 2M + 5S, for fewer modular additions (9 instead of 13):
-/// D = 4·X·B = X·(4B) rather than 2·((X+B)² − A − C), and 8C = (2B)·(4B).
-pub(crate) fn double_jacobian_a0<O: Ops>(
-    u: &mut O,
-    [x, y, z]: [O::Fe; 3],
-) -> Result<[O::Fe; 3], String> {
-    let a = u.mul(&x, &x, true)?; // A = X1²
-    let b = u.mul(&y, &y, true)?; // B = Y1²
-    let b2 = u.add(&b, &b)?;
-    let b4 = u.add(&b2, &b2)?;
-    let d = u.mul(&x, &b4, false)?; // D = 4·X1·B = 2·((X1+B)² − A − C)
-    let e = u.add(&a, &a)?;
-    let e = u.add(&e, &a)?; // E = 3·A
-    let f = u.mul(&e, &e, true)?; // F = E²
-    let d2 = u.add(&d, &d)?;
-    let x3 = u.sub(&f, &d2)?; // X3 = F − 2·D
-    let dx = u.sub(&d, &x3)?;
-    // Y3 = E·(D − X3) − 8·C, 8·C = (2B)·(4B), as two products (see
-    // `double_jacobian_a_minus3`).
-    let y3 = super::two_products(u, [&e, &dx, &b2, &b4], true)?;
-    let yz = u.mul(&y, &z, false)?;
-    let z3 = u.add(&yz, &yz)?; // Z3 = 2·Y1·Z1
-    Ok([x3, y3, z3])
+    let t = if a_minus3 {
+        let delta = u.mul(&z, &z, true)?; // delta = Z²
+        let xm = u.sub(&x, &delta)?;
+        let xp = u.add(&x, &delta)?;
+        u.mul(&xm, &xp, false)? // (X−delta)·(X+delta)
+    } else {
+        u.mul(&x, &x, true)? // A = X²
+    };
+    let g = u.mul(&y, &y, true)?; // gamma = B = Y²
+    jacobian_tail(u, &x, &t, &g, YZ::Make(&y, &z))
 }
 
 /// `2·(X:Y:Z)` from projective coordinates into Jacobian ones, for the first doubling of
-/// a run: the Jacobian doubling above of (X·Z : Y·Z² : Z), the projective point's
-/// Jacobian form, rescaled by Z⁻² (X3 by Z⁻⁴, Y3 by Z⁻⁶), which removes every power of Z
-/// but one: with s = Y·Z, g = Y·s = Y²·Z and α = 3·(X−Z)·(X+Z) (a = −3) or 3·X² (a = 0),
-/// X3 = α² − 8·X·g, Y3 = α·(4·X·g − X3) − (2g)·(4g), Z3 = 2s. 6M + 1S (a = −3) or
-/// 5M + 2S (a = 0), where converting first costs 2M + 1S more than the doubling. The
-/// point at infinity (0 : Y : 0) gives (0 : 0 : 0).
+/// a run: [`double_jacobian`] of (X·Z : Y·Z² : Z), the projective point's Jacobian form,
+/// rescaled by Z⁻² (X3 by Z⁻⁴, Y3 by Z⁻⁶), which removes every power of Z but one: the
+/// same [`jacobian_tail`] with t = (X−Z)·(X+Z) (a = −3) or X² (a = 0), g = Y²·Z = Y·(Y·Z)
+/// and Y·Z. 6M + 1S (a = −3) or 5M + 2S (a = 0), where converting first costs 2M + 1S
+/// more than the doubling. The point at infinity (0 : Y : 0) gives (0 : 0 : 0).
 pub(crate) fn double_projective_to_jacobian<O: Ops>(
     u: &mut O,
     a_minus3: bool,
     [x, y, z]: [O::Fe; 3],
 ) -> Result<[O::Fe; 3], String> {
-    let alpha = if a_minus3 {
+    let t = if a_minus3 {
         let xm = u.sub(&x, &z)?;
         let xp = u.add(&x, &z)?;
         u.mul(&xm, &xp, false)? // (X−Z)·(X+Z)
     } else {
         u.mul(&x, &x, true)? // X²
     };
-    let alpha3 = u.add(&alpha, &alpha)?;
-    let alpha = u.add(&alpha3, &alpha)?;
-    let s = u.mul(&y, &z, false)?; // s = Y·Z
-    let g = u.mul(&y, &s, false)?; // g = Y²·Z
-    let g2 = u.add(&g, &g)?;
+    let yz = u.mul(&y, &z, false)?;
+    let g = u.mul(&y, &yz, false)?; // Y²·Z
+    jacobian_tail(u, &x, &t, &g, YZ::Made(yz))
+}
+
+/// What both Jacobian doublings share, written for fewer modular additions than the
+/// EFD's text (11 instead of 16 for a = −3, 9 instead of 13 for a = 0; one costs about a
+/// quarter of a multiplication): α = 3t, 4β = X·(4g), X3 = α² − 8β,
+/// Y3 = α·(4β − X3) − (2g)·(4g) (8γ² as a product of the doublings already made), and
+/// Z3 = 2·(Y·Z) rather than (Y+Z)² − γ − δ.
+fn jacobian_tail<O: Ops>(
+    u: &mut O,
+    x: &O::Fe,
+    t: &O::Fe,
+    g: &O::Fe,
+    yz: YZ<'_, O::Fe>,
+) -> Result<[O::Fe; 3], String> {
+    let alpha = u.add(t, t)?;
+    let alpha = u.add(&alpha, t)?; // alpha = 3t
+    let g2 = u.add(g, g)?;
     let g4 = u.add(&g2, &g2)?;
-    let b4 = u.mul(&x, &g4, false)?; // 4·X·g
-    let b8 = u.add(&b4, &b4)?;
+    let beta4 = u.mul(x, &g4, false)?; // 4·beta = X·(4g)
+    let beta8 = u.add(&beta4, &beta4)?;
     let x3 = u.mul(&alpha, &alpha, true)?;
-    let x3 = u.sub(&x3, &b8)?; // X3 = alpha² − 8·X·g
-    let d = u.sub(&b4, &x3)?;
+    let x3 = u.sub(&x3, &beta8)?; // X3 = alpha² − 8·beta
+    let yz = match yz {
+        YZ::Made(yz) => yz,
+        YZ::Make(y, z) => u.mul(y, z, false)?,
+    };
+    let z3 = u.add(&yz, &yz)?; // Z3 = 2·Y·Z
+    let d = u.sub(&beta4, &x3)?;
+    // Y3 = alpha·(4·beta − X3) − (2g)·(4g), as two products: a shared reduction
+    // (`mul_add`) needs operands below p, and alpha is not when an input is not (X ≥ p
+    // makes t too large for one final subtraction), so the function would stop agreeing
+    // with its operations called one by one on such inputs.
     let y3 = super::two_products(u, [&alpha, &d, &g2, &g4], true)?;
-    let z3 = u.add(&s, &s)?; // Z3 = 2·Y·Z
     Ok([x3, y3, z3])
 }
 
+/// Y·Z for [`jacobian_tail`]: already made (the doubling from projective coordinates
+/// needs it first), or to make where the EFD's text makes Z3, after X3 (the order the
+/// schedule breaks its ties by; earlier, P-256's ECDH measured 0.5% slower).
+enum YZ<'a, Fe> {
+    Made(Fe),
+    Make(&'a Fe, &'a Fe),
+}
+
 /// `32·(X:Y:Z)` in projective coordinates: [`double_projective_to_jacobian`], four
-/// Jacobian doublings, and back to projective coordinates, (X·Z : Y : Z³); one function
+/// [`double_jacobian`], and back to projective coordinates, (X·Z : Y : Z³); one function
 /// so that the doublings' operations are scheduled and their values kept in registers
 /// across the five (the ECDH driver's window). The point at infinity (0 : Y : 0) comes
 /// out as (0 : 0 : 0): the caller restores Y.
@@ -288,11 +282,7 @@ pub(crate) fn double5<O: Ops>(
 ) -> Result<[O::Fe; 3], String> {
     let mut p = double_projective_to_jacobian(u, a_minus3, p)?;
     for _ in 0..4 {
-        p = if a_minus3 {
-            double_jacobian_a_minus3(u, p)?
-        } else {
-            double_jacobian_a0(u, p)?
-        };
+        p = double_jacobian(u, a_minus3, p)?;
     }
     let [x, y, z] = p;
     let zz = u.mul(&z, &z, true)?;
