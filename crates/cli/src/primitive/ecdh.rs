@@ -22,9 +22,9 @@ struct Curve {
     field: &'static str,
     add: Formula,
     double: Formula,
-    /// The window's five doublings as one function (Jacobian inside), if cheaper than
-    /// five complete doublings.
-    double5: Option<Formula>,
+    /// The window's five doublings as one function (Jacobian inside); `double`, the
+    /// complete one, makes the table.
+    double5: Formula,
     /// The order n of the base point (the group's order: both curves have cofactor 1).
     order: &'static str,
     /// libsecp256k1's hashed output instead of the bare x-coordinate.
@@ -43,7 +43,7 @@ fn curve(name: PrimitiveName) -> Curve {
             field: "p256",
             add: Formula::P256Add,
             double: Formula::P256Double,
-            double5: Some(Formula::P256Double5),
+            double5: Formula::P256Double5,
             order: "ffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551",
             hashed: false,
             glv: None,
@@ -55,7 +55,7 @@ fn curve(name: PrimitiveName) -> Curve {
             field: "secp256k1",
             add: Formula::Secp256k1Add,
             double: Formula::Secp256k1Double,
-            double5: Some(Formula::Secp256k1Double5),
+            double5: Formula::Secp256k1Double5,
             order: "fffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141",
             hashed: true,
             // SEC 2's secp256k1 endomorphism (libsecp256k1's lambda and beta).
@@ -77,11 +77,12 @@ pub(super) fn recipe(name: PrimitiveName) -> Result<Recipe> {
     let named = |f, suffix: &str| Piece::new(f, name, suffix, &representation);
     let (add, _) = formulas::generate(c.add, &spec)?;
     let (double, _) = formulas::generate(c.double, &spec)?;
-    let mut pieces = vec![named(add, "point_add"), named(double, "point_double")];
-    if let Some(f) = c.double5 {
-        let (double5, _) = formulas::generate(f, &spec)?;
-        pieces.push(named(double5, "point_double5"));
-    }
+    let (double5, _) = formulas::generate(c.double5, &spec)?;
+    let mut pieces = vec![
+        named(add, "point_add"),
+        named(double, "point_double"),
+        named(double5, "point_double5"),
+    ];
     for op in [FieldOp::Mul, FieldOp::Square, FieldOp::Add, FieldOp::Sub] {
         pieces.push(named(fields::generate(&spec, op)?, op.name()));
     }
@@ -129,7 +130,6 @@ fn prelude(name: PrimitiveName, c: &Curve, spec: &FieldSpec) -> String {
     let _ = writeln!(s, "#define ECDH {base}_ecdh");
     let _ = writeln!(s, "#define A_IS_MINUS_3 {}", u8::from(a == -3));
     let _ = writeln!(s, "#define HASHED {}", u8::from(c.hashed));
-    let _ = writeln!(s, "#define DOUBLE5 {}", u8::from(c.double5.is_some()));
     let _ = writeln!(s, "#define GLV {}", u8::from(c.glv.is_some()));
     for (cname, value) in [
         ("FIELD_P", words(p)),

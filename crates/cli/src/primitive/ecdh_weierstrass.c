@@ -1,11 +1,11 @@
-/* ECDH on a prime-order short Weierstrass curve (P-256, secp256k1) from six functions
+/* ECDH on a prime-order short Weierstrass curve (P-256, secp256k1) from seven functions
  * cryptopt optimized and proved, all on the Montgomery representation (four 64-bit words
  * holding x·2^256 mod p, below p): the complete projective point addition and doubling
  * of Renes, Costello and Batina (PIECE(point_add), PIECE(point_double)), and the field
- * multiplication, squaring, addition and subtraction (PIECE(mul), _square, _add, _sub);
- * with DOUBLE5 a seventh, PIECE(point_double5), does each window's five doublings as one
- * function: a doubling from projective into Jacobian coordinates, four Jacobian ones
- * (dbl-2001-b for P-256, dbl-2009-l for secp256k1) and the way back.
+ * multiplication, squaring, addition and subtraction (PIECE(mul), _square, _add, _sub),
+ * and each window's five doublings as one function (PIECE(point_double5): a doubling
+ * from projective into Jacobian coordinates, four Jacobian ones, dbl-2001-b for P-256
+ * and dbl-2009-l for secp256k1, and the way back).
  * The lines above this comment (written by `cryptopt primitive`) name the curve, its
  * pieces and its constants.
  *
@@ -15,9 +15,8 @@
  * 26 digits of each half of the scalar's split (125 doublings, 51 additions); each
  * window's table entry is read by touching all 17 entries with masks, and negated by a
  * mask; the inversion is Fermat's with the public exponent p - 2 (a chain over its runs
- * of ones); the scalar's range
- * check and the invalid-scalar result are masks. Only public
- * data (the peer's public key) is ever branched on. Checked with valgrind (the secret
+ * of ones); the scalar's range check and the invalid-scalar result are masks. Only
+ * public data (the peer's public key) is ever branched on. Checked with valgrind (the secret
  * scalar marked undefined) by cryptopt's tests. */
 #include <stdint.h>
 #include <string.h>
@@ -33,10 +32,8 @@ void PIECE(point_add)(uint64_t out1[4], uint64_t out2[4], uint64_t out3[4],
 void PIECE(point_double)(uint64_t out1[4], uint64_t out2[4], uint64_t out3[4],
                          const uint64_t arg1[4], const uint64_t arg2[4],
                          const uint64_t arg3[4]);
-#if DOUBLE5
 void PIECE(point_double5)(uint64_t out1[4], uint64_t out2[4], uint64_t out3[4],
                           const uint64_t arg1[4], const uint64_t arg2[4], const uint64_t arg3[4]);
-#endif
 void PIECE(mul)(uint64_t out1[4], const uint64_t arg1[4], const uint64_t arg2[4]);
 void PIECE(square)(uint64_t out1[4], const uint64_t arg1[4]);
 void PIECE(add)(uint64_t out1[4], const uint64_t arg1[4], const uint64_t arg2[4]);
@@ -160,7 +157,6 @@ static void point_double(point *r, const point *a) {
     PIECE(point_double)(r->x, r->y, r->z, a->x, a->y, a->z);
 }
 
-#if DOUBLE5
 /* q = 32·q by PIECE(point_double5) (projective in and out, Jacobian inside). The point
  * at infinity (0 : Y : 0) comes out as (0 : 0 : 0) (the first doubling makes it, the
  * Jacobian ones keep it: every coordinate they make is a multiple of Z): Y is set to 1
@@ -172,11 +168,6 @@ static void double5(point *q) {
     uint64_t infinity = ((nz | (0 - nz)) >> 63) - 1; /* all ones iff Z = 0 */
     for (int k = 0; k < 4; k++) q->y[k] = (q->y[k] & ~infinity) | (MONT_ONE[k] & infinity);
 }
-#else
-static void double5(point *q) {
-    for (int s = 0; s < 5; s++) point_double(q, q);
-}
-#endif
 
 /* The scalar k < 2^256 (four little-endian words) as `count` signed 5-bit digits,
  * k = sum of digit[i]·2^(5i), each in [-15, 16]: a digit above 16 becomes digit - 32

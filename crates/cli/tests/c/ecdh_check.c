@@ -3,9 +3,10 @@
  * secp256k1_ecdh with its default hash. Modes, each printing one line or the first
  * disagreement (exit 1):
  *   agree N     N key pairs: random private keys (the first ones edge values: 1, 2,
- *               15, 16, n-1, n-2, 2^255, ..., secp256k1's lambda, -lambda, lambda+1), the peer's public key the reference's
- *               k·G, every fourth in the hybrid encoding (06/07); both sides must
- *               return 0 and the same 32 bytes. Prints `agree: N agree (H hybrid)`
+ *               15, 16, n-1, n-2, 2^255, ..., secp256k1's lambda, -lambda,
+ *               lambda+1), the peer's public key the reference's k·G, every fourth
+ *               in the hybrid encoding (06/07); both sides must return 0 and the
+ *               same 32 bytes. Prints `agree: N agree (H hybrid)`
  *   invalid N   N public keys made from valid ones by one edit (a flipped bit, another
  *               tag, a coordinate >= p or replaced by y + p, the point negated, a hybrid
  *               tag with the wrong or right parity, random bytes): ours must reject
