@@ -104,6 +104,38 @@ fn aws_lc() -> Result<AwsLc, String> {
     })
 }
 
+/// Compiles AWS-LC's side of the harness (`bench_awslc.c`) in `scratch` and adds it, the
+/// library and `-DAWSLC=1` to the harness's command. Built alone: AWS-LC's headers must
+/// not meet OpenSSL's.
+fn link_aws_lc(cmd: &mut Command, aws: &AwsLc, cc: &str, scratch: &Path) -> Result<()> {
+    let (c, h, o) = (
+        scratch.join("bench_awslc.c"),
+        scratch.join("bench_awslc.h"),
+        scratch.join("awslc.o"),
+    );
+    for (path, text) in [
+        (&c, include_str!("bench_awslc.c")),
+        (&h, include_str!("bench_awslc.h")),
+    ] {
+        std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    run(Command::new(cc)
+        .args(["-O2", "-c", "-I"])
+        .arg(&aws.include)
+        .arg("-I")
+        .arg(scratch)
+        .arg(format!("-DAWSLC_SYS_VERSION=\"{}\"", aws.version))
+        .arg(&c)
+        .arg("-o")
+        .arg(&o))?;
+    cmd.args(["-DAWSLC=1", "-I"])
+        .arg(scratch)
+        .arg(&o)
+        .arg(&aws.lib)
+        .arg("-lpthread");
+    Ok(())
+}
+
 /// libsecp256k1 has no version function: the Debian package's version, for the harness.
 fn secp256k1_version() -> String {
     let v = Command::new("dpkg-query")
@@ -187,32 +219,7 @@ fn measure(name: PrimitiveName, dir: &Path, cc: &str, calls: u64) -> Result<Meas
             .arg(dir.join(archive_name(name)));
         if h.aws_lc {
             match aws_lc() {
-                Ok(aws) => {
-                    // Built alone: AWS-LC's headers must not meet OpenSSL's.
-                    let (c, o) = (scratch.join("bench_awslc.c"), scratch.join("awslc.o"));
-                    std::fs::write(&c, include_str!("bench_awslc.c"))
-                        .and_then(|()| {
-                            std::fs::write(
-                                scratch.join("bench_awslc.h"),
-                                include_str!("bench_awslc.h"),
-                            )
-                        })
-                        .with_context(|| format!("cannot write {}", c.display()))?;
-                    run(Command::new(cc)
-                        .args(["-O2", "-c", "-I"])
-                        .arg(&aws.include)
-                        .arg("-I")
-                        .arg(scratch)
-                        .arg(format!("-DAWSLC_SYS_VERSION=\"{}\"", aws.version))
-                        .arg(&c)
-                        .arg("-o")
-                        .arg(&o))?;
-                    cmd.args(["-DAWSLC=1", "-I"])
-                        .arg(scratch)
-                        .arg(&o)
-                        .arg(&aws.lib)
-                        .arg("-lpthread");
-                }
+                Ok(aws) => link_aws_lc(&mut cmd, &aws, cc, scratch)?,
                 Err(why) => eprintln!("{}: AWS-LC not measured: {why}", name.as_str()),
             }
         }
