@@ -116,6 +116,14 @@ impl Curve {
             Some((x, y)) => [x * &l % &self.p, y * &l % &self.p, l],
         }
     }
+    /// (λ²x : λ³y : λ) for a random λ ≠ 0, a finite point in Jacobian coordinates.
+    fn jacobian(&self, q: &Affine, rng: &mut Xoshiro256PlusPlus) -> [BigUint; 3] {
+        let p = &self.p;
+        let l = below(rng, &(p - 1u32)) + 1u32;
+        let (x, y) = q.as_ref().expect("a finite point");
+        let l2 = &l * &l % p;
+        [x * &l2 % p, y * &l2 % p * &l % p, l]
+    }
     fn affine(&self, [x, y, z]: &[BigUint; 3]) -> Affine {
         if z.is_zero() {
             return None;
@@ -302,13 +310,10 @@ fn check_jacobian_double(d: &Case, muls: usize, projective_in: bool) {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(2001);
     for k in 0..1000 {
         let s = c.random_point(&mut rng);
-        let l = below(&mut rng, &(p - 1u32)) + 1u32;
-        let (x, y) = s.clone().expect("a finite point");
-        let l2 = &l * &l % p;
         let input = if projective_in {
-            [x * &l % p, y * &l % p, l]
+            c.projective(&s, &mut rng)
         } else {
-            [x * &l2 % p, y * &l2 % p * &l % p, l]
+            c.jacobian(&s, &mut rng)
         };
         let [x3, y3, z3] = d.run(&[input]);
         assert!(!z3.is_zero(), "{} case {k}: 2·P is finite", d.formula);
@@ -364,13 +369,10 @@ fn double5_is_32_times_the_point() {
     ] {
         let d = case(formula, field, curve());
         let c = &d.curve;
-        let p = &c.p;
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(32);
         for k in 0..200 {
             let s = c.random_point(&mut rng);
-            let l = below(&mut rng, &(p - 1u32)) + 1u32;
-            let (x, y) = s.clone().expect("a finite point");
-            let out = d.run(&[[x * &l % p, y * &l % p, l]]);
+            let out = d.run(&[c.projective(&s, &mut rng)]);
             let mut want = s.clone();
             for _ in 0..5 {
                 want = c.add(&want, &want);
