@@ -193,14 +193,12 @@ pub(crate) fn double_jacobian<O: Ops>(
     a_minus3: bool,
     [x, y, z]: [O::Fe; 3],
 ) -> Result<[O::Fe; 3], String> {
-    let t = if a_minus3 {
-        let delta = u.mul(&z, &z, true)?; // delta = Z²
-        let xm = u.sub(&x, &delta)?;
-        let xp = u.add(&x, &delta)?;
-        u.mul(&xm, &xp, false)? // (X−delta)·(X+delta)
+    let delta = if a_minus3 {
+        Some(u.mul(&z, &z, true)?) // delta = Z²
     } else {
-        u.mul(&x, &x, true)? // A = X²
+        None
     };
+    let t = slope(u, &x, delta.as_ref())?;
     let g = u.mul(&y, &y, true)?; // gamma = B = Y²
     jacobian_tail(u, &x, &t, &g, YZ::Make(&y, &z))
 }
@@ -216,16 +214,23 @@ pub(crate) fn double_projective_to_jacobian<O: Ops>(
     a_minus3: bool,
     [x, y, z]: [O::Fe; 3],
 ) -> Result<[O::Fe; 3], String> {
-    let t = if a_minus3 {
-        let xm = u.sub(&x, &z)?;
-        let xp = u.add(&x, &z)?;
-        u.mul(&xm, &xp, false)? // (X−Z)·(X+Z)
-    } else {
-        u.mul(&x, &x, true)? // X²
-    };
+    let t = slope(u, &x, a_minus3.then_some(&z))?;
     let yz = u.mul(&y, &z, false)?;
     let g = u.mul(&y, &yz, false)?; // Y²·Z
     jacobian_tail(u, &x, &t, &g, YZ::Made(yz))
+}
+
+/// The doublings' `t` (the slope's numerator over 3): (X−w)·(X+w) for a = −3 (`w` is δ
+/// or Z), X² for a = 0 (no `w`).
+fn slope<O: Ops>(u: &mut O, x: &O::Fe, w: Option<&O::Fe>) -> Result<O::Fe, String> {
+    match w {
+        Some(w) => {
+            let xm = u.sub(x, w)?;
+            let xp = u.add(x, w)?;
+            u.mul(&xm, &xp, false)
+        }
+        None => u.mul(x, x, true),
+    }
 }
 
 /// What both Jacobian doublings share, written for fewer modular additions than the
