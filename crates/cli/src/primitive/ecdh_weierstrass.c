@@ -119,18 +119,68 @@ static void invert(fe out, const fe z) {
     memcpy(out, acc, sizeof(fe));
 }
 
-/* r = tab[d] for a secret d <= 16: every entry is read, the one wanted kept by a mask. */
-static void select_point(point *r, const point tab[17], uint64_t d) {
-    memset(r, 0, sizeof *r);
+/* r = tab[d] for a secret d <= 16: every entry is read, the one wanted kept by a mask
+ * (no secret branch or address). With AVX2 (a public property of the CPU, asked once)
+ * a coordinate is one 256-bit load, mask and or; else 64-bit words, into a local
+ * accumulator (stores into r inside the loop would be redone for every entry). */
+static void select_point_words(point *r, const point tab[17], uint64_t d) {
+    uint64_t acc[12] = {0};
     for (uint64_t i = 0; i < 17; i++) {
         uint64_t m = 0 - (((i ^ d) - 1) >> 63); /* all ones iff i == d */
-        for (int k = 0; k < 4; k++) {
-            r->x[k] |= tab[i].x[k] & m;
-            r->y[k] |= tab[i].y[k] & m;
-            r->z[k] |= tab[i].z[k] & m;
-        }
+        const uint64_t *e = tab[i].x;
+        for (int k = 0; k < 12; k++) acc[k] |= e[k] & m;
     }
+    memcpy(r, acc, sizeof acc);
 }
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <cpuid.h>
+#include <immintrin.h>
+__attribute__((target("avx2"))) static void select_point_avx2(point *r, const point tab[17],
+                                                               uint64_t d) {
+    __m256i x = _mm256_setzero_si256(), y = x, z = x, index = x;
+    const __m256i want = _mm256_set1_epi64x((long long)d), one = _mm256_set1_epi64x(1);
+    for (int i = 0; i < 17; i++) {
+        __m256i m = _mm256_cmpeq_epi64(index, want); /* all ones iff i == d */
+        index = _mm256_add_epi64(index, one);
+        x = _mm256_or_si256(x, _mm256_and_si256(m, _mm256_loadu_si256((const __m256i *)tab[i].x)));
+        y = _mm256_or_si256(y, _mm256_and_si256(m, _mm256_loadu_si256((const __m256i *)tab[i].y)));
+        z = _mm256_or_si256(z, _mm256_and_si256(m, _mm256_loadu_si256((const __m256i *)tab[i].z)));
+    }
+    _mm256_storeu_si256((__m256i *)r->x, x);
+    _mm256_storeu_si256((__m256i *)r->y, y);
+    _mm256_storeu_si256((__m256i *)r->z, z);
+}
+
+/* AVX2 in the CPU (CPUID.7.0:EBX[5]) and its registers saved by the OS (OSXSAVE, and
+ * XCR0 with the SSE and AVX states). */
+static int cpu_has_avx2(void) {
+    static int known = -1; /* idempotent: a race writes the same value */
+    if (known < 0) {
+        unsigned a, b, c, d, lo, hi;
+        int avx2 = 0;
+        if (__get_cpuid(1, &a, &b, &c, &d) && (c & (1u << 27)) &&
+            __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & (1u << 5))) {
+            __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+            (void)hi;
+            avx2 = (lo & 6) == 6;
+        }
+        known = avx2;
+    }
+    return known;
+}
+
+static void select_point(point *r, const point tab[17], uint64_t d) {
+    if (cpu_has_avx2())
+        select_point_avx2(r, tab, d);
+    else
+        select_point_words(r, tab, d);
+}
+#else
+static void select_point(point *r, const point tab[17], uint64_t d) {
+    select_point_words(r, tab, d);
+}
+#endif
 
 /* y = -y where negate is all ones (masks; p - y computed always). */
 static void negate_y(point *r, uint64_t negate) {
