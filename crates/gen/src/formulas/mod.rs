@@ -303,7 +303,7 @@ impl Formula {
             }
             Formula::P256DoubleJacobian | Formula::Secp256k1DoubleJacobian => {
                 let args = args.try_into().map_err(|_| wrong())?;
-                weierstrass::double_jacobian(u, a_minus3, args)?.to_vec()
+                weierstrass::double_jacobian(u, a_minus3, weierstrass::Inputs::Any, args)?.to_vec()
             }
             Formula::P256DoubleToJacobian | Formula::Secp256k1DoubleToJacobian => {
                 let args = args.try_into().map_err(|_| wrong())?;

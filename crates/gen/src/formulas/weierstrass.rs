@@ -191,6 +191,7 @@ pub(crate) fn double_a0<O: Ops>(
 pub(crate) fn double_jacobian<O: Ops>(
     u: &mut O,
     a_minus3: bool,
+    inputs: Inputs,
     [x, y, z]: [O::Fe; 3],
 ) -> Result<[O::Fe; 3], String> {
     let delta = if a_minus3 {
@@ -200,7 +201,7 @@ pub(crate) fn double_jacobian<O: Ops>(
     };
     let t = slope(u, &x, delta.as_ref())?;
     let g = u.mul(&y, &y, true)?; // gamma = B = Y²
-    jacobian_tail(u, &x, &t, &g, YZ::Make(&y, &z))
+    jacobian_tail(u, &x, &t, &g, YZ::Make(&y, &z), inputs)
 }
 
 /// `2·(X:Y:Z)` from projective coordinates into Jacobian ones, for the first doubling of
@@ -217,7 +218,7 @@ pub(crate) fn double_projective_to_jacobian<O: Ops>(
     let t = slope(u, &x, a_minus3.then_some(&z))?;
     let yz = u.mul(&y, &z, false)?;
     let g = u.mul(&y, &yz, false)?; // Y²·Z
-    jacobian_tail(u, &x, &t, &g, YZ::Made(yz))
+    jacobian_tail(u, &x, &t, &g, YZ::Made(yz), Inputs::Any)
 }
 
 /// The doublings' `t` (the slope's numerator over 3): (X−w)·(X+w) for a = −3 (`w` is δ
@@ -244,6 +245,7 @@ fn jacobian_tail<O: Ops>(
     t: &O::Fe,
     g: &O::Fe,
     yz: YZ<'_, O::Fe>,
+    inputs: Inputs,
 ) -> Result<[O::Fe; 3], String> {
     let alpha = u.add(t, t)?;
     let alpha = u.add(&alpha, t)?; // alpha = 3t
@@ -259,12 +261,25 @@ fn jacobian_tail<O: Ops>(
     };
     let z3 = u.add(&yz, &yz)?; // Z3 = 2·Y·Z
     let d = u.sub(&beta4, &x3)?;
-    // Y3 = alpha·(4·beta − X3) − (2g)·(4g), as two products: a shared reduction
-    // (`mul_add`) needs operands below p, and alpha is not when an input is not (X ≥ p
-    // makes t too large for one final subtraction), so the function would stop agreeing
-    // with its operations called one by one on such inputs.
-    let y3 = super::two_products(u, [&alpha, &d, &g2, &g4], true)?;
+    // Y3 = alpha·(4·beta − X3) − (2g)·(4g). One shared reduction (`mul_add`) needs
+    // operands below p, which alpha is not when an input is not (X ≥ p makes t too
+    // large for one final subtraction): with such inputs, two products.
+    let y3 = match inputs {
+        Inputs::Below => u.mul_add([&alpha, &d, &g2, &g4], true)?,
+        Inputs::Any => super::two_products(u, [&alpha, &d, &g2, &g4], true)?,
+    };
     Ok([x3, y3, z3])
+}
+
+/// What a doubling may assume of its inputs' values (their words are any 64-bit values
+/// either way).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Inputs {
+    /// Any: the function's own arguments.
+    Any,
+    /// Below p: what a fully reducing operation made (all of Montgomery's do, for
+    /// operands below p), so products may share a reduction.
+    Below,
 }
 
 /// Y·Z for [`jacobian_tail`]: already made (the doubling from projective coordinates
@@ -278,16 +293,23 @@ enum YZ<'a, Fe> {
 /// `32·(X:Y:Z)` in projective coordinates: [`double_projective_to_jacobian`], four
 /// [`double_jacobian`], and back to projective coordinates, (X·Z : Y : Z³); one function
 /// so that the doublings' operations are scheduled and their values kept in registers
-/// across the five (the ECDH driver's window). The point at infinity (0 : Y : 0) comes
-/// out as (0 : 0 : 0): the caller restores Y.
+/// across the five (the ECDH driver's window). The first doubling's outputs are brought
+/// below p (`x + 0`: one conditional subtraction, enough for any 256-bit value since
+/// p > 2^255) whatever the inputs, so the four after it share the reduction of Y3's two
+/// products. The point at infinity (0 : Y : 0) comes out as (0 : 0 : 0): the caller
+/// restores Y.
 pub(crate) fn double5<O: Ops>(
     u: &mut O,
     a_minus3: bool,
     p: [O::Fe; 3],
 ) -> Result<[O::Fe; 3], String> {
+    let zero = u.constant(&BigUint::ZERO);
     let mut p = double_projective_to_jacobian(u, a_minus3, p)?;
+    for c in &mut p {
+        *c = u.add(c, &zero)?;
+    }
     for _ in 0..4 {
-        p = double_jacobian(u, a_minus3, p)?;
+        p = double_jacobian(u, a_minus3, Inputs::Below, p)?;
     }
     let [x, y, z] = p;
     let zz = u.mul(&z, &z, true)?;
