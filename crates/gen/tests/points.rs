@@ -391,6 +391,39 @@ fn double5_is_32_times_the_point() {
     }
 }
 
+/// `*-double-via-jacobian` (one doubling into Jacobian coordinates and back) is 2·P by
+/// the affine model on projective points, on the curve and fully reduced, with the
+/// products of the doubling into Jacobian coordinates and the three of the way back;
+/// the point at infinity comes out with Z = 0.
+#[test]
+fn double_via_jacobian_is_twice_the_point() {
+    for (formula, field, curve) in [
+        (
+            Formula::P256DoubleViaJacobian,
+            "p256",
+            p256 as fn() -> Curve,
+        ),
+        (Formula::Secp256k1DoubleViaJacobian, "secp256k1", secp256k1),
+    ] {
+        let d = case(formula, field, curve());
+        let c = &d.curve;
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(2);
+        for k in 0..1000 {
+            let s = c.random_point(&mut rng);
+            let out = d.run(&[c.projective(&s, &mut rng)]);
+            assert!(
+                c.on_curve_projective(&out),
+                "{formula}: case {k} is off the curve"
+            );
+            assert_eq!(c.affine(&out), c.add(&s, &s), "{formula} case {k}");
+        }
+        let infinity = [BigUint::zero(), BigUint::one(), BigUint::zero()];
+        assert!(d.run(&[infinity])[2].is_zero(), "{formula}: 2·O");
+        let (_, stats) = formulas::generate(formula, &d.spec).unwrap();
+        assert_eq!(stats.muls, 7 + 3, "{formula}");
+    }
+}
+
 /// `*-double5` on inputs at or above p (any 256-bit words, as its bounds allow) is its
 /// pieces run one after another: the first doubling (`*-double-to-jacobian`) on the raw
 /// words, its outputs brought below p, four `*-double-jacobian` (two products for Y3,
@@ -559,6 +592,8 @@ fn point_formulas_lower_and_round_trip() {
         (Formula::Secp256k1DoubleToJacobian, "secp256k1"),
         (Formula::P256Double5, "p256"),
         (Formula::Secp256k1Double5, "secp256k1"),
+        (Formula::P256DoubleViaJacobian, "p256"),
+        (Formula::Secp256k1DoubleViaJacobian, "secp256k1"),
     ] {
         let spec = fields::preset(field).unwrap();
         let (f, _) = formulas::generate(formula, &spec).unwrap();

@@ -21,9 +21,10 @@ struct Curve {
     title: &'static str,
     field: &'static str,
     add: Formula,
+    /// The table's doubling: one doubling through Jacobian coordinates (its entries j·P,
+    /// 1 ≤ j ≤ 16, are never the point at infinity, so it need not be complete).
     double: Formula,
-    /// The window's five doublings as one function (Jacobian inside); `double`, the
-    /// complete one, makes the table.
+    /// The window's five doublings as one function (Jacobian inside).
     double5: Formula,
     /// The order n of the base point (the group's order: both curves have cofactor 1).
     order: &'static str,
@@ -42,7 +43,7 @@ fn curve(name: PrimitiveName) -> Curve {
             title: "P-256",
             field: "p256",
             add: Formula::P256Add,
-            double: Formula::P256Double,
+            double: Formula::P256DoubleViaJacobian,
             double5: Formula::P256Double5,
             order: "ffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551",
             hashed: false,
@@ -54,7 +55,7 @@ fn curve(name: PrimitiveName) -> Curve {
             title: "secp256k1",
             field: "secp256k1",
             add: Formula::Secp256k1Add,
-            double: Formula::Secp256k1Double,
+            double: Formula::Secp256k1DoubleViaJacobian,
             double5: Formula::Secp256k1Double5,
             order: "fffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141",
             hashed: true,

@@ -1,11 +1,12 @@
 /* ECDH on a prime-order short Weierstrass curve (P-256, secp256k1) from seven functions
  * cryptopt optimized and proved, all on the Montgomery representation (four 64-bit words
- * holding x·2^256 mod p, below p): the complete projective point addition and doubling
- * of Renes, Costello and Batina (PIECE(point_add), PIECE(point_double)), and the field
- * multiplication, squaring, addition and subtraction (PIECE(mul), _square, _add, _sub),
- * and each window's five doublings as one function (PIECE(point_double5): a doubling
- * from projective into Jacobian coordinates, four Jacobian ones, dbl-2001-b for P-256
- * and dbl-2009-l for secp256k1, and the way back).
+ * holding x·2^256 mod p, below p): the complete projective point addition of Renes,
+ * Costello and Batina (PIECE(point_add)), the field multiplication, squaring, addition
+ * and subtraction (PIECE(mul), _square, _add, _sub), each window's five doublings as one
+ * function (PIECE(point_double5): a doubling from projective into Jacobian coordinates,
+ * four Jacobian ones, dbl-2001-b for P-256 and dbl-2009-l for secp256k1, and the way
+ * back), and the table's doubling, the first of those and the way back
+ * (PIECE(point_double): not complete, and never given the point at infinity).
  * The lines above this comment (written by `cryptopt primitive`) name the curve, its
  * pieces and its constants.
  *
@@ -236,7 +237,9 @@ static void recode(int64_t *digit, int count, const fe k) {
     }
 }
 
-/* tab[j] = j·p for j in [0, 16] (tab[0] the point at infinity (0 : 1 : 0)). */
+/* tab[j] = j·p for j in [0, 16] (tab[0] the point at infinity (0 : 1 : 0)). p has the
+ * group's prime order, so no j·p with 1 <= j <= 16 is the point at infinity: the
+ * doubling need not be complete. */
 static void window_table(point tab[17], const point *p) {
     memset(&tab[0], 0, sizeof tab[0]);
     memcpy(tab[0].y, MONT_ONE, sizeof(fe));

@@ -117,6 +117,10 @@ pub enum Formula {
     P256Double5,
     /// secp256k1 `32·P` in projective coordinates: five doublings, Jacobian inside.
     Secp256k1Double5,
+    /// P-256 `2·P` in projective coordinates through Jacobian ones (not complete).
+    P256DoubleViaJacobian,
+    /// secp256k1 `2·P` in projective coordinates through Jacobian ones (not complete).
+    Secp256k1DoubleViaJacobian,
 }
 
 /// The curves the formulas are for.
@@ -135,7 +139,7 @@ const SECP256K1_B: u64 = 7;
 const SECP256K1_B3: u64 = 3 * SECP256K1_B;
 
 impl Formula {
-    pub const ALL: [Formula; 11] = [
+    pub const ALL: [Formula; 13] = [
         Formula::X25519Ladderstep,
         Formula::P256Add,
         Formula::P256Double,
@@ -147,6 +151,8 @@ impl Formula {
         Formula::Secp256k1DoubleToJacobian,
         Formula::P256Double5,
         Formula::Secp256k1Double5,
+        Formula::P256DoubleViaJacobian,
+        Formula::Secp256k1DoubleViaJacobian,
     ];
 
     /// The command-line name: `x25519-ladderstep`.
@@ -163,6 +169,8 @@ impl Formula {
             Formula::Secp256k1DoubleToJacobian => "secp256k1-double-to-jacobian",
             Formula::P256Double5 => "p256-double5",
             Formula::Secp256k1Double5 => "secp256k1-double5",
+            Formula::P256DoubleViaJacobian => "p256-double-via-jacobian",
+            Formula::Secp256k1DoubleViaJacobian => "secp256k1-double-via-jacobian",
         }
     }
 
@@ -179,6 +187,9 @@ impl Formula {
                 "point_double_to_jacobian"
             }
             Formula::P256Double5 | Formula::Secp256k1Double5 => "point_double5",
+            Formula::P256DoubleViaJacobian | Formula::Secp256k1DoubleViaJacobian => {
+                "point_double_via_jacobian"
+            }
         }
     }
 
@@ -191,12 +202,14 @@ impl Formula {
             | Formula::P256Double
             | Formula::P256DoubleJacobian
             | Formula::P256DoubleToJacobian
-            | Formula::P256Double5 => Over::P256,
+            | Formula::P256Double5
+            | Formula::P256DoubleViaJacobian => Over::P256,
             Formula::Secp256k1Add
             | Formula::Secp256k1Double
             | Formula::Secp256k1DoubleJacobian
             | Formula::Secp256k1DoubleToJacobian
-            | Formula::Secp256k1Double5 => Over::Secp256k1,
+            | Formula::Secp256k1Double5
+            | Formula::Secp256k1DoubleViaJacobian => Over::Secp256k1,
         }
     }
 
@@ -312,6 +325,10 @@ impl Formula {
             Formula::P256Double5 | Formula::Secp256k1Double5 => {
                 let args = args.try_into().map_err(|_| wrong())?;
                 weierstrass::double5(u, a_minus3, args)?.to_vec()
+            }
+            Formula::P256DoubleViaJacobian | Formula::Secp256k1DoubleViaJacobian => {
+                let args = args.try_into().map_err(|_| wrong())?;
+                weierstrass::double_via_jacobian(u, a_minus3, args)?.to_vec()
             }
         })
     }

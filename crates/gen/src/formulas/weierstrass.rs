@@ -13,7 +13,8 @@
 //! between additions (the Explicit-Formulas Database,
 //! <https://hyperelliptic.org/EFD/g1p/auto-shortw-jacobian-3.html>): `*-double-jacobian`
 //! (`dbl-2001-b` for a = −3, `dbl-2009-l` for a = 0), `*-double-to-jacobian` (the same
-//! from a projective point) and `*-double5` (32·P, projective in and out). They are not
+//! from a projective point), `*-double-via-jacobian` (2·P, projective in and out) and
+//! `*-double5` (32·P, projective in and out). They are not
 //! complete in general, but on a prime-order curve only the point at infinity is
 //! special, and there every coordinate they make is a multiple of Z (Z3 = 2·Y·Z), so a
 //! point with Z = 0 stays one: the caller fixes up that one point.
@@ -311,7 +312,25 @@ pub(crate) fn double5<O: Ops>(
     for _ in 0..4 {
         p = double_jacobian(u, a_minus3, Inputs::Below, p)?;
     }
-    let [x, y, z] = p;
+    to_projective(u, p)
+}
+
+/// `2·(X:Y:Z)` in projective coordinates by [`double_projective_to_jacobian`] and the way
+/// back ([`to_projective`]): 8M + 2S (a = −3) or 7M + 3S (a = 0) and 11 or 9 additions,
+/// against Algorithm 6's 8M + 3S + 2m_b + 21a (Algorithm 9's 6M + 2S + 1m_3b + 9a). Not
+/// complete: the point at infinity (0 : Y : 0) comes out as (0 : 0 : 0) (for the ECDH
+/// driver's table, whose entries j·P, 1 ≤ j ≤ 16, are never it).
+pub(crate) fn double_via_jacobian<O: Ops>(
+    u: &mut O,
+    a_minus3: bool,
+    p: [O::Fe; 3],
+) -> Result<[O::Fe; 3], String> {
+    let p = double_projective_to_jacobian(u, a_minus3, p)?;
+    to_projective(u, p)
+}
+
+/// A Jacobian point (X : Y : Z) in projective coordinates: (X·Z : Y : Z³).
+fn to_projective<O: Ops>(u: &mut O, [x, y, z]: [O::Fe; 3]) -> Result<[O::Fe; 3], String> {
     let zz = u.mul(&z, &z, true)?;
     let z3 = u.mul(&zz, &z, false)?;
     let x3 = u.mul(&x, &z, false)?;
