@@ -1,6 +1,7 @@
 //! CF and OF as locations of u1 values. Every instruction of a template goes through
-//! `emit`, which first saves (`setc`/`seto` + `movzx`) a live value from a flag the
-//! instruction writes; a carry-in is put into its flag (`clc`, `stc`, `test`, `bt`)
+//! `emit`, which first saves a live value from a flag the instruction writes (`setc`/
+//! `seto` into a register zeroed by an `xor` placed before the flag was made, or
+//! `setc`/`seto` + `movzx`); a carry-in is put into its flag (`clc`, `stc`, `test`, `bt`)
 //! right before the instruction that reads it.
 //!
 //! A flag is also tracked as *known zero*: after `clc`, after `test`/`and`/`or`/`xor`
@@ -91,16 +92,51 @@ impl Generator<'_> {
         Ok(())
     }
 
-    /// `setc`/`seto` + `movzx`: the flag's value into a register (flag stays valid).
+    /// The flag's value into a register (flag stays valid): `setc`/`seto` into a free
+    /// register zeroed by `xor r32, r32` before the flag was made (a zero idiom: no
+    /// execution unit) where one was untouched since, else `setc`/`seto` + `movzx`.
     pub(super) fn save_flag(&mut self, fl: FlagReg) -> Result<Reg> {
         let v = self.st.flag[fl as usize]
             .ok_or_else(|| Error::Internal("saving an empty flag".into()))?;
-        let r = self.alloc_reg()?;
         let set = if fl == FlagReg::CF { M::Setc } else { M::Seto };
-        self.st.body.push(Inst::op1(set, X::r8(r)));
-        self.st.body.push(Inst::op2(M::Movzx, X::r32(r), X::r8(r)));
+        let zeroed = self
+            .flags_born()
+            .and_then(|at| Some((at, self.alloc_untouched_since(at)?)));
+        let r = match zeroed {
+            Some((at, r)) => {
+                self.st
+                    .body
+                    .insert(at, Inst::op2(M::Xor, X::r32(r), X::r32(r)));
+                for p in self.st.incoming.iter_mut().filter(|p| **p as usize >= at) {
+                    *p += 1;
+                }
+                self.st.body.push(Inst::op1(set, X::r8(r)));
+                r
+            }
+            None => {
+                let r = self.alloc_reg()?;
+                self.st.body.push(Inst::op1(set, X::r8(r)));
+                self.st.body.push(Inst::op2(M::Movzx, X::r32(r), X::r8(r)));
+                r
+            }
+        };
         self.bind(Value(v), r);
         Ok(r)
+    }
+
+    /// The body position of the last instruction that writes both flags without reading
+    /// either: an `xor` inserted right before it changes no flag value that is live
+    /// now (each was made at or after it, and any it overwrote was saved before it).
+    /// Looks back a bounded number of instructions.
+    fn flags_born(&self) -> Option<usize> {
+        const LOOK_BACK: usize = 96;
+        let body = &self.st.body;
+        (body.len().saturating_sub(LOOK_BACK)..body.len())
+            .rev()
+            .find(|&at| {
+                let fx = body[at].mn.flags();
+                fx.writes_cf && fx.writes_of && !fx.reads_cf && !fx.reads_of
+            })
     }
 
     /// Brings carry-in `c` into `fl` (CF or OF); returns the value now read from the flag
