@@ -440,3 +440,50 @@ fn saved_carries_are_zero_extended() {
     }
     assert!(idioms > 0, "no zero idiom among {saves} saved carries");
 }
+
+/// Law: a wide literal read often (p256's 0xffffffff00000001, a multiplier of every
+/// reduction step) gets a stack slot of its own: stored once, right after its first
+/// load, never written again, and read from there as a memory operand.
+#[test]
+fn literals_read_often_have_a_stack_home() {
+    let Some(f) = p256_mul() else {
+        eprintln!("SKIPPED literals_read_often_have_a_stack_home: CRYPTOPT_FIAT_JSON is not set");
+        return;
+    };
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(12);
+    let mut gen = Generator::new(&f, Options::default()).unwrap();
+    let mut reads = 0;
+    for _ in 0..40 {
+        let c = Candidate::random(&f, gen.deps(), &mut rng);
+        let insts = gen.generate(&c).unwrap().to_vec();
+        let slot_of = |o: &Operand| match *o {
+            Operand::Mem(m) if m.base == Some(Reg::Rsp) && m.index.is_none() => Some(m.disp),
+            _ => None,
+        };
+        let homes: Vec<(usize, i32)> = insts
+            .windows(2)
+            .enumerate()
+            .filter_map(|(k, w)| {
+                let (load, store) = (&w[0], &w[1]);
+                let wide = matches!(load.operands(), [Operand::Reg(r, _), Operand::Imm(v)]
+                    if load.mn == Mnemonic::Mov && *v as u64 == 0xffff_ffff_0000_0001
+                        && store.mn == Mnemonic::Mov && store.operands()[1] == Operand::r64(*r));
+                wide.then(|| slot_of(&store.operands()[0]))
+                    .flatten()
+                    .map(|d| (k + 1, d))
+            })
+            .collect();
+        assert_eq!(homes.len(), 1, "one home for the literal");
+        let (at, d) = homes[0];
+        for i in &insts[at + 1..] {
+            let ops = i.operands();
+            if i.mn == Mnemonic::Mov && ops.first().and_then(slot_of) == Some(d) {
+                panic!("the literal's slot is written again: {i:?}");
+            }
+            if ops.iter().skip(1).any(|o| slot_of(o) == Some(d)) {
+                reads += 1;
+            }
+        }
+    }
+    assert!(reads > 0, "the literal is never read from its slot");
+}

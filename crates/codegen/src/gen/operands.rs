@@ -38,10 +38,23 @@ impl Generator<'_> {
             IrOperand::Const(c) => {
                 let c = c as u64;
                 if imm && fits_imm32(c) {
-                    Ok(X::Imm(c as i64))
-                } else {
-                    Ok(X::r64(self.const_reg(c)?))
+                    return Ok(X::Imm(c as i64));
                 }
+                let home = self.st.const_home.iter().find(|h| h.0 == c).map(|h| h.1);
+                if let (true, Some(s), None) = (mem, home, self.holding_const(c)) {
+                    return Ok(X::Mem(Self::slot_mem(s, Size::B64)));
+                }
+                let r = self.const_reg(c)?;
+                if home.is_none() && self.homed.contains(&c) {
+                    let s = self.alloc_slot();
+                    self.st.body.push(Inst::op2(
+                        M::Mov,
+                        X::Mem(Self::slot_mem(s, Size::B64)),
+                        X::r64(r),
+                    ));
+                    self.st.const_home.push((c, s));
+                }
+                Ok(X::r64(r))
             }
             IrOperand::Value(v) => {
                 let vi = v.index();

@@ -54,7 +54,7 @@ impl Generator<'_> {
         Mem::at(Reg::Rsp, 8 * s as i32, size)
     }
 
-    fn alloc_slot(&mut self) -> u32 {
+    pub(super) fn alloc_slot(&mut self) -> u32 {
         if let Some(s) = self.st.slots_free.pop() {
             s
         } else {
