@@ -40,21 +40,10 @@ impl Generator<'_> {
                 if imm && fits_imm32(c) {
                     return Ok(X::Imm(c as i64));
                 }
-                let home = self.st.const_home.iter().find(|h| h.0 == c).map(|h| h.1);
-                if let (true, Some(s), None) = (mem, home, self.holding_const(c)) {
+                if let (true, Some(s), None) = (mem, self.const_home(c), self.holding_const(c)) {
                     return Ok(X::Mem(Self::slot_mem(s, Size::B64)));
                 }
-                let r = self.const_reg(c)?;
-                if home.is_none() && self.homed.contains(&c) {
-                    let s = self.alloc_slot();
-                    self.st.body.push(Inst::op2(
-                        M::Mov,
-                        X::Mem(Self::slot_mem(s, Size::B64)),
-                        X::r64(r),
-                    ));
-                    self.st.const_home.push((c, s));
-                }
-                Ok(X::r64(r))
+                Ok(X::r64(self.const_reg(c)?))
             }
             IrOperand::Value(v) => {
                 let vi = v.index();
@@ -120,13 +109,32 @@ impl Generator<'_> {
         Ok(r)
     }
 
+    /// `c` into `r`: from the literal's stack slot where it has one, else as an
+    /// immediate, and then, the first time a literal read often (`Generator::homed`) is
+    /// loaded, also stored to a slot of its own for the rest of the function.
     pub(super) fn load_const(&mut self, r: Reg, c: u64) {
+        if let Some(s) = self.const_home(c) {
+            let m = X::Mem(Self::slot_mem(s, Size::B64));
+            self.st.body.push(Inst::op2(M::Mov, X::r64(r), m));
+            return;
+        }
         let i = if c <= u32::MAX as u64 {
             Inst::op2(M::Mov, X::r32(r), X::Imm(c as i64))
         } else {
             Inst::op2(M::Mov, X::r64(r), X::Imm(c as i64))
         };
         self.st.body.push(i);
+        if self.homed.contains(&c) {
+            let s = self.alloc_slot();
+            let m = X::Mem(Self::slot_mem(s, Size::B64));
+            self.st.body.push(Inst::op2(M::Mov, m, X::r64(r)));
+            self.st.const_home.push((c, s));
+        }
+    }
+
+    /// The stack slot holding literal `c`, if it has one yet.
+    fn const_home(&self, c: u64) -> Option<u32> {
+        self.st.const_home.iter().find(|h| h.0 == c).map(|h| h.1)
     }
 
     /// Does value `v` die at the current instruction (no use after it, one use in it)?
