@@ -116,10 +116,39 @@ pub(crate) struct CodegenArgs {
 pub(crate) struct CheckArgs {
     #[command(flatten)]
     pub input: InputArgs,
-    /// The assembly file (NASM or GNU as, Intel syntax).
+    /// The assembly file (NASM, or GNU as in Intel or AT&T syntax, as `gcc -S` prints).
     pub program: PathBuf,
     #[command(flatten)]
     pub aliasing: AliasingArgs,
+    /// The label of the program to check, when it is not the function's name
+    #[arg(long, value_name = "NAME")]
+    pub symbol: Option<String>,
+    /// The file's syntax
+    #[arg(long, value_enum, default_value_t = SyntaxArg::Auto)]
+    pub syntax: SyntaxArg,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum SyntaxArg {
+    /// Told by the file: `.intel_syntax`/`.att_syntax`, else `%` registers mean AT&T
+    Auto,
+    /// GNU as AT&T syntax (`gcc -S`, `clang -S`)
+    Att,
+    /// Intel syntax (GNU as `.intel_syntax noprefix`, `gcc -S -masm=intel`, NASM)
+    Intel,
+    /// NASM (Intel syntax)
+    Nasm,
+}
+
+impl SyntaxArg {
+    pub(crate) fn syntax(self) -> cryptopt_x86::parse::Syntax {
+        use cryptopt_x86::parse::Syntax;
+        match self {
+            SyntaxArg::Auto => Syntax::Auto,
+            SyntaxArg::Att => Syntax::Att,
+            SyntaxArg::Intel | SyntaxArg::Nasm => Syntax::Intel,
+        }
+    }
 }
 
 // `cryptopt gen`

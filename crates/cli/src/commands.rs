@@ -107,7 +107,11 @@ pub(crate) fn check(a: CheckArgs, out: &mut dyn Write) -> Result<()> {
     let opts = cryptopt_verify::CheckOptions {
         aliasing: a.aliasing.aliasing.policy(),
     };
-    match cryptopt_verify::check_asm(&f, &asm, opts)
+    let src = cryptopt_verify::AsmSource {
+        syntax: a.syntax.syntax(),
+        symbol: a.symbol.as_deref(),
+    };
+    match cryptopt_verify::check_asm_in(&f, &asm, src, opts)
         .with_context(|| a.program.display().to_string())?
     {
         cryptopt_verify::Verdict::Equivalent => writeln!(out, "equivalent")?,

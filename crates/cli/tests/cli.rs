@@ -763,6 +763,72 @@ fn check_exit_codes() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// `cryptopt check` on a compiler's own output, read as it prints it: gcc's AT&T syntax
+/// (`gcc -O3 -S`, baseline x86-64: with `-march=native` gcc keeps values in vector
+/// registers, which the checker does not model yet) and its Intel syntax (`-masm=intel`), the file's syntax told by the file or
+/// by `--syntax`, the function found by `--symbol` under another label; a forced syntax
+/// the file is not in, or a label it does not have, is an input error (exit 2).
+#[test]
+fn check_reads_compiler_output() {
+    if !needs("check_reads_compiler_output", &["gcc"]) {
+        return;
+    }
+    let ex = example();
+    let dir = scratch("cli-check-cc");
+    std::fs::create_dir_all(&dir).unwrap();
+    let (code, c, err) = cryptopt(&["emit-c", &ex]);
+    assert_eq!(code, 0, "{err}");
+    let c_file = dir.join("f.c");
+    std::fs::write(&c_file, c.replace("example_running", "renamed")).unwrap();
+    let compile = |syntax: &[&str], out: &str| {
+        let out = dir.join(out);
+        let ok = std::process::Command::new("gcc")
+            .args(["-O3", "-S", "-o"])
+            .arg(&out)
+            .args(syntax)
+            .arg(&c_file)
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok, "gcc -S {syntax:?}");
+        out.to_str().unwrap().to_string()
+    };
+    let att = compile(&[], "f_att.s");
+    let intel = compile(&["-masm=intel"], "f_intel.s");
+    assert!(std::fs::read_to_string(&att).unwrap().contains('%'));
+    for (file, syntax) in [
+        (&att, "auto"),
+        (&att, "att"),
+        (&intel, "auto"),
+        (&intel, "intel"),
+    ] {
+        let (code, out, err) = cryptopt(&[
+            "check",
+            &ex,
+            file,
+            "--symbol",
+            "renamed",
+            "--syntax",
+            syntax,
+            "--aliasing",
+            "none",
+        ]);
+        assert_eq!(
+            (code, out.trim()),
+            (0, "equivalent"),
+            "{file} {syntax}: {err}"
+        );
+    }
+    let (code, _, err) = cryptopt(&[
+        "check", &ex, &att, "--symbol", "renamed", "--syntax", "intel",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    let (code, _, err) = cryptopt(&["check", &ex, &att, "--symbol", "other"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("other") && err.contains("renamed"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 /// The built-in generator from the command line: `gen` prints Fiat JSON that the front
 /// end reads back; bad fields are one-line errors with exit 2.
 #[test]

@@ -27,37 +27,64 @@ use crate::{ir, ir::IrResult};
 /// The program for function `name` among `programs`: the one with that name, or the
 /// only one.
 pub fn select_program<'p>(programs: &'p [Program], name: &str) -> Result<&'p Program> {
-    if let Some(p) = programs.iter().find(|p| p.name == name) {
-        return Ok(p);
-    }
-    match programs {
-        [only] => Ok(only),
-        _ => Err(Error::NoSuchProgram {
-            name: name.to_string(),
-            available: if programs.is_empty() {
-                "no functions".to_string()
-            } else {
-                programs
-                    .iter()
-                    .map(|p| {
-                        if p.name.is_empty() {
-                            "(unnamed)"
-                        } else {
-                            p.name.as_str()
-                        }
-                    })
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            },
-        }),
+    match (programs.iter().find(|p| p.name == name), programs) {
+        (Some(p), _) | (None, [p]) => Ok(p),
+        _ => Err(no_such_program(programs, name)),
     }
 }
 
-/// Parses assembly text (NASM or GNU as, Intel syntax) and checks the program named like
-/// `f` (or the only one) against `f`.
+/// "No function `name`", naming those there are.
+fn no_such_program(programs: &[Program], name: &str) -> Error {
+    Error::NoSuchProgram {
+        name: name.to_string(),
+        available: if programs.is_empty() {
+            "no functions".to_string()
+        } else {
+            programs
+                .iter()
+                .map(|p| {
+                    if p.name.is_empty() {
+                        "(unnamed)"
+                    } else {
+                        p.name.as_str()
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join(", ")
+        },
+    }
+}
+
+/// Parses assembly text (NASM, GNU as Intel or AT&T syntax, told by the file) and
+/// checks the program named like `f` (or the only one) against `f`.
 pub fn check_asm(f: &Function, asm: &str, opts: CheckOptions) -> Result<Verdict> {
-    let programs = cryptopt_x86::parse::parse(asm)?;
-    let p = select_program(&programs, &f.name)?;
+    check_asm_in(f, asm, AsmSource::default(), opts)
+}
+
+/// Where in a file the program to check is, and how the file is written.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct AsmSource<'a> {
+    pub syntax: cryptopt_x86::parse::Syntax,
+    /// The program's label, when it is not `f`'s name: then it must be in the file
+    /// (no falling back to a file's only program).
+    pub symbol: Option<&'a str>,
+}
+
+/// [`check_asm`] with the syntax and the program's label given.
+pub fn check_asm_in(
+    f: &Function,
+    asm: &str,
+    src: AsmSource<'_>,
+    opts: CheckOptions,
+) -> Result<Verdict> {
+    let programs = cryptopt_x86::parse::parse_with(asm, src.syntax)?;
+    let p = match src.symbol {
+        Some(name) => programs
+            .iter()
+            .find(|p| p.name == name)
+            .ok_or_else(|| no_such_program(&programs, name))?,
+        None => select_program(&programs, &f.name)?,
+    };
     check(f, p, opts)
 }
 

@@ -52,6 +52,6 @@ mod ir;
 mod verdict;
 mod x86;
 
-pub use check::{check, check_asm, check_functions, select_program};
+pub use check::{check, check_asm, check_asm_in, check_functions, select_program, AsmSource};
 pub use error::{Error, Result};
 pub use verdict::{Aliasing, CheckOptions, Divergence, Problem, Report, Verdict, SHOW_LIMIT};

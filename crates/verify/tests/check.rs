@@ -462,6 +462,51 @@ fn table() {
             Equivalent,
         ),
         (
+            "cmovznz by masks, andn for the kept side",
+            select,
+            "t:
+    movzx eax, sil
+    neg rax
+    mov r8, rcx
+    and r8, rax
+    andn rax, rax, rdx
+    or rax, r8
+    mov qword [rdi], rax
+    ret"
+            .into(),
+            all,
+            Equivalent,
+        ),
+        (
+            "cmovznz by masks, andn's operands swapped",
+            select,
+            "t:
+    movzx eax, sil
+    neg rax
+    mov r8, rcx
+    and r8, rax
+    andn rax, rdx, rax
+    or rax, r8
+    mov qword [rdi], rax
+    ret"
+            .into(),
+            all,
+            Not(&["out1 differs"]),
+        ),
+        (
+            "cmovznz in AT&T syntax, as gcc -S prints it",
+            select,
+            "t:
+\tmovq\t%rdx, %rax
+\ttestb\t%sil, %sil
+\tcmovne\t%rcx, %rax
+\tmovq\t%rax, (%rdi)
+\tret"
+                .into(),
+            all,
+            Equivalent,
+        ),
+        (
             "cmovznz testing the undefined upper bits of arg1",
             select,
             "t:

@@ -469,6 +469,7 @@ const SHLX: [Code; 4] = [X, X, VEX_Shlx_r32_rm32_r32, VEX_Shlx_r64_rm64_r64];
 const SHRX: [Code; 4] = [X, X, VEX_Shrx_r32_rm32_r32, VEX_Shrx_r64_rm64_r64];
 const SARX: [Code; 4] = [X, X, VEX_Sarx_r32_rm32_r32, VEX_Sarx_r64_rm64_r64];
 const BZHI: [Code; 4] = [X, X, VEX_Bzhi_r32_rm32_r32, VEX_Bzhi_r64_rm64_r64];
+const ANDN: [Code; 4] = [X, X, VEX_Andn_r32_r32_rm32, VEX_Andn_r64_r64_rm64];
 const RORX: [Code; 4] = [X, X, VEX_Rorx_r32_rm32_imm8, VEX_Rorx_r64_rm64_imm8];
 
 /// A shift: by an immediate, by 1, by `cl`.
@@ -606,6 +607,12 @@ fn lower(i: &Inst) -> Res {
         Mn::Mulx => match *ops {
             [R(_, s), R(_, t), ref c] if s == t && width(c) == Some(s) => {
                 make(MULX[w(s)], &[op(&ops[0])?, op(&ops[1])?, op(c)?])
+            }
+            _ => Err(FORM),
+        },
+        Mn::Andn => match *ops {
+            [R(_, s), R(_, t), ref c] if s == t && width(c) == Some(s) => {
+                make(ANDN[w(s)], &[op(&ops[0])?, op(&ops[1])?, op(c)?])
             }
             _ => Err(FORM),
         },

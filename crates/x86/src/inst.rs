@@ -273,6 +273,7 @@ pub enum Mnemonic {
     Shrd,
     Rorx,
     Bzhi,
+    Andn,
     Clc,
     Stc,
     Setc,
@@ -338,6 +339,7 @@ impl Mnemonic {
             Shrd => "shrd",
             Rorx => "rorx",
             Bzhi => "bzhi",
+            Andn => "andn",
             Clc => "clc",
             Stc => "stc",
             Setc => "setc",
@@ -357,13 +359,13 @@ impl Mnemonic {
     }
 
     /// Every mnemonic, for tables and tests.
-    pub const ALL: [Mnemonic; 48] = {
+    pub const ALL: [Mnemonic; 49] = {
         use Mnemonic::*;
         [
             Mov, Movzx, Lea, Xchg, Add, Adc, Adcx, Adox, Sub, Sbb, Inc, Dec, Neg, Not, And, Or,
             Xor, Test, Cmp, Bt, Mul, Imul, Mulx, Shl, Shr, Sar, Shlx, Shrx, Sarx, Shld, Shrd, Rorx,
             Bzhi, Clc, Stc, Setc, Seto, Setz, Setnz, Cmovc, Cmovnc, Cmovo, Cmovno, Cmovz, Cmovnz,
-            Push, Pop, Ret,
+            Push, Pop, Ret, Andn,
         ]
     };
 
@@ -402,7 +404,7 @@ impl Mnemonic {
             Clc | Stc => w(true, false),
             Inc | Dec => w(false, true),
             Add | Sub | Neg | And | Or | Xor | Test | Cmp | Bt | Mul | Imul | Shl | Shr | Sar
-            | Shld | Shrd | Bzhi => w(true, true),
+            | Shld | Shrd | Bzhi | Andn => w(true, true),
         }
     }
 }
@@ -464,12 +466,15 @@ pub struct Program {
 
 impl Program {
     /// The CPU features beyond baseline x86-64 that the program's instructions need
-    /// (`BMI2` for mulx, shlx/shrx/sarx, rorx and bzhi; `ADX` for adcx/adox), in that
-    /// order; what a caller must check (CPUID) before calling it.
+    /// (`BMI1` for andn; `BMI2` for mulx, shlx/shrx/sarx, rorx and bzhi; `ADX` for
+    /// adcx/adox), in that order; what a caller must check (CPUID) before calling it.
     pub fn required_features(&self) -> Vec<&'static str> {
         let uses = |ms: &[Mnemonic]| self.insts.iter().any(|i| ms.contains(&i.mn));
         let mut out = Vec::new();
         use Mnemonic::*;
+        if uses(&[Andn]) {
+            out.push("BMI1");
+        }
         if uses(&[Mulx, Shlx, Shrx, Sarx, Rorx, Bzhi]) {
             out.push("BMI2");
         }

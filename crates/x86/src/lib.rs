@@ -2,12 +2,13 @@
 //!
 //! * [`inst`]: registers, operands, instructions, programs;
 //! * [`print`]: NASM and GNU as (Intel syntax) text;
-//! * [`parse`]: both syntaxes read back;
+//! * [`parse`]: both syntaxes read back, and GNU as AT&T syntax ([`att`]);
 //! * [`encode`]: machine code, through iced-x86.
 //!
 //! Syntax only: what an instruction computes is defined by the equivalence checker, not
 //! here.
 
+pub mod att;
 pub mod encode;
 pub mod error;
 pub mod inst;

@@ -27,9 +27,33 @@
 use crate::error::{Error, Result};
 use crate::inst::{Inst, Mem, Mnemonic, Operand, Program, Reg, Size};
 
-/// All the functions in a file, in order.
+/// Which assembly syntax a file is written in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Syntax {
+    /// Told by the file: `.intel_syntax` and `.att_syntax` switch (as in GNU as);
+    /// before either, the file is AT&T if any instruction in it has a `%` register or a
+    /// `$` immediate, else Intel (NASM, or GNU as after `.intel_syntax noprefix`).
+    #[default]
+    Auto,
+    /// Intel syntax: NASM or GNU as `.intel_syntax noprefix`.
+    Intel,
+    /// GNU as AT&T syntax, what `gcc -S` and `clang -S` print ([`crate::att`]).
+    Att,
+}
+
+/// All the functions in a file, in order, its syntax told by the file ([`Syntax::Auto`]).
 pub fn parse(text: &str) -> Result<Vec<Program>> {
+    parse_with(text, Syntax::Auto)
+}
+
+/// All the functions in a file written in `syntax`, in order.
+pub fn parse_with(text: &str, syntax: Syntax) -> Result<Vec<Program>> {
     let mut progs: Vec<Program> = Vec::new();
+    let mut declared = None;
+    let file_att = text.lines().any(|l| {
+        let s = strip_comment(l).trim();
+        !is_directive(s) && s.contains(['%', '$'])
+    });
     for (n, raw) in text.lines().enumerate() {
         let err = |message: String| Error::Parse {
             line: n + 1,
@@ -47,9 +71,26 @@ pub fn parse(text: &str) -> Result<Vec<Program>> {
             s = rest.trim();
         }
         if s.is_empty() || is_directive(s) {
+            let word = s.split_whitespace().next().unwrap_or("");
+            if word.eq_ignore_ascii_case(".intel_syntax") {
+                declared = Some(Syntax::Intel);
+            } else if word.eq_ignore_ascii_case(".att_syntax") {
+                declared = Some(Syntax::Att);
+            }
             continue;
         }
-        let inst = parse_line(s).map_err(err)?;
+        let att = match (syntax, declared) {
+            (Syntax::Att, _) => true,
+            (Syntax::Intel, _) => false,
+            (Syntax::Auto, Some(d)) => d == Syntax::Att,
+            (Syntax::Auto, None) => file_att,
+        };
+        let inst = if att {
+            crate::att::parse_line(s)
+        } else {
+            parse_line(s)
+        }
+        .map_err(err)?;
         match progs.last_mut() {
             Some(p) => p.insts.push(inst),
             None => progs.push(Program {
@@ -96,7 +137,7 @@ pub fn mnemonic(name: &str) -> Option<Mnemonic> {
     })
 }
 
-fn strip_comment(line: &str) -> &str {
+pub(crate) fn strip_comment(line: &str) -> &str {
     let mut end = line.len();
     for pat in [";", "#", "//", "/*"] {
         if let Some(i) = line.find(pat) {
@@ -132,7 +173,7 @@ fn is_directive(s: &str) -> bool {
 
 /// An operand as read, before the size of a memory operand is known.
 #[derive(Clone, Copy)]
-enum Parsed {
+pub(crate) enum Parsed {
     Reg(Reg, Size),
     Mem(Mem, Option<Size>),
     Imm(i64),
@@ -164,14 +205,27 @@ fn parse_line(s: &str) -> std::result::Result<Inst, String> {
             n += 1;
         }
     }
-    let parsed = &parsed[..n];
+    assemble(mn, name, &parsed[..n], None)
+}
+
+/// The instruction from its mnemonic and operands in Intel order: a memory operand
+/// without a size gets `size` (an AT&T suffix's) or the one the instruction implies;
+/// every instruction must have an encoding.
+pub(crate) fn assemble(
+    mn: Mnemonic,
+    name: &str,
+    parsed: &[Parsed],
+    size: Option<Size>,
+) -> std::result::Result<Inst, String> {
+    let n = parsed.len();
     let mut ops = [Operand::Imm(0); 3];
+    let suffix_size = size;
     for (k, p) in parsed.iter().enumerate() {
         ops[k] = match *p {
             Parsed::Reg(r, s) => Operand::Reg(r, s),
             Parsed::Imm(v) => Operand::Imm(v),
             Parsed::Mem(mut m, size) => {
-                m.size = match (mn, size) {
+                m.size = match (mn, size.or(suffix_size)) {
                     // The size of lea's operand means nothing; qword is canonical.
                     (Mnemonic::Lea, _) => Size::B64,
                     (_, Some(s)) => s,
@@ -190,7 +244,7 @@ fn parse_line(s: &str) -> std::result::Result<Inst, String> {
 
 /// The size of a memory operand written without one: fixed by the mnemonic, or that of
 /// the register operands (not counting a shift count in `cl`).
-fn implied_size(mn: Mnemonic, ops: &[Parsed], mem_at: usize) -> Option<Size> {
+pub(crate) fn implied_size(mn: Mnemonic, ops: &[Parsed], mem_at: usize) -> Option<Size> {
     use Mnemonic::*;
     match mn {
         Movzx | Setc | Seto | Setz | Setnz => return Some(Size::B8),
@@ -231,11 +285,21 @@ fn operand(t: &str) -> std::result::Result<Parsed, Option<String>> {
             }
         }
     }
-    if let Some(inner) = t.strip_prefix('[') {
-        let inner = inner
+    // `[...]`, or gcc's `disp[...]` (`QWORD PTR 16[rsi]`).
+    if let Some(open) = t
+        .find('[')
+        .filter(|&i| i == 0 || size.is_some() || number(t[..i].trim()).is_some())
+    {
+        let inner = t[open + 1..]
             .strip_suffix(']')
             .ok_or_else(|| Some("unterminated memory operand".to_string()))?;
-        return Ok(Parsed::Mem(mem(inner).map_err(Some)?, size));
+        let disp = t[..open].trim();
+        let m = if disp.is_empty() {
+            mem(inner)
+        } else {
+            mem(&format!("{inner} + {disp}"))
+        };
+        return Ok(Parsed::Mem(m.map_err(Some)?, size));
     }
     if size.is_some() {
         return Err(Some(
@@ -253,7 +317,7 @@ fn operand(t: &str) -> std::result::Result<Parsed, Option<String>> {
 
 /// `0x1f`, `1fh` (starting with a digit), `31`, each with an optional sign. Values up to
 /// `u64::MAX` are read as their 64-bit two's complement pattern.
-fn number(t: &str) -> Option<i64> {
+pub(crate) fn number(t: &str) -> Option<i64> {
     let (neg, body) = match t.strip_prefix('-') {
         Some(b) => (true, b.trim_start()),
         None => (false, t.strip_prefix('+').unwrap_or(t).trim_start()),
@@ -389,5 +453,23 @@ mod tests {
         for (s, want) in table {
             assert_eq!(number(s), *want, "{s}");
         }
+    }
+
+    /// gcc's Intel syntax puts a displacement before the brackets.
+    #[test]
+    fn displacement_before_brackets() {
+        for (gcc, plain) in [
+            (
+                "mov rax, QWORD PTR 16[rsi]",
+                "mov rax, qword ptr [rsi + 16]",
+            ),
+            ("mov QWORD PTR -8[rsp], rdx", "mov qword ptr [rsp - 8], rdx"),
+            ("lea rcx, 0[r13+rbp]", "lea rcx, [r13 + rbp]"),
+            ("lea rcx, 8[rax+rax*2]", "lea rcx, [rax + rax*2 + 8]"),
+        ] {
+            assert_eq!(parse_inst(gcc).ok(), parse_inst(plain).ok(), "{gcc}");
+            assert!(parse_inst(gcc).is_ok(), "{gcc}");
+        }
+        assert!(parse_inst("mov rax, x[rsi]").is_err());
     }
 }

@@ -82,6 +82,7 @@ const CANONICAL: &[&str] = &[
     "shrd qword [rsi + 0x8], r8, 0x1", "shld ax, bx, 0x3",
     "rorx rax, rbx, 0x3", "rorx r8, qword [rsi], 0x3f", "rorx eax, ebx, 0x1f",
     "bzhi rax, rbx, rcx", "bzhi rax, qword [rsi], rcx", "bzhi r8d, r9d, r10d",
+    "andn rax, rbx, rcx", "andn rax, rbx, qword [rsi + 0x8]", "andn r8d, r9d, r10d",
     // flags, set, cmov
     "clc", "stc", "setc al", "setc byte [rdi]", "seto r8b", "setz sil", "setnz byte [rsp - 0x1]",
     "cmovc rax, rbx", "cmovc rax, qword [rsi]", "cmovnc r8, r9", "cmovo rax, rbx",

@@ -13,6 +13,23 @@ use super::rules::Rule;
 impl Graph {
     /// `(& args) mod 2^w`.
     pub fn and(&mut self, w: u32, args: &[NodeId]) -> NodeId {
+        // A mask by a bit selects (rule `select-lift`) a value that is not a constant (a
+        // constant masked stays a slice of the mask, as `bzhi` and `movzx` cut it).
+        let one_value = args.iter().filter(|&&a| self.as_const(a).is_none()).count() <= 1;
+        for (i, &a) in args.iter().enumerate().filter(|_| !one_value) {
+            let Some((c, t, e)) = self.as_select(a, w) else {
+                continue;
+            };
+            if self.as_const(t).is_some() && self.as_const(e).is_some() {
+                self.fire(Rule::SelectLift);
+                let mut side = args.to_vec();
+                side[i] = t;
+                let t = self.and(w, &side);
+                side[i] = e;
+                let e = self.and(w, &side);
+                return self.ite(c, t, e);
+            }
+        }
         let mut cm = mask(w);
         let mut xs: Vec<NodeId> = Vec::with_capacity(args.len());
         let mut work: Vec<NodeId> = args.to_vec();
@@ -88,7 +105,56 @@ impl Graph {
         self.xor(w, &[x, m])
     }
 
+    /// `x` as a select by a bit: `(c, t, e)` for `Ite(c, t, e)`, and for the mask
+    /// `-c mod 2^w` of a bit `c`, `(c, 2^w − 1, 0)`.
+    fn as_select(&mut self, x: NodeId, w: u32) -> Option<(NodeId, NodeId, NodeId)> {
+        // `-c` of a bit is its exact product with 2^w − 1 (rule `mul-const`), or a
+        // one-term sum.
+        let bit = match &self.nodes[x.index()] {
+            Node::Ite { c, t, e } => return Some((*c, *t, *e)),
+            Node::Prod(c, k) if self.as_const(*k) == Some(mask(w)) => *c,
+            Node::Add { w: aw, k: 0, terms }
+                if terms.len() == 1 && u32::from(*aw) == w && terms[0].1 == mask(w) =>
+            {
+                terms[0].0
+            }
+            _ => return None,
+        };
+        if self.nz(bit) > 1 {
+            return None;
+        }
+        let (m, zero) = (self.konst(mask(w)), self.konst(0));
+        Some((bit, m, zero))
+    }
+
     fn or_xor(&mut self, w: u32, args: &[NodeId], is_xor: bool) -> NodeId {
+        // Selects by one bit, and constants (rule `select-lift`).
+        let mut cond = None;
+        let mut sides: Vec<(NodeId, NodeId)> = Vec::with_capacity(args.len());
+        for &a in args {
+            if self.as_const(a).is_some() {
+                sides.push((a, a));
+                continue;
+            }
+            match self.as_select(a, w) {
+                Some((c, t, e)) if cond.is_none_or(|k| k == c) => {
+                    cond = Some(c);
+                    sides.push((t, e));
+                }
+                _ => {
+                    cond = None;
+                    sides.clear();
+                    break;
+                }
+            }
+        }
+        if let Some(c) = cond {
+            self.fire(Rule::SelectLift);
+            let (ts, es): (Vec<NodeId>, Vec<NodeId>) = sides.into_iter().unzip();
+            let t = self.or_xor(w, &ts, is_xor);
+            let e = self.or_xor(w, &es, is_xor);
+            return self.ite(c, t, e);
+        }
         let m = mask(w);
         let mut kk = 0u128;
         let mut xs: Vec<NodeId> = Vec::with_capacity(args.len());

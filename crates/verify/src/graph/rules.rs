@@ -115,6 +115,13 @@ rules! {
     IteNegated = "ite-negated",
     /// `Ite(c, 1, 0)` is `c` and `Ite(c, 0, 1)` is `c ^ 1`.
     IteBit = "ite-bit",
+    /// A bitwise operation on selects by one bit `c` is a select of the operation on
+    /// each side: `x & Ite(c, m, k) = Ite(c, x & m, x & k)` for constants `m`, `k`, and
+    /// `Ite(c, t1, e1) | Ite(c, t2, e2) | k = Ite(c, t1 | t2 | k, e1 | e2 | k)` (the
+    /// same for `^`), where the mask `-c mod 2^w` (`neg`, `sbb r, r` of a bit) is
+    /// `Ite(c, 2^w − 1, 0)`: a select written with masks, `(y & -c) | (x & ~-c)`
+    /// (`and`/`andn`/`or`), is `Ite(c, y, x)`, as `cmov` writes it.
+    SelectLift = "select-lift",
     /// `x == 0` for a one-bit `x` is `x ^ 1` (`test c, c` then `cmovnz`/`setz`).
     EqzBit = "eqz-bit",
     /// `sar`/`sext` of a value whose sign bit is known zero is a plain shift / the value.

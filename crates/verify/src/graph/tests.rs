@@ -457,6 +457,18 @@ fn cases() -> Vec<Case> {
             reference: |v| v[2],
         },
         Case {
+            rule: Rule::SelectLift,
+            what: "(y & -c) | andn(-c, x) = Ite(c, y, x)",
+            build: |g, [a, b, c, ..]| {
+                let neg = g.add(64, &[(c, u64::MAX as u128)], 0);
+                let kept = g.and(64, &[b, neg]);
+                let not = g.not(64, neg);
+                let other = g.and(64, &[not, a]);
+                (g.or(64, &[kept, other]), Some(g.ite(c, b, a)))
+            },
+            reference: |v| if v[2] != 0 { v[1] } else { v[0] },
+        },
+        Case {
             rule: Rule::EqzBit,
             what: "test c, c; cmovnz dst, src = cmovc dst, src (c a saved carry)",
             build: |g, [a, b, c, ..]| {

@@ -12,7 +12,7 @@ use super::flags::{FlagState, CF, OF, SF, ZF};
 use super::machine::{bits, size_of, Machine, Step};
 
 impl Machine<'_> {
-    /// `not`, `and`, `or`, `xor`, `test`, `bt`, `bzhi`.
+    /// `not`, `and`, `or`, `xor`, `test`, `bt`, `bzhi`, `andn` (`~a & b`).
     pub(super) fn logic(&mut self, mn: M, ops: &[X]) -> Step<()> {
         match (mn, ops) {
             (M::Not, &[d]) => {
@@ -73,6 +73,18 @@ impl Machine<'_> {
                 };
                 self.flags[CF] = FlagState::Node(self.g.konst(cf));
                 self.flags[OF] = FlagState::Node(self.g.konst(0));
+                self.zf_sf(r, w);
+                self.write(d, r)?;
+            }
+            (M::Andn, &[d @ X::Reg(_, sz), a @ X::Reg(..), b]) => {
+                let w = bits(sz);
+                let a = self.read(a, sz)?;
+                let b = self.read(b, sz)?;
+                let na = self.g.not(w, a);
+                let r = self.g.and(w, &[na, b]);
+                let zero = self.g.konst(0);
+                self.flags[CF] = FlagState::Node(zero);
+                self.flags[OF] = FlagState::Node(zero);
                 self.zf_sf(r, w);
                 self.write(d, r)?;
             }

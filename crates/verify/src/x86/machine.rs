@@ -326,7 +326,9 @@ impl<'a> Machine<'a> {
             | M::Clc
             | M::Stc => self.arith(mn, ops)?,
             M::Mul | M::Imul | M::Mulx => self.mul(mn, ops)?,
-            M::Not | M::And | M::Or | M::Xor | M::Test | M::Bt | M::Bzhi => self.logic(mn, ops)?,
+            M::Not | M::And | M::Or | M::Xor | M::Test | M::Bt | M::Bzhi | M::Andn => {
+                self.logic(mn, ops)?
+            }
             M::Shl
             | M::Shr
             | M::Sar

@@ -145,6 +145,8 @@ fn cpu_agrees() {
         "mov ecx, 0x107; bzhi rax, rbx, rcx",
         "mov ecx, 5; bzhi eax, ebx, ecx",
         "mov ecx, 0; bzhi rax, rbx, rcx",
+        "andn rax, rbx, rcx",
+        "andn r8d, r9d, r10d",
         "cmovc rax, rbx",
         "cmovnc eax, ebx",
         "cmovo rcx, rdx",

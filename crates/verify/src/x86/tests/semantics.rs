@@ -510,6 +510,18 @@ fn semantics_table() {
             &[(Rbx, MAX)],
             &[R(Rax, 0), F(2, Some(1))],
         ),
+        (
+            "andn rax, rbx, rcx",
+            c1,
+            &[(Rbx, 0xff00), (Rcx, 0xffff)],
+            &[R(Rax, 0xff), F(0, Some(0)), F(1, Some(0)), F(2, Some(0))],
+        ),
+        (
+            "andn eax, ebx, ecx",
+            c1,
+            &[(Rax, MAX), (Rbx, MAX), (Rcx, MAX)],
+            &[R(Rax, 0), F(0, Some(0)), F(2, Some(1))],
+        ),
         // conditional
         ("cmovc rax, rbx", c1, &[(Rax, 1), (Rbx, 2)], &[R(Rax, 2)]),
         ("cmovc rax, rbx", c0, &[(Rax, 1), (Rbx, 2)], &[R(Rax, 1)]),

@@ -1,0 +1,251 @@
+//! Reading GNU as AT&T syntax, what `gcc -S` and `clang -S` print by default and what
+//! most C projects ship: one line at a time, into the same [`Inst`] as Intel syntax
+//! ([`crate::parse`] decides which syntax a line is in and handles labels, comments and
+//! directives).
+//!
+//! ```text
+//!   addq    %rax, 8(%rsi,%rcx,8)     add qword ptr [rsi + rcx*8 + 8], rax
+//!   mulx    %r8, %r14, %r15          mulx r15, r14, r8
+//!   movzbl  (%rdi), %eax             movzx eax, byte ptr [rdi]
+//!   shrq    %rax                     shr rax, 1
+//! ```
+//!
+//! * operands are source first: they are reversed into Intel order;
+//! * registers are `%name`, immediates `$value` (decimal or `0x` hex, signed);
+//! * memory is `disp(base, index, scale)` with any part but the parentheses optional;
+//! * a size suffix (`b`, `w`, `l`, `q`) on the mnemonic sizes a memory operand that no
+//!   register sizes (`movzb*`/`movzw*` size their source); a name that is an instruction
+//!   as it stands (`sbb`, `setb`, `mulx`) is never read as one with a suffix.
+//!
+//! It must never read an operand it cannot place exactly: a `%rip`-relative or absolute
+//! address, a symbol, or an indirect `*` operand is an error, not a guess.
+
+use crate::inst::{Inst, Mem, Mnemonic, Reg, Size};
+use crate::parse::{assemble, mnemonic, number, Parsed};
+
+/// One AT&T instruction, comment and label already removed.
+pub(crate) fn parse_line(s: &str) -> Result<Inst, String> {
+    let s = s.to_ascii_lowercase();
+    let (name, rest) = match s.split_once(char::is_whitespace) {
+        Some((n, r)) => (n, r.trim()),
+        None => (s.as_str(), ""),
+    };
+    let (mn, size) = resolve(name).ok_or_else(|| format!("unknown instruction `{name}`"))?;
+    let mut parsed = Vec::with_capacity(3);
+    for text in split_operands(rest)? {
+        parsed.push(operand(text).map_err(|e| format!("{e} in operand `{text}`"))?);
+    }
+    if parsed.len() > 3 {
+        return Err(format!("too many operands for `{name}`"));
+    }
+    parsed.reverse();
+    // `shl %rax` shifts by one.
+    if matches!(mn, Mnemonic::Shl | Mnemonic::Shr | Mnemonic::Sar) && parsed.len() == 1 {
+        parsed.push(Parsed::Imm(1));
+    }
+    assemble(mn, name, &parsed, size)
+}
+
+/// The instruction a name stands for and the size its suffix gives a memory operand.
+fn resolve(name: &str) -> Option<(Mnemonic, Option<Size>)> {
+    let movz = match name {
+        "movzbw" | "movzbl" | "movzbq" => Some(Size::B8),
+        "movzwl" | "movzwq" => Some(Size::B16),
+        "movabsq" => return Some((Mnemonic::Mov, Some(Size::B64))),
+        _ => None,
+    };
+    if let Some(src) = movz {
+        return Some((Mnemonic::Movzx, Some(src)));
+    }
+    if let Some(mn) = mnemonic(name) {
+        return Some((mn, None));
+    }
+    let size = match name.chars().last()? {
+        'b' => Size::B8,
+        'w' => Size::B16,
+        'l' => Size::B32,
+        'q' => Size::B64,
+        _ => return None,
+    };
+    Some((mnemonic(&name[..name.len() - 1])?, Some(size)))
+}
+
+/// The operands, split at the commas outside parentheses.
+fn split_operands(rest: &str) -> Result<Vec<&str>, String> {
+    let mut out = Vec::new();
+    if rest.is_empty() {
+        return Ok(out);
+    }
+    let (mut depth, mut start) = (0i32, 0);
+    for (i, c) in rest.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(rest[start..i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+        if !(0..=1).contains(&depth) {
+            return Err("unbalanced parentheses".to_string());
+        }
+    }
+    if depth != 0 {
+        return Err("unbalanced parentheses".to_string());
+    }
+    out.push(rest[start..].trim());
+    if out.iter().any(|t| t.is_empty()) {
+        return Err("empty operand".to_string());
+    }
+    Ok(out)
+}
+
+/// `%reg`, `$imm` or `disp(base, index, scale)`.
+fn operand(t: &str) -> Result<Parsed, String> {
+    if let Some(r) = t.strip_prefix('%') {
+        return match Reg::parse(r) {
+            Some((r, s)) => Ok(Parsed::Reg(r, s)),
+            None => Err(format!("unknown register `%{r}`")),
+        };
+    }
+    if let Some(v) = t.strip_prefix('$') {
+        return number(v.trim())
+            .map(Parsed::Imm)
+            .ok_or_else(|| format!("`{v}` is not a number"));
+    }
+    if t.starts_with('*') {
+        return Err("an indirect operand".to_string());
+    }
+    let Some(open) = t.find('(') else {
+        return Err("an absolute address or a symbol (not an operand this reads)".to_string());
+    };
+    let inner = t[open + 1..]
+        .strip_suffix(')')
+        .ok_or_else(|| "unterminated memory operand".to_string())?;
+    let disp = t[..open].trim();
+    let disp = if disp.is_empty() {
+        0
+    } else {
+        let v = number(disp).ok_or_else(|| {
+            format!("displacement `{disp}` is not a number (a symbol or %rip-relative address?)")
+        })?;
+        i32::try_from(v).map_err(|_| "displacement out of range".to_string())?
+    };
+    let parts: Vec<&str> = inner.split(',').map(str::trim).collect();
+    let reg = |p: &str| -> Result<Option<Reg>, String> {
+        if p.is_empty() {
+            return Ok(None);
+        }
+        if p == "%rip" {
+            return Err("a %rip-relative address (not a constant this reads)".to_string());
+        }
+        match p.strip_prefix('%').and_then(Reg::parse) {
+            Some((r, Size::B64)) => Ok(Some(r)),
+            _ => Err(format!("`{p}` is not a 64-bit address register")),
+        }
+    };
+    let (base, index, scale) = match parts.as_slice() {
+        [b] => (reg(b)?, None, 1),
+        [b, x] => (reg(b)?, reg(x)?, 1),
+        [b, x, k] => {
+            let scale = match number(k) {
+                Some(s @ (1 | 2 | 4 | 8)) => s as u8,
+                _ => return Err(format!("scale must be 1, 2, 4 or 8, not `{k}`")),
+            };
+            (reg(b)?, reg(x)?, scale)
+        }
+        _ => return Err("more than three parts in a memory operand".to_string()),
+    };
+    if base.is_none() && index.is_none() {
+        return Err("a memory operand without a register".to_string());
+    }
+    Ok(Parsed::Mem(
+        Mem {
+            base,
+            index,
+            scale,
+            disp,
+            size: Size::B64,
+        },
+        None,
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::parse::{parse_inst, parse_with, Syntax};
+
+    /// Each AT&T line reads as the Intel line beside it.
+    #[test]
+    fn att_reads_as_intel() {
+        let table = [
+            (
+                "addq %rax, 8(%rsi,%rcx,8)",
+                "add qword ptr [rsi + rcx*8 + 8], rax",
+            ),
+            ("mulx %r8, %r14, %r15", "mulx r15, r14, r8"),
+            (
+                "mulxq -16(%rsp), %rax, %rdx",
+                "mulx rdx, rax, qword ptr [rsp - 16]",
+            ),
+            ("movzbl (%rdi), %eax", "movzx eax, byte ptr [rdi]"),
+            ("movzbl %al, %eax", "movzx eax, al"),
+            ("shrq %rax", "shr rax, 1"),
+            ("shrdq $51, %rax, %rbx", "shrd rbx, rax, 51"),
+            ("imulq $19, %rax, %rbx", "imul rbx, rax, 19"),
+            ("movabsq $-4294967295, %rax", "mov rax, -4294967295"),
+            ("xorl %r13d, %r13d", "xor r13d, r13d"),
+            ("sbbq $0, %rax", "sbb rax, 0"),
+            ("adcb $0, (%rdi)", "adc byte ptr [rdi], 0"),
+            ("setb %al", "setc al"),
+            ("cmovbq %rcx, %rax", "cmovc rax, rcx"),
+            ("salq $3, %rax", "shl rax, 3"),
+            ("leaq (%rax,%rax,2), %rcx", "lea rcx, [rax + rax*2]"),
+            ("movq %rbx, -120(%rsp)", "mov qword ptr [rsp - 120], rbx"),
+            ("pushq %r15", "push r15"),
+            ("retq", "ret"),
+            ("adcx %rax, %rbx", "adcx rbx, rax"),
+            ("andnq %rdi, %r14, %rbx", "andn rbx, r14, rdi"),
+        ];
+        for (att, intel) in table {
+            let got = parse_with(att, Syntax::Att).map(|p| p[0].insts[0]);
+            assert_eq!(got.ok(), parse_inst(intel).ok(), "{att}");
+        }
+    }
+
+    /// What it must refuse, with the part it names.
+    #[test]
+    fn att_refuses_what_it_cannot_place() {
+        let table = [
+            ("movq foo(%rip), %rax", "%rip-relative"),
+            ("movq .LC0(%rip), %rax", "%rip-relative"),
+            ("movq 16, %rax", "absolute address"),
+            ("jmp *%rax", "unknown instruction"),
+            ("movq %xmm0, %rax", "unknown register"),
+            ("addq $x, %rax", "not a number"),
+            ("movq (%eax), %rax", "64-bit address register"),
+            ("movq (%rax,%rcx,3), %rax", "scale"),
+            ("bextrq %rax, %rbx, %rcx", "unknown instruction"),
+            ("addq %rax, 8(%rsi", "unbalanced"),
+            ("movq (), %rax", "without a register"),
+        ];
+        for (att, want) in table {
+            let err = parse_with(att, Syntax::Att).unwrap_err().to_string();
+            assert!(err.contains(want), "{att}: {err}");
+        }
+    }
+
+    /// The syntax is decided per line: directives switch it, `%` and `$` mark AT&T.
+    #[test]
+    fn syntax_is_told_by_the_file() {
+        let att = "f:\n\tmovq (%rsi), %rax\n\tret\n";
+        let intel = "f:\n\tmov rax, qword ptr [rsi]\n\tret\n";
+        let switched = ".intel_syntax noprefix\nf:\n mov rax, qword ptr [rsi]\n.att_syntax\n ret\n";
+        let a = parse_with(att, Syntax::Auto).unwrap();
+        assert_eq!(a, parse_with(intel, Syntax::Auto).unwrap());
+        assert_eq!(a, parse_with(switched, Syntax::Auto).unwrap());
+        assert!(parse_with(att, Syntax::Intel).is_err());
+        assert!(parse_with(intel, Syntax::Att).is_err());
+    }
+}
