@@ -725,7 +725,7 @@ fn bench_smoke() {
 }
 
 /// `cryptopt check`: 0 and `equivalent` for a generated program, 1 with a report for a
-/// broken one, 2 for input errors.
+/// broken one or one that cannot be proved safe, 2 for input errors.
 #[test]
 fn check_exit_codes() {
     let ex = example();
@@ -749,6 +749,35 @@ fn check_exit_codes() {
         out.contains("out1[1]"),
         "the report names the output: {out}"
     );
+    // A program that cannot be proved safe is a failed check (1) with the reason: it
+    // reads a stack slot nobody wrote, or computes an address from data.
+    for (body, reason) in [
+        (
+            "    mov rax, qword [rsp - 8]\n",
+            "reads the stack slot [rsp0 -8] before it is written",
+        ),
+        (
+            "    mov rax, qword [rsi]\n    mov rax, qword [rsi + rax*8]\n",
+            "is not an argument pointer",
+        ),
+    ] {
+        let unsafe_asm = dir.join("unsafe.asm");
+        std::fs::write(
+            &unsafe_asm,
+            text.replacen(
+                "example_running:\n",
+                &format!("example_running:\n{body}"),
+                1,
+            ),
+        )
+        .unwrap();
+        let (code, out, err) = cryptopt(&["check", &ex, unsafe_asm.to_str().unwrap()]);
+        assert_eq!(code, 1, "{out}{err}");
+        assert!(
+            out.starts_with("not equivalent") && out.contains(reason),
+            "{out}"
+        );
+    }
     // Input errors: unknown instruction, unreadable file.
     let weird = dir.join("weird.asm");
     std::fs::write(&weird, "example_running:\n    frobnicate rax\n    ret\n").unwrap();

@@ -1,8 +1,9 @@
-//! The one error type of the checker: problems with the *input* of a check (an
-//! instruction it does not know, an operand form it does not model, reading a flag the
-//! program left undefined, reading memory nobody wrote, a function signature it cannot
-//! map to System V). A program that is merely wrong is not an error: it gets a
-//! [`crate::Verdict::NotEquivalent`] with a report.
+//! The one error type of the checker: problems with the *input* of a check (text it
+//! cannot read, an instruction or operand form it does not model, a function signature
+//! it cannot map to System V). A program that is wrong, or cannot be proved safe
+//! (reading a flag it left undefined or memory nobody wrote, an address or a shift count
+//! computed from data, losing rsp) is not an error: it gets a
+//! [`crate::Verdict::NotEquivalent`] with a report (exit 1, not 2).
 //!
 //! An error means "not checked": this module must never be used to say anything about
 //! whether a program is equivalent (that is the [`crate::Verdict`]'s alone).
@@ -28,29 +29,6 @@ pub enum Error {
         index: usize,
         inst: String,
         message: String,
-    },
-    /// An instruction reads a flag that is undefined at that point.
-    #[error("instruction {index} `{inst}` reads {flag}, which is undefined here ({why})")]
-    UndefinedFlag {
-        index: usize,
-        inst: String,
-        flag: &'static str,
-        why: String,
-    },
-    /// An instruction reads memory (an output element or a stack slot) nobody wrote.
-    #[error("instruction {index} `{inst}` reads {what} before it is written")]
-    UndefinedRead {
-        index: usize,
-        inst: String,
-        what: String,
-    },
-    /// An address that is not an argument pointer or rsp plus a constant (the checker
-    /// only models straight-line code with constant offsets).
-    #[error("instruction {index} `{inst}`: the address {address} is not an argument pointer or rsp plus a constant")]
-    Address {
-        index: usize,
-        inst: String,
-        address: String,
     },
 }
 

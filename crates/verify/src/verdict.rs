@@ -99,6 +99,31 @@ pub enum Problem {
     },
     /// The program ends without `ret`.
     NoRet,
+    /// An instruction reads a flag that is undefined at that point.
+    UndefinedFlag {
+        index: usize,
+        inst: String,
+        flag: &'static str,
+        why: String,
+    },
+    /// An instruction reads memory (an output element or a stack slot) nobody wrote.
+    UndefinedRead {
+        index: usize,
+        inst: String,
+        what: String,
+    },
+    /// An address that is not an argument pointer or rsp plus a constant: computed from
+    /// data (never constant time), or beyond what straight-line code with constant
+    /// offsets can be proved to touch.
+    DataAddress {
+        index: usize,
+        inst: String,
+        address: String,
+    },
+    /// A shift or bit count in a register that does not hold a constant.
+    VariableCount { index: usize, inst: String },
+    /// rsp set to something other than the entry rsp plus a constant.
+    LostStack { index: usize, inst: String },
 }
 
 impl fmt::Display for Problem {
@@ -159,6 +184,38 @@ impl fmt::Display for Problem {
                  wrote {output}, which may be the same memory"
             ),
             Problem::NoRet => write!(f, "the program ends without ret"),
+            Problem::UndefinedFlag {
+                index,
+                inst,
+                flag,
+                why,
+            } => write!(
+                f,
+                "instruction {index} `{inst}` reads {flag}, which is undefined here ({why})"
+            ),
+            Problem::UndefinedRead { index, inst, what } => {
+                write!(
+                    f,
+                    "instruction {index} `{inst}` reads {what} before it is written"
+                )
+            }
+            Problem::DataAddress {
+                index,
+                inst,
+                address,
+            } => write!(
+                f,
+                "instruction {index} `{inst}`: the address {address} is not an argument \
+                 pointer or rsp plus a constant"
+            ),
+            Problem::VariableCount { index, inst } => write!(
+                f,
+                "instruction {index} `{inst}`: the count register does not hold a constant"
+            ),
+            Problem::LostStack { index, inst } => write!(
+                f,
+                "instruction {index} `{inst}`: rsp is no longer the entry rsp plus a constant"
+            ),
         }
     }
 }

@@ -10,8 +10,8 @@
 use cryptopt_x86::Mnemonic as M;
 
 use super::machine::{Fail, Machine, Step};
-use crate::error::Error;
 use crate::graph::NodeId;
+use crate::verdict::Problem;
 
 pub(super) const FLAG_NAMES: [&str; 4] = ["CF", "OF", "ZF", "SF"];
 pub(super) const CF: usize = 0;
@@ -72,7 +72,7 @@ impl Machine<'_> {
                     None => "flags are undefined at function entry".to_string(),
                     Some(k) => format!("instruction {k} left it undefined"),
                 };
-                return Err(Fail::Error(Error::UndefinedFlag {
+                return Err(Fail::boxed(Problem::UndefinedFlag {
                     index: self.index,
                     inst: self.inst.to_string(),
                     flag: FLAG_NAMES[i],

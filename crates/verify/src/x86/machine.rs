@@ -213,6 +213,14 @@ impl<'a> Machine<'a> {
         })
     }
 
+    /// A count register that does not hold a constant (a failed check, not an error).
+    pub(super) fn variable_count(&self) -> Fail {
+        Fail::boxed(Problem::VariableCount {
+            index: self.index,
+            inst: self.inst.to_string(),
+        })
+    }
+
     pub(super) fn bad_form(&self) -> Fail {
         self.unsupported("operand form not modelled")
     }
@@ -235,8 +243,10 @@ impl<'a> Machine<'a> {
             let off = match self.decompose(v) {
                 Some((Base::Stack, off)) => off,
                 _ => {
-                    return Err(self
-                        .unsupported("rsp is no longer the entry rsp plus a constant".to_string()))
+                    return Err(Fail::boxed(Problem::LostStack {
+                        index: self.index,
+                        inst: self.inst.to_string(),
+                    }))
                 }
             };
             if off > self.rsp_off {

@@ -19,7 +19,6 @@ use cryptopt_x86::Mem;
 
 use super::machine::{Fail, Machine, Step};
 use crate::abi::ArgSlot;
-use crate::error::Error;
 use crate::graph::{Graph, Node, NodeId, Seg, Sym};
 use crate::verdict::Problem;
 
@@ -119,7 +118,7 @@ impl Machine<'_> {
         let a = self.address(m);
         match self.decompose(a) {
             Some(x) => Ok(x),
-            None => Err(Fail::Error(Error::Address {
+            None => Err(Fail::boxed(Problem::DataAddress {
                 index: self.index,
                 inst: self.inst.to_string(),
                 address: self.g.show(a, 120),
@@ -161,7 +160,7 @@ impl Machine<'_> {
                         })
                     }
                     (Some(ArgSlot::Output { .. }), Some(size)) if (0..size).contains(&off) => {
-                        Err(Fail::Error(Error::UndefinedRead {
+                        Err(Fail::boxed(Problem::UndefinedRead {
                             index: self.index,
                             inst: self.inst.to_string(),
                             what: self.describe(b, off),
@@ -179,7 +178,7 @@ impl Machine<'_> {
                 inst: self.inst.to_string(),
                 what: format!("[rsp0 {off:+}] (the return address or the caller's frame)"),
             })),
-            Base::Stack => Err(Fail::Error(Error::UndefinedRead {
+            Base::Stack => Err(Fail::boxed(Problem::UndefinedRead {
                 index: self.index,
                 inst: self.inst.to_string(),
                 what: self.describe(b, off),

@@ -124,7 +124,7 @@ impl Machine<'_> {
                 let c = self.g.trunc(self.regs[r.index()], 8);
                 match self.g.as_const(c) {
                     Some(v) => Ok(v as u32),
-                    None => Err(self.unsupported("the count register does not hold a constant")),
+                    None => Err(self.variable_count()),
                 }
             }
             X::Mem(_) => Err(self.bad_form()),
@@ -138,7 +138,7 @@ impl Machine<'_> {
                 let c = self.g.trunc(self.regs[r.index()], 8);
                 match self.g.as_const(c) {
                     Some(v) => Ok(v as u32),
-                    None => Err(self.unsupported("the count register does not hold a constant")),
+                    None => Err(self.variable_count()),
                 }
             }
             _ => Err(self.bad_form()),

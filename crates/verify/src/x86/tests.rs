@@ -12,7 +12,6 @@ use cryptopt_x86::{Inst, Reg};
 use super::flags::FlagState;
 use super::machine::{Fail, Machine};
 use crate::abi::Abi;
-use crate::error::Result;
 use crate::graph::{Graph, NodeId, Sym};
 use crate::verdict::Aliasing;
 
@@ -28,10 +27,14 @@ pub(super) struct Snippet {
 }
 
 /// Runs `insts` from registers holding their `Init` symbols and flags set to the
-/// given constants (`None`: undefined, as at a function's entry).
-pub(super) fn run_insts(insts: &[Inst], flags: [Option<u128>; 4]) -> Result<Snippet> {
+/// given constants (`None`: undefined, as at a function's entry); an input error or a
+/// problem (a failed check) as its message.
+pub(super) fn run_insts(
+    insts: &[Inst],
+    flags: [Option<u128>; 4],
+) -> std::result::Result<Snippet, String> {
     let f = Function::new("t", vec![], vec![]);
-    let abi = Abi::new(&f)?;
+    let abi = Abi::new(&f).map_err(|e| e.to_string())?;
     let mut g = Graph::new();
     let (regs, out_flags) = {
         let mut m = Machine::new(&mut g, &f, &abi, Aliasing::None);
@@ -45,8 +48,8 @@ pub(super) fn run_insts(insts: &[Inst], flags: [Option<u128>; 4]) -> Result<Snip
             m.inst = *inst;
             match m.step() {
                 Ok(_) => {}
-                Err(Fail::Error(e)) => return Err(e),
-                Err(Fail::Problem(p)) => panic!("problem: {p}"),
+                Err(Fail::Error(e)) => return Err(e.to_string()),
+                Err(Fail::Problem(p)) => return Err(p.to_string()),
             }
         }
         let mut fl = [None; 4];

@@ -623,8 +623,9 @@ fn semantics_table() {
     }
 }
 
-/// Reading a flag that is undefined (at entry, or left undefined) is an error that
-/// names the instruction; so are unknown operand forms and unmodelled counts.
+/// Reading a flag that is undefined (at entry, or left undefined) is a problem that
+/// names the instruction (a failed check); so are counts and addresses from data and a
+/// lost rsp; unknown operand forms are input errors.
 #[test]
 fn errors_table() {
     let u = [None; 4];
