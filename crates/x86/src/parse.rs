@@ -1,14 +1,19 @@
 //! Reading assembly text back into [`Program`]s: NASM and GNU as Intel syntax
-//! (`.intel_syntax noprefix`), which is what [`crate::print`] writes and what compilers
-//! and hand-written `.asm`/`.S` files of straight-line code look like.
+//! (`.intel_syntax noprefix`), which is what [`crate::print`] writes, and GNU as AT&T
+//! syntax through [`crate::att`] (what compilers print by default); what compilers and
+//! hand-written `.asm`/`.S` files of straight-line code look like.
 //!
 //! A file is a sequence of lines:
 //!
 //! * blank lines and comments (`;`, `#`, `//`, and `/*` as a one-line C comment, to the end
 //!   of the line) are skipped;
-//! * directives are skipped: any word starting with `.` (`.globl`, `.type`, `.size`,
-//!   `.p2align`, `.text`, `.section`, `.cfi_*`, `.intel_syntax` ...), NASM's `section`,
-//!   `segment`, `global`, `extern`, `default`, `bits`, `align`, `cpu` and `[...]` forms;
+//! * directives: those that cannot run are skipped (`.globl`, `.type`, `.size`,
+//!   `.p2align`, `.cfi_*`, `.loc`, `.ident` …, NASM's `global`, `extern`, `default`,
+//!   `bits`, `align`, `cpu` and `[...]` forms); section directives say whether what
+//!   follows is code; `.intel_syntax`/`.att_syntax` switch the syntax; data (`.byte`,
+//!   `.quad`, `.ascii` …) and unknown directives are refused among instructions (they
+//!   would assemble into code the checker never sees), skipped in other sections, and
+//!   an instruction outside a code section is refused;
 //! * a label `name:` starts a new [`Program`] called `name` (an instruction may follow it
 //!   on the same line); local labels (`.L1:`) are skipped; instructions before any label
 //!   go to a program with an empty name;
@@ -50,6 +55,8 @@ pub fn parse(text: &str) -> Result<Vec<Program>> {
 pub fn parse_with(text: &str, syntax: Syntax) -> Result<Vec<Program>> {
     let mut progs: Vec<Program> = Vec::new();
     let mut declared = None;
+    // Code until a section directive says otherwise (NASM files and snippets have none).
+    let mut in_code = true;
     let file_att = text.lines().any(|l| {
         let s = strip_comment(l).trim();
         !is_directive(s) && s.contains(['%', '$'])
@@ -70,14 +77,31 @@ pub fn parse_with(text: &str, syntax: Syntax) -> Result<Vec<Program>> {
             }
             s = rest.trim();
         }
-        if s.is_empty() || is_directive(s) {
+        if s.is_empty() {
+            continue;
+        }
+        if is_directive(s) {
             let word = s.split_whitespace().next().unwrap_or("");
-            if word.eq_ignore_ascii_case(".intel_syntax") {
-                declared = Some(Syntax::Intel);
-            } else if word.eq_ignore_ascii_case(".att_syntax") {
-                declared = Some(Syntax::Att);
+            match directive(s) {
+                Directive::Syntax(d) => declared = Some(d),
+                Directive::Code => in_code = true,
+                Directive::OtherSection => in_code = false,
+                Directive::Harmless => {}
+                Directive::Data if in_code => {
+                    return Err(err(format!(
+                        "data directive `{word}` among instructions: what it encodes would run \
+                         unchecked"
+                    )))
+                }
+                Directive::Unknown if in_code => {
+                    return Err(err(format!("unknown directive `{word}`")))
+                }
+                Directive::Data | Directive::Unknown => {}
             }
             continue;
+        }
+        if !in_code {
+            return Err(err("an instruction outside a code section".to_string()));
         }
         let att = match (syntax, declared) {
             (Syntax::Att, _) => true,
@@ -158,6 +182,72 @@ fn split_label(s: &str) -> Option<(&str, &str)> {
         && label.chars().all(is_ident_char)
         && !label.starts_with(|c: char| c.is_ascii_digit());
     ok.then_some((label, rest))
+}
+
+/// What a directive means to the reader.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Directive {
+    /// `.intel_syntax`, `.att_syntax`.
+    Syntax(Syntax),
+    /// A switch to a code section (`.text`, `.section .text…`, NASM `section .text`).
+    Code,
+    /// A switch to any other section (data, constants, notes, debug information).
+    OtherSection,
+    /// Data (`.byte`, `.quad`, `.ascii` …): refused among instructions.
+    Data,
+    /// Symbols, alignment, sizes, call-frame and debug notes: nothing that runs.
+    Harmless,
+    /// Anything else: refused among instructions, never ignored.
+    Unknown,
+}
+
+fn directive(s: &str) -> Directive {
+    let lower = s.to_ascii_lowercase();
+    let mut words = lower.split(|c: char| c.is_whitespace() || c == ',');
+    let word = words.next().unwrap_or("");
+    let section = |name: Option<&str>| {
+        let name = name.unwrap_or("").trim_matches('"');
+        if name == ".text" || name.starts_with(".text.") {
+            Directive::Code
+        } else {
+            Directive::OtherSection
+        }
+    };
+    const DATA: [&str; 26] = [
+        ".byte", ".word", ".short", ".value", ".long", ".int", ".quad", ".octa", ".2byte",
+        ".4byte", ".8byte", ".ascii", ".asciz", ".string", ".zero", ".fill", ".space", ".skip",
+        ".incbin", ".insn", ".inst", ".uleb128", ".sleb128", ".float", ".double", ".single",
+    ];
+    const HARMLESS: [&str; 16] = [
+        ".globl",
+        ".global",
+        ".type",
+        ".size",
+        ".p2align",
+        ".align",
+        ".balign",
+        ".file",
+        ".ident",
+        ".hidden",
+        ".local",
+        ".weak",
+        ".loc",
+        ".addrsig",
+        ".addrsig_sym",
+        ".end",
+    ];
+    const NASM: [&str; 6] = ["global", "extern", "default", "bits", "align", "cpu"];
+    match word {
+        ".intel_syntax" => Directive::Syntax(Syntax::Intel),
+        ".att_syntax" => Directive::Syntax(Syntax::Att),
+        ".text" => Directive::Code,
+        ".data" | ".bss" | ".rodata" => Directive::OtherSection,
+        ".section" | "section" | "segment" => section(words.find(|w| !w.is_empty())),
+        w if w.starts_with(".cfi_") || w.starts_with('[') => Directive::Harmless,
+        w if w.starts_with(".dc.") || DATA.contains(&w) => Directive::Data,
+        w if HARMLESS.contains(&w) || NASM.contains(&w) => Directive::Harmless,
+        _ => Directive::Unknown,
+    }
 }
 
 fn is_directive(s: &str) -> bool {
@@ -452,6 +542,37 @@ mod tests {
         ];
         for (s, want) in table {
             assert_eq!(number(s), *want, "{s}");
+        }
+    }
+
+    /// Directives: what cannot run is skipped, data among instructions and unknown
+    /// directives in code are refused (they would assemble into code the checker never
+    /// sees), data in other sections is fine, an instruction outside code is refused.
+    #[test]
+    fn directives() {
+        let ok = [
+            "\t.text\n\t.globl f\n\t.p2align 4\n\t.type f, @function\nf:\n.LFB0:\n\t.cfi_startproc\n\tret\n\t.cfi_endproc\n\t.size f, .-f\n\t.ident \"GCC\"\n\t.section .note.GNU-stack,\"\",@progbits\n",
+            "\t.text\nf:\n\tret\n\t.section .rodata.cst8,\"aM\",@progbits,8\n\t.p2align 3\n.LCPI0_0:\n\t.quad 0x1\n",
+            "\t.file \"f.c\"\n\t.text\nf:\n\t.loc 1 2 3\n\tret\n\t.section .debug_info\n\t.uleb128 0x1\n\t.byte 0x2\n",
+            "SECTION .text\nGLOBAL f\nf:\n    ret\n",
+            "f:\n    ret\n",
+        ];
+        for text in ok {
+            assert!(parse(text).is_ok(), "{text}: {:?}", parse(text));
+        }
+        let refused = [
+            ("f:\n\t.byte 0x0f, 0x0b\n\tret\n", "data directive `.byte`"),
+            ("\t.text\nf:\n\tret\n\t.quad 5\n", "data directive `.quad`"),
+            (
+                "f:\n\t.frobnicate\n\tret\n",
+                "unknown directive `.frobnicate`",
+            ),
+            ("\t.data\nf:\n\tret\n", "outside a code section"),
+            ("\t.section .rodata\n\tret\n", "outside a code section"),
+        ];
+        for (text, want) in refused {
+            let e = parse(text).unwrap_err().to_string();
+            assert!(e.contains(want), "{text}: {e}");
         }
     }
 
