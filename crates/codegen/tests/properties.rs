@@ -400,14 +400,7 @@ fn saved_carries_are_zero_extended() {
         eprintln!("SKIPPED saved_carries_are_zero_extended: CRYPTOPT_FIAT_JSON is not set");
         return;
     };
-    let touches = |i: &cryptopt_x86::Inst, r: Reg| {
-        (i.mn == Mnemonic::Mulx && r == Reg::Rdx)
-            || i.operands().iter().any(|o| match *o {
-                Operand::Reg(q, _) => q == r,
-                Operand::Mem(m) => m.base == Some(r) || m.index == Some(r),
-                Operand::Imm(_) => false,
-            })
-    };
+    let touches = |i: &cryptopt_x86::Inst, r: Reg| i.regs() & (1 << r.index()) != 0;
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(11);
     let mut gen = Generator::new(&f, Options::default()).unwrap();
     let (mut idioms, mut saves) = (0, 0);

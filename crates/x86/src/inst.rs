@@ -455,6 +455,28 @@ impl Inst {
     pub fn operands_mut(&mut self) -> &mut [Operand] {
         &mut self.ops[..self.n as usize]
     }
+
+    /// The general registers the instruction reads or writes, as a mask by
+    /// [`Reg::index`]: those it names (address registers included) and those it uses
+    /// without naming them (rdx for `mulx`, rax and rdx for one-operand `mul`, rsp for
+    /// `push`, `pop` and `ret`).
+    pub fn regs(&self) -> u16 {
+        let bit = |r: Reg| 1u16 << r.index();
+        let implicit = match (self.mn, self.n) {
+            (Mnemonic::Mulx, _) => bit(Reg::Rdx),
+            (Mnemonic::Mul, 1) => bit(Reg::Rax) | bit(Reg::Rdx),
+            (Mnemonic::Push | Mnemonic::Pop | Mnemonic::Ret, _) => bit(Reg::Rsp),
+            _ => 0,
+        };
+        self.operands().iter().fold(implicit, |acc, o| match *o {
+            Operand::Reg(r, _) => acc | bit(r),
+            Operand::Mem(m) => [m.base, m.index]
+                .into_iter()
+                .flatten()
+                .fold(acc, |a, r| a | bit(r)),
+            Operand::Imm(_) => acc,
+        })
+    }
 }
 
 /// A function: a global symbol and its straight-line body (ending in `ret`).
@@ -528,5 +550,31 @@ mod stack_tests {
             &f("    push rbx\n    mov qword [rsp - 0x8], rdi\n    pop rbx"),
             16,
         );
+    }
+}
+
+#[cfg(test)]
+mod regs_tests {
+    use super::Reg::{self, *};
+
+    /// Named registers (of any width, in addresses too) and implicit ones.
+    #[test]
+    fn regs() {
+        let table: &[(&str, &[Reg])] = &[
+            ("mov eax, r9d", &[Rax, R9]),
+            ("adc qword [rsi + rcx*8 + 8], rbx", &[Rsi, Rcx, Rbx]),
+            ("mulx r8, r9, qword [rsi]", &[R8, R9, Rsi, Rdx]),
+            ("mul rbx", &[Rax, Rdx, Rbx]),
+            ("imul rbx, rcx", &[Rbx, Rcx]),
+            ("setc r10b", &[R10]),
+            ("push r12", &[R12, Rsp]),
+            ("ret", &[Rsp]),
+            ("clc", &[]),
+        ];
+        for (text, want) in table {
+            let i = crate::parse::parse_inst(text).expect("parses");
+            let want = want.iter().fold(0u16, |m, r| m | 1 << r.index());
+            assert_eq!(i.regs(), want, "{text}");
+        }
     }
 }

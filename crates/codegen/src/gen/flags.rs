@@ -101,7 +101,7 @@ impl Generator<'_> {
         let set = if fl == FlagReg::CF { M::Setc } else { M::Seto };
         let zeroed = self
             .flags_born()
-            .and_then(|at| Some((at, self.alloc_untouched_since(at)?)));
+            .and_then(|(at, touched)| Some((at, self.take_free_outside(touched)?)));
         let r = match zeroed {
             Some((at, r)) => {
                 self.st
@@ -125,18 +125,23 @@ impl Generator<'_> {
     }
 
     /// The body position of the last instruction that writes both flags without reading
-    /// either: an `xor` inserted right before it changes no flag value that is live
-    /// now (each was made at or after it, and any it overwrote was saved before it).
-    /// Looks back a bounded number of instructions.
-    fn flags_born(&self) -> Option<usize> {
+    /// either, and the registers used from there on ([`Inst::regs`]): an `xor` inserted
+    /// right before it changes no flag value that is live now (each was made at or after
+    /// it, and any it overwrote was saved before it), and zeroes a register that stays
+    /// zero if none of those uses it. Looks back a bounded number of instructions.
+    fn flags_born(&self) -> Option<(usize, u16)> {
         const LOOK_BACK: usize = 96;
         let body = &self.st.body;
-        (body.len().saturating_sub(LOOK_BACK)..body.len())
-            .rev()
-            .find(|&at| {
-                let fx = body[at].mn.flags();
-                fx.writes_cf && fx.writes_of && !fx.reads_cf && !fx.reads_of
-            })
+        let mut touched = 0;
+        for at in (body.len().saturating_sub(LOOK_BACK)..body.len()).rev() {
+            let i = &body[at];
+            touched |= i.regs();
+            let fx = i.mn.flags();
+            if fx.writes_cf && fx.writes_of && !fx.reads_cf && !fx.reads_of {
+                return Some((at, touched));
+            }
+        }
+        None
     }
 
     /// Brings carry-in `c` into `fl` (CF or OF); returns the value now read from the flag

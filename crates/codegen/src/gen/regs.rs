@@ -97,27 +97,9 @@ impl Generator<'_> {
         Ok(r)
     }
 
-    /// A free register that no instruction of the body from position `from` on reads
-    /// or writes (`mulx` reads rdx), taken and pinned like [`Self::alloc_reg`]'s; none
-    /// if every free register was touched there.
-    pub(super) fn alloc_untouched_since(&mut self, from: usize) -> Option<Reg> {
-        let mut touched = 0u16;
-        for i in &self.st.body[from..] {
-            if i.mn == M::Mulx {
-                touched |= 1 << Reg::Rdx.index();
-            }
-            for o in i.operands() {
-                match *o {
-                    X::Reg(q, _) => touched |= 1 << q.index(),
-                    X::Mem(m) => {
-                        for q in [m.base, m.index].into_iter().flatten() {
-                            touched |= 1 << q.index();
-                        }
-                    }
-                    X::Imm(_) => {}
-                }
-            }
-        }
+    /// A free register outside the mask `touched` (by [`Reg::index`]), taken and pinned
+    /// like [`Self::alloc_reg`]'s; none if every free register is in it.
+    pub(super) fn take_free_outside(&mut self, touched: u16) -> Option<Reg> {
         let r = self.allocatable.iter().copied().find(|&r| {
             !self.is_pinned(r)
                 && self.st.owner[r.index()] == Owner::Free
