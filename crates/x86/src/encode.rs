@@ -604,18 +604,8 @@ fn lower(i: &Inst) -> Res {
             },
             _ => Err(FORM),
         },
-        Mn::Mulx => match *ops {
-            [R(_, s), R(_, t), ref c] if s == t && width(c) == Some(s) => {
-                make(MULX[w(s)], &[op(&ops[0])?, op(&ops[1])?, op(c)?])
-            }
-            _ => Err(FORM),
-        },
-        Mn::Andn => match *ops {
-            [R(_, s), R(_, t), ref c] if s == t && width(c) == Some(s) => {
-                make(ANDN[w(s)], &[op(&ops[0])?, op(&ops[1])?, op(c)?])
-            }
-            _ => Err(FORM),
-        },
+        Mn::Mulx => r_r_rm(&MULX, ops),
+        Mn::Andn => r_r_rm(&ANDN, ops),
         Mn::Shl => shift(&SHL, ops),
         Mn::Shr => shift(&SHR, ops),
         Mn::Sar => shift(&SAR, ops),
@@ -695,6 +685,16 @@ fn r_rm(t: &[Code; 4], ops: &[Operand]) -> Res {
 }
 
 /// `op r, r/m, r` of one width (BMI2 shifts, `bzhi`).
+/// `r, r, r/m` of one width (`mulx`, `andn`).
+fn r_r_rm(t: &[Code; 4], ops: &[Operand]) -> Res {
+    match *ops {
+        [Operand::Reg(_, s), Operand::Reg(_, u), ref c] if u == s && width(c) == Some(s) => {
+            two(t, s, ops)
+        }
+        _ => Err(FORM),
+    }
+}
+
 fn r_rm_r(t: &[Code; 4], ops: &[Operand]) -> Res {
     match *ops {
         [Operand::Reg(_, s), ref b, Operand::Reg(_, u)] if width(b) == Some(s) && u == s => {
