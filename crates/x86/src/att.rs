@@ -21,7 +21,7 @@
 //! address, a symbol, or an indirect `*` operand is an error, not a guess.
 
 use crate::inst::{Inst, Mem, Mnemonic, Reg, Size};
-use crate::parse::{assemble, mnemonic, number, Parsed};
+use crate::parse::{addr_reg, assemble, mnemonic, number, scale, Parsed};
 
 /// One AT&T instruction, comment and label already removed.
 pub(crate) fn parse_line(s: &str) -> Result<Inst, String> {
@@ -140,21 +140,15 @@ fn operand(t: &str) -> Result<Parsed, String> {
         if p == "%rip" {
             return Err("a %rip-relative address (not a constant this reads)".to_string());
         }
-        match p.strip_prefix('%').and_then(Reg::parse) {
-            Some((r, Size::B64)) => Ok(Some(r)),
-            _ => Err(format!("`{p}` is not a 64-bit address register")),
+        match p.strip_prefix('%').map(addr_reg).transpose()?.flatten() {
+            Some(r) => Ok(Some(r)),
+            None => Err(format!("`{p}` is not a 64-bit address register")),
         }
     };
     let (base, index, scale) = match parts.as_slice() {
         [b] => (reg(b)?, None, 1),
         [b, x] => (reg(b)?, reg(x)?, 1),
-        [b, x, k] => {
-            let scale = match number(k) {
-                Some(s @ (1 | 2 | 4 | 8)) => s as u8,
-                _ => return Err(format!("scale must be 1, 2, 4 or 8, not `{k}`")),
-            };
-            (reg(b)?, reg(x)?, scale)
-        }
+        [b, x, k] => (reg(b)?, reg(x)?, scale(k)?),
         _ => return Err("more than three parts in a memory operand".to_string()),
     };
     if base.is_none() && index.is_none() {

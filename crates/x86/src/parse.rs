@@ -59,7 +59,7 @@ pub fn parse_with(text: &str, syntax: Syntax) -> Result<Vec<Program>> {
     let mut in_code = true;
     let file_att = text.lines().any(|l| {
         let s = strip_comment(l).trim();
-        !is_directive(s) && s.contains(['%', '$'])
+        directive(s).is_none() && s.contains(['%', '$'])
     });
     for (n, raw) in text.lines().enumerate() {
         let err = |message: String| Error::Parse {
@@ -80,9 +80,9 @@ pub fn parse_with(text: &str, syntax: Syntax) -> Result<Vec<Program>> {
         if s.is_empty() {
             continue;
         }
-        if is_directive(s) {
+        if let Some(d) = directive(s) {
             let word = s.split_whitespace().next().unwrap_or("");
-            match directive(s) {
+            match d {
                 Directive::Syntax(d) => declared = Some(d),
                 Directive::Code => in_code = true,
                 Directive::OtherSection => in_code = false,
@@ -201,7 +201,9 @@ enum Directive {
     Unknown,
 }
 
-fn directive(s: &str) -> Directive {
+/// What a line is if it is a directive (it starts with `.` or `[`, or with a NASM
+/// directive word), else `None`: an instruction.
+fn directive(s: &str) -> Option<Directive> {
     let lower = s.to_ascii_lowercase();
     let mut words = lower.split(|c: char| c.is_whitespace() || c == ',');
     let word = words.next().unwrap_or("");
@@ -237,7 +239,7 @@ fn directive(s: &str) -> Directive {
         ".end",
     ];
     const NASM: [&str; 6] = ["global", "extern", "default", "bits", "align", "cpu"];
-    match word {
+    Some(match word {
         ".intel_syntax" => Directive::Syntax(Syntax::Intel),
         ".att_syntax" => Directive::Syntax(Syntax::Att),
         ".text" => Directive::Code,
@@ -246,19 +248,9 @@ fn directive(s: &str) -> Directive {
         w if w.starts_with(".cfi_") || w.starts_with('[') => Directive::Harmless,
         w if w.starts_with(".dc.") || DATA.contains(&w) => Directive::Data,
         w if HARMLESS.contains(&w) || NASM.contains(&w) => Directive::Harmless,
-        _ => Directive::Unknown,
-    }
-}
-
-fn is_directive(s: &str) -> bool {
-    if s.starts_with('.') || s.starts_with('[') {
-        return true;
-    }
-    let word = s.split_whitespace().next().unwrap_or("");
-    const NASM: [&str; 8] = [
-        "section", "segment", "global", "extern", "default", "bits", "align", "cpu",
-    ];
-    NASM.iter().any(|d| d.eq_ignore_ascii_case(word))
+        w if w.starts_with('.') => Directive::Unknown,
+        _ => return None,
+    })
 }
 
 /// An operand as read, before the size of a memory operand is known.
@@ -436,6 +428,24 @@ pub(crate) fn number(t: &str) -> Option<i64> {
     }
 }
 
+/// A register as an address part: one of 64 bits, or `None` for a word that names no
+/// register (both syntaxes).
+pub(crate) fn addr_reg(s: &str) -> std::result::Result<Option<Reg>, String> {
+    match Reg::parse(s.trim()) {
+        Some((r, Size::B64)) => Ok(Some(r)),
+        Some(_) => Err(format!("`{}` is not a 64-bit address register", s.trim())),
+        None => Ok(None),
+    }
+}
+
+/// An index's scale: 1, 2, 4 or 8 (both syntaxes).
+pub(crate) fn scale(k: &str) -> std::result::Result<u8, String> {
+    match number(k) {
+        Some(s @ (1 | 2 | 4 | 8)) => Ok(s as u8),
+        _ => Err(format!("scale must be 1, 2, 4 or 8, not `{k}`")),
+    }
+}
+
 /// The inside of `[...]`: `base`, `base + disp`, `base + index*scale - disp`,
 /// `index*scale`, `disp` ... (terms in any order; a register without a scale is the base
 /// if none is yet, else the index).
@@ -468,21 +478,13 @@ fn mem(inner: &str) -> std::result::Result<Mem, String> {
         if term.is_empty() {
             return Err("missing term in memory operand".to_string());
         }
-        let addr_reg = |s: &str| match Reg::parse(s.trim()) {
-            Some((r, Size::B64)) => Ok(Some(r)),
-            Some(_) => Err(format!("`{}` is not a 64-bit address register", s.trim())),
-            None => Ok(None),
-        };
         if let Some((a, b)) = term.split_once('*') {
             let (r, k) = match (addr_reg(a)?, addr_reg(b)?) {
                 (Some(r), None) => (r, b),
                 (None, Some(r)) => (r, a),
                 _ => return Err(format!("bad scaled index `{term}`")),
             };
-            let scale = match number(k.trim()) {
-                Some(s @ (1 | 2 | 4 | 8)) => s as u8,
-                _ => return Err(format!("scale must be 1, 2, 4 or 8 in `{term}`")),
-            };
+            let scale = scale(k.trim()).map_err(|e| format!("{e} in `{term}`"))?;
             if neg || scaled.is_some() {
                 return Err(format!("bad index `{term}`"));
             }
