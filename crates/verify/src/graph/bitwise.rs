@@ -15,19 +15,20 @@ impl Graph {
     pub fn and(&mut self, w: u32, args: &[NodeId]) -> NodeId {
         // A mask by a bit selects (rule `select-lift`) a value that is not a constant (a
         // constant masked stays a slice of the mask, as `bzhi` and `movzx` cut it).
-        let one_value = args.iter().filter(|&&a| self.as_const(a).is_none()).count() <= 1;
-        for (i, &a) in args.iter().enumerate().filter(|_| !one_value) {
-            let Some((c, t, e)) = self.as_select(a, w) else {
-                continue;
-            };
-            if self.as_const(t).is_some() && self.as_const(e).is_some() {
-                self.fire(Rule::SelectLift);
-                let mut side = args.to_vec();
-                side[i] = t;
-                let t = self.and(w, &side);
-                side[i] = e;
-                let e = self.and(w, &side);
-                return self.ite(c, t, e);
+        if args.iter().filter(|&&a| self.as_const(a).is_none()).count() > 1 {
+            for (i, &a) in args.iter().enumerate() {
+                let Some((c, t, e)) = self.as_select(a, w) else {
+                    continue;
+                };
+                if self.as_const(t).is_some() && self.as_const(e).is_some() {
+                    self.fire(Rule::SelectLift);
+                    let mut side = args.to_vec();
+                    side[i] = t;
+                    let t = self.and(w, &side);
+                    side[i] = e;
+                    let e = self.and(w, &side);
+                    return self.ite(c, t, e);
+                }
             }
         }
         let mut cm = mask(w);
