@@ -427,19 +427,22 @@ fn double_via_jacobian_is_twice_the_point() {
 /// `*-double5` on inputs at or above p (any 256-bit words, as its bounds allow) is its
 /// pieces run one after another: the first doubling (`*-double-to-jacobian`) on the raw
 /// words, its outputs brought below p, four `*-double-jacobian` (two products for Y3,
-/// no shared reduction) and the conversion back (Y = Z = 2^256 − 1 makes the first
-/// doubling's Z3 ≥ p). The reduction after the first doubling
-/// is what lets the four share Y3's reduction without overflowing on such inputs (and
-/// what keeps the function in step with its operations called one by one).
+/// no shared reduction) and the conversion back. The inputs include ones whose first
+/// doubling leaves a coordinate at or above p, the values the reduction after it is
+/// there for (a shared reduction needs operands below p): for P-256 the test counts
+/// them (Y = Z = 2^256 − 1 makes Z3 ≥ p) and fails if there are none; for secp256k1 a
+/// product lands there only from a window of width 2^256 − p ≈ 2^32 among sums near
+/// 2^257, which no input here reaches.
 #[test]
 fn double5_is_its_pieces_on_unreduced_inputs() {
-    for (formula, first, rest, field, curve) in [
+    for (formula, first, rest, field, curve, reaches_p) in [
         (
             Formula::P256Double5,
             Formula::P256DoubleToJacobian,
             Formula::P256DoubleJacobian,
             "p256",
             p256 as fn() -> Curve,
+            true,
         ),
         (
             Formula::Secp256k1Double5,
@@ -447,6 +450,7 @@ fn double5_is_its_pieces_on_unreduced_inputs() {
             Formula::Secp256k1DoubleJacobian,
             "secp256k1",
             secp256k1,
+            false,
         ),
     ] {
         let d = case(formula, field, curve());
@@ -469,6 +473,7 @@ fn double5_is_its_pieces_on_unreduced_inputs() {
         };
         let top = (BigUint::one() << 256u32) - 1u32;
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
+        let mut unreduced = 0;
         let mut values = vec![top.clone(), &top - 1u32, p.clone(), p + 1u32];
         values.extend((0..4).map(|_| &top - below(&mut rng, &(&top - p))));
         values.extend((0..4).map(|_| below(&mut rng, p)));
@@ -476,10 +481,10 @@ fn double5_is_its_pieces_on_unreduced_inputs() {
             for y in &values {
                 let z = &values[(k + 5) % values.len()];
                 let raw: Vec<Vec<u128>> = [x, y, z].iter().map(|c| words(c)).collect();
-                let mut q: Vec<Vec<u128>> = run(&first.f, &raw)
-                    .iter()
-                    .map(|c| words(&(value(c) % p)))
-                    .collect();
+                let first_out = run(&first.f, &raw);
+                unreduced += first_out.iter().filter(|c| value(c) >= *p).count();
+                let mut q: Vec<Vec<u128>> =
+                    first_out.iter().map(|c| words(&(value(c) % p))).collect();
                 for _ in 0..4 {
                     q = run(&rest.f, &q);
                 }
@@ -492,6 +497,11 @@ fn double5_is_its_pieces_on_unreduced_inputs() {
                 assert_eq!(run(&d.f, &raw), want, "{formula}: {x:#x} {y:#x} {z:#x}");
             }
         }
+        assert_eq!(
+            unreduced > 0,
+            reaches_p,
+            "{formula}: first doublings leaving a coordinate ≥ p: {unreduced}"
+        );
     }
 }
 
