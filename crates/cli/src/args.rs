@@ -128,6 +128,19 @@ pub(crate) struct CheckArgs {
     pub syntax: SyntaxArg,
 }
 
+/// `--formula`'s help: every formula with the field it is over, from `Formula::ALL`.
+fn formula_help() -> String {
+    use cryptopt_gen::formulas::Formula;
+    let list: Vec<String> = Formula::ALL
+        .iter()
+        .map(|f| format!("{} (over {})", f.name(), f.fields().join(", ")))
+        .collect();
+    format!(
+        "A whole formula over the field instead of one operation, as one function: {}",
+        list.join(", ")
+    )
+}
+
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum SyntaxArg {
     /// Told by the file: `.intel_syntax`/`.att_syntax`, else `%` registers mean AT&T
@@ -265,12 +278,8 @@ pub(crate) struct FieldArgs {
     /// mul, square, add, sub or opp.
     #[arg(long, default_value = "mul")]
     pub op: String,
-    /// A whole formula over the field instead of one operation, as one function:
-    /// x25519-ladderstep (over curve25519), p256-add, p256-double, p256-double-jacobian,
-    /// p256-double-to-jacobian, p256-double5 (over p256), secp256k1-add,
-    /// secp256k1-double, secp256k1-double-jacobian, secp256k1-double-to-jacobian,
-    /// secp256k1-double5 (over secp256k1).
-    #[arg(long, conflicts_with = "op")]
+    // A whole formula over the field instead of one operation (help: `formula_help`).
+    #[arg(long, conflicts_with = "op", help = formula_help())]
     pub formula: Option<String>,
     /// Unsaturated (Solinas) limb count instead of Fiat's choice.
     #[arg(long)]
