@@ -134,7 +134,8 @@ static void select_point_words(point *r, const point tab[17], uint64_t d) {
     memcpy(r, acc, sizeof acc);
 }
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+/* CRYPTOPT_NO_AVX2 builds the 64-bit-word read only (the tests run it on CPUs with AVX2). */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(CRYPTOPT_NO_AVX2)
 #include <cpuid.h>
 #include <immintrin.h>
 __attribute__((target("avx2"))) static void select_point_avx2(point *r, const point tab[17],
