@@ -94,9 +94,11 @@ fn mutate(p: &Program, kind: Kind, rng: &mut impl Rng) -> Option<(Program, Strin
             })?;
             let ops = q.insts[i].operands_mut();
             let k = (0..ops.len())
-                .filter(|&k| matches!(ops[k], X::Reg(..) | X::Mem(_)))
+                .filter(|&k| matches!(ops[k], X::Reg(..) | X::Vec(..) | X::Mem(_)))
                 .nth(rng.random_range(0..ops.len()) % ops.len())
-                .or_else(|| (0..ops.len()).find(|&k| matches!(ops[k], X::Reg(..) | X::Mem(_))))?;
+                .or_else(|| {
+                    (0..ops.len()).find(|&k| matches!(ops[k], X::Reg(..) | X::Vec(..) | X::Mem(_)))
+                })?;
             let new = Reg::ALL[rng.random_range(0..16)];
             match &mut ops[k] {
                 X::Reg(r, _) => *r = new,
@@ -106,6 +108,7 @@ fn mutate(p: &Program, kind: Kind, rng: &mut impl Rng) -> Option<(Program, Strin
                     (None, Some(_)) => m.index = Some(new),
                     _ => return None,
                 },
+                X::Vec(v, _) => *v = cryptopt_x86::VReg(rng.random_range(0..16)),
                 X::Imm(_) => return None,
             }
             format!("{i}: `{}` -> `{}`", p.insts[i], q.insts[i])

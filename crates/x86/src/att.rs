@@ -14,13 +14,14 @@
 //! * registers are `%name`, immediates `$value` (decimal or `0x` hex, signed);
 //! * memory is `disp(base, index, scale)` with any part but the parentheses optional;
 //! * a size suffix (`b`, `w`, `l`, `q`) on the mnemonic sizes a memory operand that no
-//!   register sizes (`movzb*`/`movzw*` size their source); a name that is an instruction
+//!   register sizes (`movzb*`/`movzw*` and `movsb*`/`movsw*`/`movslq` size their
+//!   source); a name that is an instruction
 //!   as it stands (`sbb`, `setb`, `mulx`) is never read as one with a suffix.
 //!
 //! It must never read an operand it cannot place exactly: a `%rip`-relative or absolute
 //! address, a symbol, or an indirect `*` operand is an error, not a guess.
 
-use crate::inst::{Inst, Mem, Mnemonic, Reg, Size};
+use crate::inst::{Inst, Mem, Mnemonic, Reg, Size, VReg};
 use crate::parse::{addr_reg, assemble, mnemonic, number, scale, Parsed};
 
 /// One AT&T instruction, comment and label already removed.
@@ -31,11 +32,11 @@ pub(crate) fn parse_line(s: &str) -> Result<Inst, String> {
         None => (s.as_str(), ""),
     };
     let (mn, size) = resolve(name).ok_or_else(|| format!("unknown instruction `{name}`"))?;
-    let mut parsed = Vec::with_capacity(3);
+    let mut parsed = Vec::with_capacity(4);
     for text in split_operands(rest)? {
         parsed.push(operand(text).map_err(|e| format!("{e} in operand `{text}`"))?);
     }
-    if parsed.len() > 3 {
+    if parsed.len() > 4 {
         return Err(format!("too many operands for `{name}`"));
     }
     parsed.reverse();
@@ -56,6 +57,15 @@ fn resolve(name: &str) -> Option<(Mnemonic, Option<Size>)> {
     };
     if let Some(src) = movz {
         return Some((Mnemonic::Movzx, Some(src)));
+    }
+    let movs = match name {
+        "movsbw" | "movsbl" | "movsbq" => Some(Size::B8),
+        "movswl" | "movswq" => Some(Size::B16),
+        "movslq" => Some(Size::B32),
+        _ => None,
+    };
+    if let Some(src) = movs {
+        return Some((Mnemonic::Movsx, Some(src)));
     }
     if let Some(mn) = mnemonic(name) {
         return Some((mn, None));
@@ -104,6 +114,9 @@ fn split_operands(rest: &str) -> Result<Vec<&str>, String> {
 /// `%reg`, `$imm` or `disp(base, index, scale)`.
 fn operand(t: &str) -> Result<Parsed, String> {
     if let Some(r) = t.strip_prefix('%') {
+        if let Some((v, s)) = VReg::parse(r) {
+            return Ok(Parsed::Vec(v, s));
+        }
         return match Reg::parse(r) {
             Some((r, s)) => Ok(Parsed::Reg(r, s)),
             None => Err(format!("unknown register `%{r}`")),
@@ -201,6 +214,26 @@ mod tests {
             ("retq", "ret"),
             ("adcx %rax, %rbx", "adcx rbx, rax"),
             ("andnq %rdi, %r14, %rbx", "andn rbx, r14, rdi"),
+            ("movsbq %r15b, %rbx", "movsx rbx, r15b"),
+            ("movslq (%rsi), %rax", "movsx rax, dword ptr [rsi]"),
+            ("movswl 2(%rdi), %eax", "movsx eax, word ptr [rdi + 2]"),
+            ("bextrq %rax, %r9, %rdx", "bextr rdx, r9, rax"),
+            ("vmovq %rdi, %xmm0", "vmovq xmm0, rdi"),
+            ("vmovq -8(%rsp), %xmm3", "vmovq xmm3, qword ptr [rsp - 8]"),
+            ("vmovdqu %ymm0, (%rax)", "vmovdqu ymmword ptr [rax], ymm0"),
+            (
+                "vpinsrq $1, %rax, %xmm0, %xmm0",
+                "vpinsrq xmm0, xmm0, rax, 1",
+            ),
+            (
+                "vinserti128 $0x1, %xmm1, %ymm0, %ymm0",
+                "vinserti128 ymm0, ymm0, xmm1, 1",
+            ),
+            (
+                "vpsubq (%rdx), %ymm1, %ymm0",
+                "vpsubq ymm0, ymm1, ymmword ptr [rdx]",
+            ),
+            ("vzeroupper", "vzeroupper"),
         ];
         for (att, intel) in table {
             let got = parse_with(att, Syntax::Att).map(|p| p[0].insts[0]);
@@ -216,11 +249,15 @@ mod tests {
             ("movq .LC0(%rip), %rax", "%rip-relative"),
             ("movq 16, %rax", "absolute address"),
             ("jmp *%rax", "unknown instruction"),
-            ("movq %xmm0, %rax", "unknown register"),
+            ("movq %xmm0, %rax", "unsupported operand form"),
+            ("movq %zmm0, %rax", "unknown register"),
             ("addq $x, %rax", "not a number"),
             ("movq (%eax), %rax", "64-bit address register"),
             ("movq (%rax,%rcx,3), %rax", "scale"),
-            ("bextrq %rax, %rbx, %rcx", "unknown instruction"),
+            (
+                "vpandq .LCPI0_0(%rip){1to4}, %ymm0, %ymm0",
+                "memory operand",
+            ),
             ("addq %rax, 8(%rsi", "unbalanced"),
             ("movq (), %rax", "without a register"),
         ];

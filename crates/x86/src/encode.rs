@@ -29,7 +29,7 @@
 use iced_x86::{Code, Encoder, Instruction, MemoryOperand, OpKind, Register};
 
 use crate::error::{Error, Result};
-use crate::inst::{Inst, Mem, Mnemonic, Operand, Reg, Size};
+use crate::inst::{Inst, Mem, Mnemonic, Operand, Reg, Size, VReg};
 
 /// A reusable encoder: keep one per thread and call [`Assembler::encode`] as often as
 /// needed; it allocates nothing of its own after the first call.
@@ -133,12 +133,26 @@ fn reg(r: Reg, s: Size) -> Register {
         AL, CL, DL, BL, SPL, BPL, SIL, DIL, R8L, R9L, R10L, R11L, R12L, R13L, R14L, R15L,
     ];
     let t = match s {
-        Size::B64 => &R64,
+        // Vector widths never reach here with a general register (`lower` refuses them).
+        Size::B64 | Size::B128 | Size::B256 => &R64,
         Size::B32 => &R32,
         Size::B16 => &R16,
         Size::B8 => &R8B,
     };
     t[r.index()]
+}
+
+/// iced's vector registers by number: `xmm`n, `ymm`n.
+fn vreg(v: VReg, s: Size) -> Register {
+    let base = if s == Size::B256 {
+        Register::YMM0 as u32
+    } else {
+        Register::XMM0 as u32
+    };
+    // XMM0..XMM15 and YMM0..YMM15 are consecutive in iced's register enum.
+    Register::values()
+        .nth((base + (v.0 & 15) as u32) as usize)
+        .unwrap_or(Register::None)
 }
 
 /// The memory operand, normalized as NASM does (see the module docs).
@@ -187,6 +201,7 @@ enum Op {
 fn op(o: &Operand) -> std::result::Result<Op, &'static str> {
     match *o {
         Operand::Reg(r, s) => Ok(Op::R(reg(r, s))),
+        Operand::Vec(v, s) => Ok(Op::R(vreg(v, s))),
         Operand::Mem(m) => Ok(Op::M(mem(&m)?)),
         Operand::Imm(_) => Err(FORM),
     }
@@ -233,7 +248,8 @@ fn make(code: Code, ops: &[Op]) -> Res {
                 match k {
                     0 => ins.set_op0_register(r),
                     1 => ins.set_op1_register(r),
-                    _ => ins.set_op2_register(r),
+                    2 => ins.set_op2_register(r),
+                    _ => ins.set_op3_register(r),
                 }
                 OpKind::Register
             }
@@ -253,7 +269,8 @@ fn make(code: Code, ops: &[Op]) -> Res {
         match k {
             0 => ins.set_op0_kind(kind),
             1 => ins.set_op1_kind(kind),
-            _ => ins.set_op2_kind(kind),
+            2 => ins.set_op2_kind(kind),
+            _ => ins.set_op3_kind(kind),
         }
     }
     Ok(ins)
@@ -291,7 +308,7 @@ fn set_imm(ins: &mut Instruction, v: i64, kind: OpKind) -> std::result::Result<(
 /// The width of a register or memory operand; `None` for an immediate.
 fn width(o: &Operand) -> Option<Size> {
     match *o {
-        Operand::Reg(_, s) => Some(s),
+        Operand::Reg(_, s) | Operand::Vec(_, s) => Some(s),
         Operand::Mem(m) => Some(m.size),
         Operand::Imm(_) => None,
     }
@@ -311,6 +328,7 @@ fn imm(s: Size, v: i64) -> std::result::Result<i64, &'static str> {
         Size::B16 => (-0x8000..=0xffff).contains(&v),
         Size::B32 => (i32::MIN as i64..=u32::MAX as i64).contains(&v),
         Size::B64 => (i32::MIN as i64..=i32::MAX as i64).contains(&v),
+        Size::B128 | Size::B256 => false,
     };
     if !ok {
         return Err(IMM);
@@ -318,7 +336,7 @@ fn imm(s: Size, v: i64) -> std::result::Result<i64, &'static str> {
     Ok(match s {
         Size::B8 => v as i8 as i64,
         Size::B16 => v as i16 as i64,
-        Size::B32 | Size::B64 => v as i32 as i64,
+        _ => v as i32 as i64,
     })
 }
 
@@ -335,13 +353,14 @@ fn count(v: i64) -> std::result::Result<i64, &'static str> {
     }
 }
 
-/// Table index of a width.
+/// Table index of a width (vector widths never get here: `lower` refuses them for the
+/// general instructions, the only ones with tables).
 fn w(s: Size) -> usize {
     match s {
         Size::B8 => 0,
         Size::B16 => 1,
         Size::B32 => 2,
-        Size::B64 => 3,
+        Size::B64 | Size::B128 | Size::B256 => 3,
     }
 }
 
@@ -440,6 +459,9 @@ const MOV_R_IMM: [Code; 4] = [Mov_r8_imm8, Mov_r16_imm16, Mov_r32_imm32, Mov_r64
 const MOV_RM_IMM: [Code; 4] = [Mov_rm8_imm8, Mov_rm16_imm16, Mov_rm32_imm32, Mov_rm64_imm32];
 const MOVZX_RM8: [Code; 4] = [X, Movzx_r16_rm8, Movzx_r32_rm8, Movzx_r64_rm8];
 const MOVZX_RM16: [Code; 4] = [X, X, Movzx_r32_rm16, Movzx_r64_rm16];
+const MOVSX_RM8: [Code; 4] = [X, Movsx_r16_rm8, Movsx_r32_rm8, Movsx_r64_rm8];
+const MOVSX_RM16: [Code; 4] = [X, X, Movsx_r32_rm16, Movsx_r64_rm16];
+const BEXTR: [Code; 4] = [X, X, VEX_Bextr_r32_rm32_r32, VEX_Bextr_r64_rm64_r64];
 const LEA: [Code; 4] = [X, Lea_r16_m, Lea_r32_m, Lea_r64_m];
 const ADCX: [Code; 4] = [X, X, Adcx_r32_rm32, Adcx_r64_rm64];
 const ADOX: [Code; 4] = [X, X, Adox_r32_rm32, Adox_r64_rm64];
@@ -527,6 +549,10 @@ fn lower(i: &Inst) -> Res {
     use Mnemonic as Mn;
     use Operand::{Imm, Mem as M, Reg as R};
     let ops = i.operands();
+    let vector_width = |o: &Operand| matches!(width(o), Some(Size::B128 | Size::B256));
+    if !i.mn.is_vector() && (ops.len() > 3 || ops.iter().any(vector_width)) {
+        return Err(FORM);
+    }
     match i.mn {
         Mn::Mov => mov(ops),
         Mn::Add => alu(&ADD, ops),
@@ -550,6 +576,16 @@ fn lower(i: &Inst) -> Res {
             },
             _ => Err(FORM),
         },
+        Mn::Movsx => match *ops {
+            [R(_, s), ref b] if is_rm(b) => match (s, width(b)) {
+                (_, Some(Size::B8)) => two(&MOVSX_RM8, s, ops),
+                (_, Some(Size::B16)) => two(&MOVSX_RM16, s, ops),
+                (Size::B64, Some(Size::B32)) => two(&[Movsxd_r64_rm32; 4], s, ops),
+                _ => Err(FORM),
+            },
+            _ => Err(FORM),
+        },
+        Mn::Bextr => r_rm_r(&BEXTR, ops),
         Mn::Lea => match *ops {
             [R(_, s), M(_)] => two(&LEA, s, ops),
             _ => Err(FORM),
@@ -641,6 +677,121 @@ fn lower(i: &Inst) -> Res {
         Mn::Cmovnz => r_rm(&CMOVNZ, ops),
         Mn::Push => push_pop(Push_r64, Push_rm64, ops),
         Mn::Pop => push_pop(Pop_r64, Pop_rm64, ops),
+        Mn::Vmovq
+        | Mn::Vmovdqu
+        | Mn::Vmovdqa
+        | Mn::Vpinsrq
+        | Mn::Vpextrq
+        | Mn::Vinserti128
+        | Mn::Vextracti128
+        | Mn::Vpbroadcastq
+        | Mn::Vpunpcklqdq
+        | Mn::Vpand
+        | Mn::Vpor
+        | Mn::Vpxor
+        | Mn::Vpaddq
+        | Mn::Vpsubq
+        | Mn::Vzeroupper => vector(i.mn, ops),
+    }
+}
+
+/// The AVX2 instructions: each has one form per operand shape, by the width of its
+/// vector registers (`xmm` 128, `ymm` 256).
+fn vector(mn: Mnemonic, ops: &[Operand]) -> Res {
+    use Mnemonic as Mn;
+    use Operand::{Imm, Mem as M, Reg as R, Vec as V};
+    const B64: Size = Size::B64;
+    const X: Size = Size::B128;
+    const Y: Size = Size::B256;
+    let all = |code: Code| {
+        let mut v = [Op::R(Register::None); 4];
+        for (d, o) in v.iter_mut().zip(ops) {
+            *d = match *o {
+                Imm(k) => Op::I(count(k)?, OpKind::Immediate8),
+                _ => op(o)?,
+            };
+        }
+        make(code, &v[..ops.len()])
+    };
+    let vx = |o: &Operand, s: Size| matches!(*o, V(_, t) if t == s);
+    // A vector register or memory operand of `s` bits.
+    let vm = |o: &Operand, s: Size| vx(o, s) || matches!(*o, M(m) if m.size == s);
+    let code = match (mn, ops) {
+        (Mn::Vmovq, [V(_, X), R(_, B64)]) => VEX_Vmovq_xmm_rm64,
+        (Mn::Vmovq, [R(_, B64), V(_, X)]) => VEX_Vmovq_rm64_xmm,
+        (Mn::Vmovq, [V(_, X), b]) if vx(b, X) || matches!(*b, M(m) if m.size == B64) => {
+            VEX_Vmovq_xmm_xmmm64
+        }
+        (Mn::Vmovq, [M(m), V(_, X)]) if m.size == B64 => VEX_Vmovq_xmmm64_xmm,
+        (Mn::Vmovdqu | Mn::Vmovdqa, [a, b]) => {
+            let u = mn == Mn::Vmovdqu;
+            match (a, b) {
+                (V(_, X), b) if vm(b, X) => {
+                    pick(u, VEX_Vmovdqu_xmm_xmmm128, VEX_Vmovdqa_xmm_xmmm128)
+                }
+                (V(_, Y), b) if vm(b, Y) => {
+                    pick(u, VEX_Vmovdqu_ymm_ymmm256, VEX_Vmovdqa_ymm_ymmm256)
+                }
+                (M(m), V(_, X)) if m.size == X => {
+                    pick(u, VEX_Vmovdqu_xmmm128_xmm, VEX_Vmovdqa_xmmm128_xmm)
+                }
+                (M(m), V(_, Y)) if m.size == Y => {
+                    pick(u, VEX_Vmovdqu_ymmm256_ymm, VEX_Vmovdqa_ymmm256_ymm)
+                }
+                _ => return Err(FORM),
+            }
+        }
+        (Mn::Vpinsrq, [V(_, X), V(_, X), b, Imm(_)]) if matches!(width(b), Some(B64)) => {
+            VEX_Vpinsrq_xmm_xmm_rm64_imm8
+        }
+        (Mn::Vpextrq, [a, V(_, X), Imm(_)]) if matches!(width(a), Some(B64)) => {
+            VEX_Vpextrq_rm64_xmm_imm8
+        }
+        (Mn::Vinserti128, [V(_, Y), V(_, Y), c, Imm(_)]) if vm(c, X) => {
+            VEX_Vinserti128_ymm_ymm_xmmm128_imm8
+        }
+        (Mn::Vextracti128, [a, V(_, Y), Imm(_)]) if vm(a, X) => VEX_Vextracti128_xmmm128_ymm_imm8,
+        (Mn::Vpbroadcastq, [V(_, s), b]) if vx(b, X) || matches!(*b, M(m) if m.size == B64) => {
+            pick(
+                *s == X,
+                VEX_Vpbroadcastq_xmm_xmmm64,
+                VEX_Vpbroadcastq_ymm_xmmm64,
+            )
+        }
+        // AVX-512VL: from a general register.
+        (Mn::Vpbroadcastq, [V(_, s), R(_, B64)]) => pick(
+            *s == X,
+            EVEX_Vpbroadcastq_xmm_k1z_r64,
+            EVEX_Vpbroadcastq_ymm_k1z_r64,
+        ),
+        (
+            Mn::Vpunpcklqdq | Mn::Vpand | Mn::Vpor | Mn::Vpxor | Mn::Vpaddq | Mn::Vpsubq,
+            [V(_, s), V(_, t), c],
+        ) if s == t && vm(c, *s) => {
+            let (x, y) = match mn {
+                Mn::Vpunpcklqdq => (
+                    VEX_Vpunpcklqdq_xmm_xmm_xmmm128,
+                    VEX_Vpunpcklqdq_ymm_ymm_ymmm256,
+                ),
+                Mn::Vpand => (VEX_Vpand_xmm_xmm_xmmm128, VEX_Vpand_ymm_ymm_ymmm256),
+                Mn::Vpor => (VEX_Vpor_xmm_xmm_xmmm128, VEX_Vpor_ymm_ymm_ymmm256),
+                Mn::Vpxor => (VEX_Vpxor_xmm_xmm_xmmm128, VEX_Vpxor_ymm_ymm_ymmm256),
+                Mn::Vpaddq => (VEX_Vpaddq_xmm_xmm_xmmm128, VEX_Vpaddq_ymm_ymm_ymmm256),
+                _ => (VEX_Vpsubq_xmm_xmm_xmmm128, VEX_Vpsubq_ymm_ymm_ymmm256),
+            };
+            pick(*s == X, x, y)
+        }
+        (Mn::Vzeroupper, []) => VEX_Vzeroupper,
+        _ => return Err(FORM),
+    };
+    all(code)
+}
+
+fn pick(first: bool, a: Code, b: Code) -> Code {
+    if first {
+        a
+    } else {
+        b
     }
 }
 

@@ -87,7 +87,9 @@ impl Reg {
         Reg::CALLEE_SAVED.contains(&self)
     }
 
-    /// The register's name at a width: `rax`/`eax`/`ax`/`al`, `r8`/`r8d`/`r8w`/`r8b`.
+    /// The register's name at a width: `rax`/`eax`/`ax`/`al`, `r8`/`r8d`/`r8w`/`r8b`
+    /// (a general register has no vector width: those print as 64 bits, and nothing
+    /// makes such an operand).
     pub fn name(self, size: Size) -> &'static str {
         const N64: [&str; 16] = [
             "rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi", "r8", "r9", "r10", "r11",
@@ -107,7 +109,7 @@ impl Reg {
         ];
         let i = self.index();
         match size {
-            Size::B64 => N64[i],
+            Size::B64 | Size::B128 | Size::B256 => N64[i],
             Size::B32 => N32[i],
             Size::B16 => N16[i],
             Size::B8 => N8[i],
@@ -133,13 +135,16 @@ impl fmt::Display for Reg {
     }
 }
 
-/// An operand width.
+/// An operand width: of a general register or memory (`B8`..`B64`), or of a vector
+/// register or memory (`B128`, `B256`: `xmm`/`ymm`, `xmmword`/`ymmword`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Size {
     B8,
     B16,
     B32,
     B64,
+    B128,
+    B256,
 }
 
 impl Size {
@@ -150,6 +155,8 @@ impl Size {
             2 => Some(Size::B16),
             4 => Some(Size::B32),
             8 => Some(Size::B64),
+            16 => Some(Size::B128),
+            32 => Some(Size::B256),
             _ => None,
         }
     }
@@ -160,6 +167,8 @@ impl Size {
             Size::B16 => 16,
             Size::B32 => 32,
             Size::B64 => 64,
+            Size::B128 => 128,
+            Size::B256 => 256,
         }
     }
     pub fn bytes(self) -> u32 {
@@ -200,10 +209,49 @@ impl Mem {
     }
 }
 
+/// A vector register by number (0..=15): `xmm`n at 128 bits, `ymm`n at 256.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct VReg(pub u8);
+
+impl VReg {
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+
+    /// `xmm3` at [`Size::B128`], `ymm3` at [`Size::B256`].
+    pub fn name(self, size: Size) -> &'static str {
+        const X: [&str; 16] = [
+            "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9",
+            "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15",
+        ];
+        const Y: [&str; 16] = [
+            "ymm0", "ymm1", "ymm2", "ymm3", "ymm4", "ymm5", "ymm6", "ymm7", "ymm8", "ymm9",
+            "ymm10", "ymm11", "ymm12", "ymm13", "ymm14", "ymm15",
+        ];
+        let t = if size == Size::B256 { &Y } else { &X };
+        t[self.index() & 15]
+    }
+
+    /// `xmm0`..`xmm15`, `ymm0`..`ymm15` (any case).
+    pub fn parse(s: &str) -> Option<(VReg, Size)> {
+        let s = s.to_ascii_lowercase();
+        let (size, n) = if let Some(n) = s.strip_prefix("xmm") {
+            (Size::B128, n)
+        } else {
+            (Size::B256, s.strip_prefix("ymm")?)
+        };
+        let ok = !n.is_empty() && n.len() <= 2 && n.bytes().all(|b| b.is_ascii_digit());
+        let k: u8 = if ok { n.parse().ok()? } else { return None };
+        (k < 16 && !(n.len() == 2 && n.starts_with('0'))).then_some((VReg(k), size))
+    }
+}
+
 /// An instruction operand.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Operand {
     Reg(Reg, Size),
+    /// A vector register at 128 or 256 bits.
+    Vec(VReg, Size),
     Mem(Mem),
     /// An immediate, as the signed value the instruction sees (imm32 sign-extended,
     /// imm8 for shifts, imm64 for `mov r64, imm64`).
@@ -240,6 +288,8 @@ impl Operand {
 pub enum Mnemonic {
     Mov,
     Movzx,
+    /// `movsx` and `movsxd`: sign-extending moves.
+    Movsx,
     Lea,
     Xchg,
     Add,
@@ -274,6 +324,7 @@ pub enum Mnemonic {
     Rorx,
     Bzhi,
     Andn,
+    Bextr,
     Clc,
     Stc,
     Setc,
@@ -289,6 +340,23 @@ pub enum Mnemonic {
     Push,
     Pop,
     Ret,
+    // AVX2 (VEX) moves and lane operations on 64-bit lanes, as compilers use vector
+    // registers for spills, stores and the odd vectorized limb operation.
+    Vmovq,
+    Vmovdqu,
+    Vmovdqa,
+    Vpinsrq,
+    Vpextrq,
+    Vinserti128,
+    Vextracti128,
+    Vpbroadcastq,
+    Vpunpcklqdq,
+    Vpand,
+    Vpor,
+    Vpxor,
+    Vpaddq,
+    Vpsubq,
+    Vzeroupper,
 }
 
 /// Which flags an instruction writes (defines or leaves undefined) and reads, as far as
@@ -308,6 +376,7 @@ impl Mnemonic {
         match self {
             Mov => "mov",
             Movzx => "movzx",
+            Movsx => "movsx",
             Lea => "lea",
             Xchg => "xchg",
             Add => "add",
@@ -340,6 +409,7 @@ impl Mnemonic {
             Rorx => "rorx",
             Bzhi => "bzhi",
             Andn => "andn",
+            Bextr => "bextr",
             Clc => "clc",
             Stc => "stc",
             Setc => "setc",
@@ -355,19 +425,119 @@ impl Mnemonic {
             Push => "push",
             Pop => "pop",
             Ret => "ret",
+            Vmovq => "vmovq",
+            Vmovdqu => "vmovdqu",
+            Vmovdqa => "vmovdqa",
+            Vpinsrq => "vpinsrq",
+            Vpextrq => "vpextrq",
+            Vinserti128 => "vinserti128",
+            Vextracti128 => "vextracti128",
+            Vpbroadcastq => "vpbroadcastq",
+            Vpunpcklqdq => "vpunpcklqdq",
+            Vpand => "vpand",
+            Vpor => "vpor",
+            Vpxor => "vpxor",
+            Vpaddq => "vpaddq",
+            Vpsubq => "vpsubq",
+            Vzeroupper => "vzeroupper",
         }
     }
 
     /// Every mnemonic, for tables and tests.
-    pub const ALL: [Mnemonic; 49] = {
+    pub const ALL: [Mnemonic; 66] = {
         use Mnemonic::*;
         [
-            Mov, Movzx, Lea, Xchg, Add, Adc, Adcx, Adox, Sub, Sbb, Inc, Dec, Neg, Not, And, Or,
-            Xor, Test, Cmp, Bt, Mul, Imul, Mulx, Shl, Shr, Sar, Shlx, Shrx, Sarx, Shld, Shrd, Rorx,
-            Bzhi, Clc, Stc, Setc, Seto, Setz, Setnz, Cmovc, Cmovnc, Cmovo, Cmovno, Cmovz, Cmovnz,
-            Push, Pop, Ret, Andn,
+            Mov,
+            Movzx,
+            Lea,
+            Xchg,
+            Add,
+            Adc,
+            Adcx,
+            Adox,
+            Sub,
+            Sbb,
+            Inc,
+            Dec,
+            Neg,
+            Not,
+            And,
+            Or,
+            Xor,
+            Test,
+            Cmp,
+            Bt,
+            Mul,
+            Imul,
+            Mulx,
+            Shl,
+            Shr,
+            Sar,
+            Shlx,
+            Shrx,
+            Sarx,
+            Shld,
+            Shrd,
+            Rorx,
+            Bzhi,
+            Clc,
+            Stc,
+            Setc,
+            Seto,
+            Setz,
+            Setnz,
+            Cmovc,
+            Cmovnc,
+            Cmovo,
+            Cmovno,
+            Cmovz,
+            Cmovnz,
+            Push,
+            Pop,
+            Ret,
+            Andn,
+            Movsx,
+            Bextr,
+            Vmovq,
+            Vmovdqu,
+            Vmovdqa,
+            Vpinsrq,
+            Vpextrq,
+            Vinserti128,
+            Vextracti128,
+            Vpbroadcastq,
+            Vpunpcklqdq,
+            Vpand,
+            Vpor,
+            Vpxor,
+            Vpaddq,
+            Vpsubq,
+            Vzeroupper,
         ]
     };
+
+    /// Whether this is one of the AVX2 vector instructions.
+    pub fn is_vector(self) -> bool {
+        use Mnemonic::*;
+        matches!(
+            self,
+            Vmovq
+                | Vmovdqu
+                | Vmovdqa
+                | Vpinsrq
+                | Vpextrq
+                | Vinserti128
+                | Vextracti128
+                | Vpbroadcastq
+                | Vpunpcklqdq
+                | Vpand
+                | Vpor
+                | Vpxor
+                | Vpaddq
+                | Vpsubq
+                | Vzeroupper
+        )
+    }
 
     /// CF/OF effects (conservative: "undefined afterwards" counts as written).
     pub fn flags(self) -> FlagEffect {
@@ -378,8 +548,8 @@ impl Mnemonic {
             ..FlagEffect::default()
         };
         match self {
-            Mov | Movzx | Lea | Xchg | Not | Mulx | Shlx | Shrx | Sarx | Rorx | Push | Pop
-            | Ret => FlagEffect::default(),
+            Mov | Movzx | Movsx | Lea | Xchg | Not | Mulx | Shlx | Shrx | Sarx | Rorx | Push
+            | Pop | Ret => FlagEffect::default(),
             Setz | Setnz | Cmovz | Cmovnz => FlagEffect::default(),
             Setc | Cmovc | Cmovnc => FlagEffect {
                 reads_cf: true,
@@ -404,7 +574,11 @@ impl Mnemonic {
             Clc | Stc => w(true, false),
             Inc | Dec => w(false, true),
             Add | Sub | Neg | And | Or | Xor | Test | Cmp | Bt | Mul | Imul | Shl | Shr | Sar
-            | Shld | Shrd | Bzhi | Andn => w(true, true),
+            | Shld | Shrd | Bzhi | Andn | Bextr => w(true, true),
+            Vmovq | Vmovdqu | Vmovdqa | Vpinsrq | Vpextrq | Vinserti128 | Vextracti128
+            | Vpbroadcastq | Vpunpcklqdq | Vpand | Vpor | Vpxor | Vpaddq | Vpsubq | Vzeroupper => {
+                FlagEffect::default()
+            }
         }
     }
 }
@@ -415,12 +589,12 @@ impl fmt::Display for Mnemonic {
     }
 }
 
-/// One instruction: a mnemonic and up to three operands (Intel order: destination
-/// first). Fixed size, no allocation.
+/// One instruction: a mnemonic and up to four operands (Intel order: destination
+/// first; four only for `vpinsrq`/`vinserti128`). Fixed size, no allocation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Inst {
     pub mn: Mnemonic,
-    ops: [Operand; 3],
+    ops: [Operand; 4],
     n: u8,
 }
 
@@ -428,8 +602,8 @@ const NONE: Operand = Operand::Imm(0);
 
 impl Inst {
     pub fn new(mn: Mnemonic, ops: &[Operand]) -> Inst {
-        assert!(ops.len() <= 3, "at most three operands");
-        let mut a = [NONE; 3];
+        assert!(ops.len() <= 4, "at most four operands");
+        let mut a = [NONE; 4];
         a[..ops.len()].copy_from_slice(ops);
         Inst {
             mn,
@@ -474,7 +648,7 @@ impl Inst {
                 .into_iter()
                 .flatten()
                 .fold(acc, |a, r| a | bit(r)),
-            Operand::Imm(_) => acc,
+            Operand::Imm(_) | Operand::Vec(..) => acc,
         })
     }
 }

@@ -16,4 +16,4 @@ pub mod parse;
 pub mod print;
 
 pub use error::{Error, Result};
-pub use inst::{ArgLoc, FlagEffect, Inst, Mem, Mnemonic, Operand, Program, Reg, Size};
+pub use inst::{ArgLoc, FlagEffect, Inst, Mem, Mnemonic, Operand, Program, Reg, Size, VReg};

@@ -30,7 +30,7 @@
 //! could not read. It never guesses: an operand of unknown size is an error, not a qword.
 
 use crate::error::{Error, Result};
-use crate::inst::{Inst, Mem, Mnemonic, Operand, Program, Reg, Size};
+use crate::inst::{Inst, Mem, Mnemonic, Operand, Program, Reg, Size, VReg};
 
 /// Which assembly syntax a file is written in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -156,6 +156,7 @@ pub fn mnemonic(name: &str) -> Option<Mnemonic> {
         "sete" => Setz,
         "setne" => Setnz,
         "movabs" => Mov,
+        "movsxd" => Movsx,
         "sal" => Shl,
         _ => return None,
     })
@@ -257,6 +258,7 @@ fn directive(s: &str) -> Option<Directive> {
 #[derive(Clone, Copy)]
 pub(crate) enum Parsed {
     Reg(Reg, Size),
+    Vec(VReg, Size),
     Mem(Mem, Option<Size>),
     Imm(i64),
 }
@@ -269,12 +271,12 @@ fn parse_line(s: &str) -> std::result::Result<Inst, String> {
         None => (s.as_str(), ""),
     };
     let mn = mnemonic(name).ok_or_else(|| format!("unknown instruction `{name}`"))?;
-    let mut parsed = [Parsed::Imm(0); 3];
+    let mut parsed = [Parsed::Imm(0); 4];
     let mut n = 0;
     if !rest.is_empty() {
         for text in rest.split(',') {
             let text = text.trim();
-            if n == 3 {
+            if n == 4 {
                 return Err(format!("too many operands for `{name}`"));
             }
             if text.is_empty() {
@@ -300,11 +302,15 @@ pub(crate) fn assemble(
     size: Option<Size>,
 ) -> std::result::Result<Inst, String> {
     let n = parsed.len();
-    let mut ops = [Operand::Imm(0); 3];
+    if n > 4 {
+        return Err(format!("too many operands for `{name}`"));
+    }
+    let mut ops = [Operand::Imm(0); 4];
     let suffix_size = size;
     for (k, p) in parsed.iter().enumerate() {
         ops[k] = match *p {
             Parsed::Reg(r, s) => Operand::Reg(r, s),
+            Parsed::Vec(v, s) => Operand::Vec(v, s),
             Parsed::Imm(v) => Operand::Imm(v),
             Parsed::Mem(mut m, size) => {
                 m.size = match (mn, size.or(suffix_size)) {
@@ -329,8 +335,9 @@ pub(crate) fn assemble(
 pub(crate) fn implied_size(mn: Mnemonic, ops: &[Parsed], mem_at: usize) -> Option<Size> {
     use Mnemonic::*;
     match mn {
-        Movzx | Setc | Seto | Setz | Setnz => return Some(Size::B8),
-        Push | Pop => return Some(Size::B64),
+        Movzx | Movsx | Setc | Seto | Setz | Setnz => return Some(Size::B8),
+        Push | Pop | Vmovq | Vpinsrq | Vpextrq | Vpbroadcastq => return Some(Size::B64),
+        Vinserti128 | Vextracti128 => return Some(Size::B128),
         _ => {}
     }
     let count_at = match mn {
@@ -339,7 +346,7 @@ pub(crate) fn implied_size(mn: Mnemonic, ops: &[Parsed], mem_at: usize) -> Optio
         _ => None,
     };
     ops.iter().enumerate().find_map(|(k, p)| match *p {
-        Parsed::Reg(_, s) if k != mem_at && Some(k) != count_at => Some(s),
+        Parsed::Reg(_, s) | Parsed::Vec(_, s) if k != mem_at && Some(k) != count_at => Some(s),
         _ => None,
     })
 }
@@ -353,6 +360,10 @@ fn operand(t: &str) -> std::result::Result<Parsed, Option<String>> {
         ("word", Size::B16),
         ("dword", Size::B32),
         ("qword", Size::B64),
+        ("xmmword", Size::B128),
+        ("oword", Size::B128),
+        ("ymmword", Size::B256),
+        ("yword", Size::B256),
     ] {
         if let Some(rest) = t.strip_prefix(kw) {
             if rest.starts_with(|c: char| c.is_whitespace() || c == '[') {
@@ -390,6 +401,9 @@ fn operand(t: &str) -> std::result::Result<Parsed, Option<String>> {
     }
     if let Some((r, s)) = Reg::parse(t) {
         return Ok(Parsed::Reg(r, s));
+    }
+    if let Some((v, s)) = VReg::parse(t) {
+        return Ok(Parsed::Vec(v, s));
     }
     if let Some(v) = number(t) {
         return Ok(Parsed::Imm(v));

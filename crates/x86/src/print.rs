@@ -132,10 +132,11 @@ fn write_inst(out: &mut impl Write, i: &Inst, syntax: Syntax) -> fmt::Result {
         out.write_str(if k == 0 { " " } else { ", " })?;
         match *op {
             Operand::Reg(r, size) => out.write_str(r.name(size))?,
+            Operand::Vec(v, size) => out.write_str(v.name(size))?,
             Operand::Imm(v) => write_signed_hex(out, v)?,
             Operand::Mem(m) => {
                 if i.mn != Mnemonic::Lea {
-                    out.write_str(size_keyword(m.size))?;
+                    out.write_str(size_keyword(m.size, syntax))?;
                     out.write_str(if syntax == Syntax::Gas { " ptr " } else { " " })?;
                 }
                 write_mem(out, &m)?;
@@ -145,12 +146,16 @@ fn write_inst(out: &mut impl Write, i: &Inst, syntax: Syntax) -> fmt::Result {
     Ok(())
 }
 
-fn size_keyword(s: Size) -> &'static str {
+fn size_keyword(s: Size, syntax: Syntax) -> &'static str {
     match s {
+        Size::B128 if syntax == Syntax::Gas => "xmmword",
+        Size::B256 if syntax == Syntax::Gas => "ymmword",
         Size::B8 => "byte",
         Size::B16 => "word",
         Size::B32 => "dword",
         Size::B64 => "qword",
+        Size::B128 => "oword",
+        Size::B256 => "yword",
     }
 }
 

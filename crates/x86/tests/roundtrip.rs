@@ -9,11 +9,19 @@ use cryptopt_x86::print::{gas, inst_gas, inst_nasm, nasm};
 use cryptopt_x86::{encode, Inst, Mnemonic, Program};
 use proptest::prelude::*;
 
-/// The GNU as spelling of a canonical NASM line: `ptr` after each size keyword.
+/// The GNU as spelling of a canonical NASM line: `ptr` after each size keyword, and
+/// GNU's names of the vector sizes (`oword` is `xmmword`, `yword` `ymmword`).
 fn nasm_to_gas(line: &str) -> String {
     let mut s = line.to_string();
-    for kw in ["byte", "word", "dword", "qword"] {
-        s = s.replace(&format!(" {kw} ["), &format!(" {kw} ptr ["));
+    for (kw, gas) in [
+        ("byte", "byte"),
+        ("word", "word"),
+        ("dword", "dword"),
+        ("qword", "qword"),
+        ("oword", "xmmword"),
+        ("yword", "ymmword"),
+    ] {
+        s = s.replace(&format!(" {kw} ["), &format!(" {gas} ptr ["));
     }
     s
 }
@@ -89,6 +97,21 @@ const CANONICAL: &[&str] = &[
     "cmovno eax, ebx", "cmovz rax, qword [rsp + 0x10]", "cmovnz cx, dx",
     // stack and return
     "push rbx", "push r15", "push qword [rsi]", "pop rbp", "pop r12", "pop qword [rdi]", "ret",
+    // sign extension and bit fields
+    "movsx rax, byte [rsi]", "movsx rbx, r15b", "movsx eax, word [rdi]", "movsx rax, ecx",
+    "bextr rax, rbx, rcx", "bextr r8d, dword [rsi], r9d",
+    // AVX2, as compilers use it
+    "vmovq xmm0, rdi", "vmovq rax, xmm15", "vmovq xmm3, qword [rsp - 0x10]",
+    "vmovq qword [rdi], xmm1", "vmovq xmm1, xmm2",
+    "vmovdqu yword [rdi], ymm0", "vmovdqu ymm1, yword [rsi + 0x20]", "vmovdqu xmm2, xmm3",
+    "vmovdqu oword [rsp - 0x20], xmm4", "vmovdqa ymm0, ymm1", "vmovdqa xmm5, oword [rsp]",
+    "vpinsrq xmm0, xmm0, rax, 0x1", "vpinsrq xmm1, xmm2, qword [rsp - 0x8], 0x1",
+    "vpextrq rax, xmm0, 0x1", "vinserti128 ymm0, ymm0, xmm1, 0x1",
+    "vinserti128 ymm0, ymm1, oword [rsi], 0x1", "vextracti128 xmm0, ymm1, 0x1",
+    "vpbroadcastq ymm0, xmm1", "vpbroadcastq xmm0, qword [rsi]",
+    "vpunpcklqdq xmm0, xmm1, xmm2", "vpand ymm0, ymm1, ymm2", "vpor xmm0, xmm1, oword [rsi]",
+    "vpxor ymm3, ymm3, ymm3", "vpaddq ymm0, ymm0, yword [rsi]", "vpsubq ymm0, ymm1, yword [rdx]",
+    "vzeroupper",
 ];
 
 /// Lines in other spellings: (input, canonical NASM).
@@ -131,6 +154,12 @@ const RESPELLED: &[(&str, &str)] = &[
     ("add [rdi], rax", "add qword [rdi], rax"),
     ("push [rsi]", "push qword [rsi]"),
     ("setc [rdi]", "setc byte [rdi]"),
+    ("movsxd rax, dword [rsi]", "movsx rax, dword [rsi]"),
+    ("vmovdqu YMMWORD PTR [rax], ymm0", "vmovdqu yword [rax], ymm0"),
+    ("vmovdqu xmm0, XMMWORD PTR 16[rsi]", "vmovdqu xmm0, oword [rsi + 0x10]"),
+    ("vmovq xmm0, [rsi]", "vmovq xmm0, qword [rsi]"),
+    ("vpinsrq xmm0, xmm0, [rsp-8], 1", "vpinsrq xmm0, xmm0, qword [rsp - 0x8], 0x1"),
+    ("vinserti128 ymm0, ymm0, [rsi], 1", "vinserti128 ymm0, ymm0, oword [rsi], 0x1"),
     ("ret ; done", "ret"),
     ("  ret   # done", "ret"),
     ("ret // done", "ret"),

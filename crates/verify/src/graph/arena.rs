@@ -34,6 +34,8 @@ pub enum Sym {
     Rsp0,
     /// The value a register has at entry when it is not an argument.
     Init(Reg),
+    /// 64-bit lane `lane` of vector register `reg` at entry.
+    InitVec { reg: u8, lane: u8 },
     /// The undefined upper bits of narrow scalar argument register `k`.
     Junk(u8),
 }
@@ -124,6 +126,9 @@ pub struct Graph {
     /// `wide-add-split`, which machine code needs); off only to compare two IR functions,
     /// whose wide sums then stay one flattened node (see `check_functions`).
     pub(super) keep_wide_sums: bool,
+    /// The low word `(Σ args + k) mod 2^64` of every 64-bit carry node (rule
+    /// `carry-telescope` finds chained carries by it).
+    pub(super) lows: HashMap<NodeId, NodeId>,
 }
 
 impl Graph {

@@ -18,7 +18,10 @@ impl Graph {
             return n;
         }
         let (acc, kk) = self.add_terms(w, terms, k);
-        let merged = self.collect_terms(acc, m);
+        let mut merged = self.collect_terms(acc, m);
+        if self.telescope(&mut merged) {
+            merged = self.collect_terms(merged, m);
+        }
         if merged.is_empty() {
             return self.konst(kk);
         }
@@ -244,11 +247,104 @@ impl Graph {
         self.add(w, &terms, 0)
     }
 
+    /// Rule `carry-telescope` on a list of terms (a sum's, or the arguments of a carry or
+    /// borrow with coefficient 1): two 64-bit carries with one coefficient, the second
+    /// of which adds the first one's low word, become one carry of all their arguments.
+    /// Returns whether anything changed (the list may then hold equal terms).
+    pub(super) fn telescope(&mut self, terms: &mut Vec<(NodeId, u128)>) -> bool {
+        let is_carry = |g: &Graph, t: NodeId| {
+            matches!(g.nodes[t.index()], Node::Carry { shift: 64, .. }) && g.lows.contains_key(&t)
+        };
+        let mut changed = false;
+        'again: loop {
+            if terms.iter().filter(|&&(t, _)| is_carry(self, t)).count() < 2 {
+                return changed;
+            }
+            for j in 0..terms.len() {
+                let (cj, coef) = terms[j];
+                let Node::Carry {
+                    shift: 64,
+                    k: kj,
+                    args: aj,
+                } = &self.nodes[cj.index()]
+                else {
+                    continue;
+                };
+                for i in 0..terms.len() {
+                    let (ci, ci_coef) = terms[i];
+                    if i == j || ci_coef != coef || !is_carry(self, ci) {
+                        continue;
+                    }
+                    let low = self.lows[&ci];
+                    let Some(at) = aj.iter().position(|&x| x == low) else {
+                        continue;
+                    };
+                    let Node::Carry {
+                        k: ki, args: ai, ..
+                    } = &self.nodes[ci.index()]
+                    else {
+                        continue;
+                    };
+                    let Some(k) = ki.checked_add(*kj) else {
+                        continue;
+                    };
+                    let mut args: Vec<NodeId> = ai.to_vec();
+                    args.extend(
+                        aj.iter()
+                            .enumerate()
+                            .filter(|&(n, _)| n != at)
+                            .map(|(_, &x)| x),
+                    );
+                    self.fire(Rule::CarryTelescope);
+                    let c = self.carry(64, &args, k);
+                    let (hi, lo) = (i.max(j), i.min(j));
+                    terms.remove(hi);
+                    terms[lo] = (c, coef);
+                    changed = true;
+                    continue 'again;
+                }
+            }
+            return changed;
+        }
+    }
+
+    /// The arguments of an exact sum (a carry's, or a borrow's subtrahends) in normal
+    /// form, and the constant to add: sums that cannot wrap are spliced in (rule
+    /// `carry-flatten`), then chained carries merged (rule `carry-telescope`).
+    fn exact_args(&mut self, args: &[NodeId]) -> (Vec<(NodeId, u128)>, u128) {
+        let mut k = 0u128;
+        let mut ts: Vec<(NodeId, u128)> = Vec::with_capacity(args.len());
+        let mut work: Vec<NodeId> = args.iter().rev().copied().collect();
+        while let Some(a) = work.pop() {
+            if let Node::Add { w, k: ka, terms } = &self.nodes[a.index()] {
+                let fits = terms.iter().all(|&(_, c)| c == 1)
+                    && terms
+                        .iter()
+                        .try_fold(*ka, |acc, &(t, _)| acc.checked_add(self.info[t.index()].ub))
+                        .is_some_and(|b| b <= mask(*w as u32))
+                    && k.checked_add(*ka).is_some();
+                if fits {
+                    k += *ka;
+                    work.extend(terms.iter().rev().map(|&(t, _)| t));
+                    self.fire(Rule::CarryFlatten);
+                    continue;
+                }
+            }
+            ts.push((a, 1));
+        }
+        self.telescope(&mut ts);
+        (ts, k)
+    }
+
     /// `⌊(k + Σ args) / 2^shift⌋`, exact.
     pub fn carry(&mut self, shift: u32, args: &[NodeId], k: u128) -> NodeId {
-        let mut kk = k;
-        let mut xs: Vec<NodeId> = Vec::with_capacity(args.len());
-        for &a in args {
+        let (ts, k0) = self.exact_args(args);
+        let (ts, mut kk) = match k.checked_add(k0) {
+            Some(kk) => (ts, kk),
+            None => (args.iter().map(|&a| (a, 1)).collect(), k),
+        };
+        let mut xs: Vec<NodeId> = Vec::with_capacity(ts.len());
+        for &(a, _) in &ts {
             match self.as_const(a) {
                 Some(v) => match kk.checked_add(v) {
                     Some(s) => kk = s,
@@ -285,7 +381,8 @@ impl Graph {
             Some(b) => sh_r(b, shift),
             None => u128::MAX,
         };
-        self.intern(
+        let terms: Vec<(NodeId, u128)> = xs.iter().map(|&x| (x, 1)).collect();
+        let c = self.intern(
             Node::Carry {
                 shift: shift as u8,
                 k: kk,
@@ -295,14 +392,26 @@ impl Graph {
                 nz: mask(sig(ub)),
                 ub,
             },
-        )
+        );
+        if shift == 64
+            && !self.lows.contains_key(&c)
+            && matches!(self.nodes[c.index()], Node::Carry { .. })
+        {
+            let low = self.add(64, &terms, kk);
+            self.lows.insert(c, low);
+        }
+        c
     }
 
     /// `1` if `a < k + Σ subs`, else `0`.
     pub fn borrow(&mut self, a: NodeId, subs: &[NodeId], k: u128) -> NodeId {
-        let mut kk = k;
-        let mut xs: Vec<NodeId> = Vec::with_capacity(subs.len());
-        for &s in subs {
+        let (ts, k0) = self.exact_args(subs);
+        let (ts, mut kk) = match k.checked_add(k0) {
+            Some(kk) => (ts, kk),
+            None => (subs.iter().map(|&s| (s, 1)).collect(), k),
+        };
+        let mut xs: Vec<NodeId> = Vec::with_capacity(ts.len());
+        for &(s, _) in &ts {
             match self.as_const(s) {
                 Some(v) => match kk.checked_add(v) {
                     Some(t) => kk = t,

@@ -72,6 +72,18 @@ rules! {
     CarrySlice = "carry-slice",
     /// The carry of `x + x` is bit 63 of `x` (`add x, x` = `shl x, 1`).
     CarryDouble = "carry-double",
+    /// Carries of one chain telescope: `⌊(ΣA + k₁)/2^64⌋ + ⌊(L + ΣB + k₂)/2^64⌋ =
+    /// ⌊(ΣA + ΣB + k₁ + k₂)/2^64⌋` where `L = (ΣA + k₁) mod 2^64` is the first sum's low
+    /// word (exact for all non-negative values: `ΣA + k₁ = 2^64·c₁ + L`). Two such carries
+    /// with one coefficient in a sum, or among the arguments of a carry or borrow, become
+    /// the one carry: `addcarryx(c, a, b)` computed as `add a, b; add lo, c` (a compiler's
+    /// association) has the carry the IR's three-operand sum has.
+    CarryTelescope = "carry-telescope",
+    /// A sum modulo 2^w with coefficients 1 that cannot wrap (the bounds of its terms and
+    /// constant add up to less than 2^w) is its exact sum: among the arguments of a carry
+    /// or borrow it is replaced by its terms (its constant joins theirs), so a carry
+    /// sees the same exact sum however a program grouped the additions before it.
+    CarryFlatten = "carry-flatten",
     /// A sum modulo 2^w, w > 64, of terms with coefficients ±1 is split into 64-bit limbs:
     /// `lo = Σ lo(tᵢ) mod 2^64`, `hi = Σ hi(tᵢ) + carry(Σ lo(tᵢ)) mod 2^(w-64)` (minus a
     /// borrow for one negated term): Fiat's u128 `+` becomes the add/adc chain.

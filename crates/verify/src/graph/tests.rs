@@ -196,6 +196,41 @@ fn cases() -> Vec<Case> {
             reference: |v| v[0] >> 63,
         },
         Case {
+            rule: Rule::CarryTelescope,
+            what: "addcarryx(c, a, b) as add a, b; add lo, c: carry(a+b) + carry(lo+c) = carry(a+b+c)",
+            build: |g, [a, b, c, ..]| {
+                let lo = g.sum(64, &[a, b]);
+                let c1 = g.carry(64, &[a, b], 0);
+                let c2 = g.carry(64, &[lo, c], 0);
+                let l = g.sum(64, &[c1, c2]);
+                (l, Some(g.carry(64, &[a, b, c], 0)))
+            },
+            reference: |v| (v[0] + v[1] + v[2]) >> 64,
+        },
+        Case {
+            rule: Rule::CarryTelescope,
+            what: "chained carries inside a carry's arguments (adc hi, 0 twice, then its carry)",
+            build: |g, [a, b, c, d, _]| {
+                let lo = g.sum(64, &[a, b]);
+                let c1 = g.carry(64, &[a, b], 0);
+                let c2 = g.carry(64, &[lo, c], 0);
+                let l = g.carry(64, &[d, c1, c2], 3);
+                let c12 = g.carry(64, &[a, b, c], 0);
+                (l, Some(g.carry(64, &[d, c12], 3)))
+            },
+            reference: |v| (v[3] + ((v[0] + v[1]) >> 64) + (((v[0] + v[1]) % (1 << 64) + v[2]) >> 64) + 3) >> 64,
+        },
+        Case {
+            rule: Rule::CarryFlatten,
+            what: "carry of (x + c) + a, x + c not wrapping, = carry of x + c + a",
+            build: |g, [a, _, c, x, _]| {
+                let s = g.sum(64, &[x, c]);
+                let l = g.carry(64, &[s, a], 0);
+                (l, Some(g.carry(64, &[x, c, a], 0)))
+            },
+            reference: |v| (v[3] + v[2] + v[0]) >> 64,
+        },
+        Case {
             rule: Rule::WideAddSplit,
             what: "u128 a·b + c·d = the add/adc chain of mulx halves",
             build: |g, [a, b, _, c, d]| {

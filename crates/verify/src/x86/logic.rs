@@ -1,5 +1,7 @@
 //! Bitwise instructions of the x86 executor: `not`, `and`, `or`, `xor`, `test`, `bt`
-//! (CF is the bit; OF, SF and ZF undefined, ZF as on AMD) and `bzhi`. The logical
+//! (CF is the bit; OF, SF and ZF undefined, ZF as on AMD), `bzhi`, `andn` and `bextr`
+//! (a field by a constant control: CF and OF cleared, ZF from the result, SF
+//! undefined). The logical
 //! operations clear CF and OF and set ZF and SF from the result; `not` changes no flag.
 //!
 //! Like every file of the executor, this one must never use
@@ -86,6 +88,23 @@ impl Machine<'_> {
                 self.flags[CF] = FlagState::Node(zero);
                 self.flags[OF] = FlagState::Node(zero);
                 self.zf_sf(r, w);
+                self.write(d, r)?;
+            }
+            (M::Bextr, &[d @ X::Reg(_, sz), s, ctl @ X::Reg(..)]) => {
+                let w = bits(sz);
+                let c = self.count_reg16(ctl)?;
+                let (start, len) = (c & 0xff, c >> 8);
+                let a = self.read(s, sz)?;
+                let r = if start >= w || len == 0 {
+                    self.g.konst(0)
+                } else {
+                    self.g.slice(a, start, len.min(w - start))
+                };
+                let zero = self.g.konst(0);
+                self.flags[CF] = FlagState::Node(zero);
+                self.flags[OF] = FlagState::Node(zero);
+                self.zf_sf(r, w);
+                self.undef(SF);
                 self.write(d, r)?;
             }
             _ => return Err(self.not_modelled()),

@@ -1,5 +1,5 @@
 //! The machine of the x86 executor: its state (the sixteen registers as 64-bit nodes,
-//! the flags, memory), running a program from the function's entry to its `ret`, reading
+//! the sixteen vector registers as four 64-bit lanes each, the flags, memory), running a program from the function's entry to its `ret`, reading
 //! and writing operands (writes to 32-bit registers zero-extend, 8- and 16-bit writes
 //! keep the other bits), and handing each instruction to the file of its family.
 //!
@@ -71,6 +71,8 @@ pub(crate) struct Machine<'a> {
     pub(super) abi: &'a Abi,
     pub(super) aliasing: Aliasing,
     pub(super) regs: [NodeId; 16],
+    /// `ymm0`..`ymm15` as 64-bit lanes, lowest first (`xmm`n is lanes 0 and 1).
+    pub(super) vregs: [[NodeId; 4]; 16],
     pub(super) flags: [FlagState; 4],
     pub(super) mem: HashMap<(Base, i64), Byte>,
     /// Input bytes that may have been overwritten through an aliased output.
@@ -91,7 +93,7 @@ pub(super) fn bits(s: Size) -> u32 {
 
 pub(super) fn size_of(op: X) -> Option<Size> {
     match op {
-        X::Reg(_, s) => Some(s),
+        X::Reg(_, s) | X::Vec(_, s) => Some(s),
         X::Mem(m) => Some(m.size),
         X::Imm(_) => None,
     }
@@ -104,6 +106,14 @@ impl<'a> Machine<'a> {
             regs[r.index()] = g.sym(Sym::Init(r), u64::MAX as u128, format!("{r}0"));
         }
         regs[Reg::Rsp.index()] = g.sym(Sym::Rsp0, u64::MAX as u128, "rsp0");
+        let mut vregs = [[NodeId(0); 4]; 16];
+        for (reg, lanes) in vregs.iter_mut().enumerate() {
+            for (lane, v) in lanes.iter_mut().enumerate() {
+                let (reg, lane) = (reg as u8, lane as u8);
+                let name = format!("ymm{reg}0[{lane}]");
+                *v = g.sym(Sym::InitVec { reg, lane }, u64::MAX as u128, name);
+            }
+        }
         let mut stack_args = Vec::new();
         for (k, arg) in abi.args.iter().enumerate() {
             let word = match *arg {
@@ -145,6 +155,7 @@ impl<'a> Machine<'a> {
             abi,
             aliasing,
             regs,
+            vregs,
             flags: [FlagState::Undef { by: None }; 4],
             mem: stack_words(&stack_args),
             clobbered: HashMap::new(),
@@ -270,6 +281,8 @@ impl<'a> Machine<'a> {
                 self.load(b, off, m.size.bytes() as i64)
             }
             X::Imm(v) => Ok(self.g.konst(v as u64 as u128 & mask(bits(size)))),
+            // Vector registers are read lane by lane (`vector.rs`).
+            X::Vec(..) => Err(self.bad_form()),
         }
     }
 
@@ -283,6 +296,7 @@ impl<'a> Machine<'a> {
                         let old = self.regs[r.index()];
                         self.g.with_low(old, v, w as u8)
                     }
+                    Size::B128 | Size::B256 => return Err(self.bad_form()),
                 };
                 self.set_reg(r, new)
             }
@@ -292,7 +306,7 @@ impl<'a> Machine<'a> {
                 self.record(v);
                 self.store(b, off, m.size.bytes() as i64, v)
             }
-            X::Imm(_) => Err(self.bad_form()),
+            X::Imm(_) | X::Vec(..) => Err(self.bad_form()),
         }
     }
 
@@ -309,6 +323,7 @@ impl<'a> Machine<'a> {
             M::Ret => return Err(self.not_modelled()),
             M::Mov
             | M::Movzx
+            | M::Movsx
             | M::Lea
             | M::Xchg
             | M::Cmovc
@@ -336,9 +351,24 @@ impl<'a> Machine<'a> {
             | M::Clc
             | M::Stc => self.arith(mn, ops)?,
             M::Mul | M::Imul | M::Mulx => self.mul(mn, ops)?,
-            M::Not | M::And | M::Or | M::Xor | M::Test | M::Bt | M::Bzhi | M::Andn => {
+            M::Not | M::And | M::Or | M::Xor | M::Test | M::Bt | M::Bzhi | M::Andn | M::Bextr => {
                 self.logic(mn, ops)?
             }
+            M::Vmovq
+            | M::Vmovdqu
+            | M::Vmovdqa
+            | M::Vpinsrq
+            | M::Vpextrq
+            | M::Vinserti128
+            | M::Vextracti128
+            | M::Vpbroadcastq
+            | M::Vpunpcklqdq
+            | M::Vpand
+            | M::Vpor
+            | M::Vpxor
+            | M::Vpaddq
+            | M::Vpsubq
+            | M::Vzeroupper => self.vector(mn, ops)?,
             M::Shl
             | M::Shr
             | M::Sar

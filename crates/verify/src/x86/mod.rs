@@ -1,7 +1,8 @@
 //! Symbolic execution of an x86-64 [`Program`](cryptopt_x86::Program): the checker's own
 //! definition of what every instruction does.
 //!
-//! State: the sixteen registers (64-bit nodes), the flags CF, OF, ZF, SF (each a node,
+//! State: the sixteen registers (64-bit nodes), the sixteen vector registers (four
+//! 64-bit lanes each), the flags CF, OF, ZF, SF (each a node,
 //! a not-yet-built recipe for one, or undefined), and memory as bytes keyed by
 //! (base, offset), where a base is one of the pointer arguments or the entry rsp. A byte
 //! holds "byte `i` of node `x`", so a word written and read back is the same node, and
@@ -33,8 +34,9 @@
 //!   `cmovcc`/`setcc`;
 //! * the semantics of the instructions, by family: `arith` (add, adc, adcx, adox, sub,
 //!   sbb, cmp, inc, dec, neg, clc, stc), `mul` (mul, imul, mulx), `logic` (not, and, or,
-//!   xor, test, bt, bzhi), `shift` (shl, shr, sar, shld, shrd, shlx, shrx, sarx, rorx),
-//!   `moves` (mov, movzx, lea, xchg, cmovcc, setcc, push, pop; `ret` ends the run).
+//!   xor, test, bt, bzhi, andn, bextr), `shift` (shl, shr, sar, shld, shrd, shlx, shrx,
+//!   sarx, rorx), `moves` (mov, movzx, movsx, lea, xchg, cmovcc, setcc, push, pop; `ret`
+//!   ends the run), `vector` (the AVX2 moves and lane operations compilers use).
 
 mod arith;
 mod flags;
@@ -46,6 +48,7 @@ mod mul;
 mod shift;
 #[cfg(test)]
 mod tests;
+mod vector;
 
 pub(crate) use machine::Machine;
 pub(crate) use memory::Base;

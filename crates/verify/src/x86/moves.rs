@@ -1,4 +1,4 @@
-//! Data movement of the x86 executor: `mov`, `movzx`, `lea` (the address arithmetic,
+//! Data movement of the x86 executor: `mov`, `movzx`, `movsx`, `lea` (the address arithmetic,
 //! no memory access), `xchg`, the conditional `cmovcc` and `setcc`, and the stack's
 //! `push` and `pop`. None of them changes a flag. (`ret` ends the run in the machine.)
 //!
@@ -12,7 +12,7 @@ use super::machine::{bits, size_of, Machine, Step};
 use crate::graph::mask;
 
 impl Machine<'_> {
-    /// `mov`, `movzx`, `lea`, `xchg`, `cmovcc`, `setcc`, `push`, `pop`.
+    /// `mov`, `movzx`, `movsx`, `lea`, `xchg`, `cmovcc`, `setcc`, `push`, `pop`.
     pub(super) fn moves(&mut self, mn: M, ops: &[X]) -> Step<()> {
         match (mn, ops) {
             (M::Mov, &[d, s]) => {
@@ -24,6 +24,12 @@ impl Machine<'_> {
                 let ss = size_of(s).ok_or_else(|| self.bad_form())?;
                 let v = self.read(s, ss)?;
                 self.write(d, v)?;
+            }
+            (M::Movsx, &[d @ X::Reg(_, sz), s]) => {
+                let ss = size_of(s).ok_or_else(|| self.bad_form())?;
+                let v = self.read(s, ss)?;
+                let r = self.g.sext(bits(ss), bits(sz), v);
+                self.write(d, r)?;
             }
             (M::Lea, &[d @ X::Reg(_, s), X::Mem(m)]) => {
                 let a = self.address(m);

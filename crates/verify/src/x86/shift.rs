@@ -127,7 +127,7 @@ impl Machine<'_> {
                     None => Err(self.variable_count()),
                 }
             }
-            X::Mem(_) => Err(self.bad_form()),
+            X::Mem(_) | X::Vec(..) => Err(self.bad_form()),
         }
     }
 
@@ -136,6 +136,20 @@ impl Machine<'_> {
         match op {
             X::Reg(r, _) => {
                 let c = self.g.trunc(self.regs[r.index()], 8);
+                match self.g.as_const(c) {
+                    Some(v) => Ok(v as u32),
+                    None => Err(self.variable_count()),
+                }
+            }
+            _ => Err(self.bad_form()),
+        }
+    }
+
+    /// A constant control word in a register (low 16 bits: `bextr`'s start and length).
+    pub(super) fn count_reg16(&mut self, op: X) -> Step<u32> {
+        match op {
+            X::Reg(r, _) => {
+                let c = self.g.trunc(self.regs[r.index()], 16);
                 match self.g.as_const(c) {
                     Some(v) => Ok(v as u32),
                     None => Err(self.variable_count()),

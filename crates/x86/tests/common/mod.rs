@@ -10,7 +10,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use cryptopt_x86::{Inst, Mem, Mnemonic, Operand, Reg, Size};
+use cryptopt_x86::{Inst, Mem, Mnemonic, Operand, Reg, Size, VReg};
 use proptest::prelude::*;
 use proptest::strategy::{BoxedStrategy, Strategy, ValueTree};
 use proptest::test_runner::TestRunner;
@@ -20,6 +20,8 @@ use proptest::test_runner::TestRunner;
 pub enum K {
     /// Any register of the width.
     R(Size),
+    /// Any vector register of the width (`xmm` 128, `ymm` 256).
+    V(Size),
     /// The accumulator of the width (`al`, `eax`, `rax`): short forms.
     Acc(Size),
     /// `cl`, as a shift count.
@@ -39,7 +41,7 @@ pub enum K {
     One,
 }
 
-use Size::{B16, B32, B64, B8};
+use Size::{B128, B16, B256, B32, B64, B8};
 use K::*;
 
 /// Every (mnemonic, operand kinds) form code generation may emit, and then some.
@@ -138,6 +140,49 @@ pub fn forms() -> Vec<(Mnemonic, Vec<K>)> {
     for mn in [Clc, Stc, Ret] {
         add(mn, &[]);
     }
+    for s in [B16, B32, B64] {
+        add(Movsx, &[R(s), R(B8)]);
+        add(Movsx, &[R(s), M(B8)]);
+    }
+    for s in [B32, B64] {
+        add(Movsx, &[R(s), R(B16)]);
+        add(Movsx, &[R(s), M(B16)]);
+        add(Bextr, &[R(s), R(s), R(s)]);
+        add(Bextr, &[R(s), M(s), R(s)]);
+    }
+    add(Movsx, &[R(B64), R(B32)]);
+    add(Movsx, &[R(B64), M(B32)]);
+    // The AVX2 instructions compilers use (foreign code only; code generation never
+    // emits them).
+    add(Vmovq, &[V(B128), R(B64)]);
+    add(Vmovq, &[R(B64), V(B128)]);
+    add(Vmovq, &[V(B128), M(B64)]);
+    add(Vmovq, &[M(B64), V(B128)]);
+    add(Vmovq, &[V(B128), V(B128)]);
+    for mn in [Vmovdqu, Vmovdqa] {
+        for s in [B128, B256] {
+            add(mn, &[V(s), V(s)]);
+            add(mn, &[V(s), M(s)]);
+            add(mn, &[M(s), V(s)]);
+        }
+    }
+    add(Vpinsrq, &[V(B128), V(B128), R(B64), Count]);
+    add(Vpinsrq, &[V(B128), V(B128), M(B64), Count]);
+    add(Vpextrq, &[R(B64), V(B128), Count]);
+    add(Vpextrq, &[M(B64), V(B128), Count]);
+    add(Vinserti128, &[V(B256), V(B256), V(B128), Count]);
+    add(Vinserti128, &[V(B256), V(B256), M(B128), Count]);
+    add(Vextracti128, &[V(B128), V(B256), Count]);
+    add(Vextracti128, &[M(B128), V(B256), Count]);
+    for s in [B128, B256] {
+        add(Vpbroadcastq, &[V(s), V(B128)]);
+        add(Vpbroadcastq, &[V(s), M(B64)]);
+        for mn in [Vpunpcklqdq, Vpand, Vpor, Vpxor, Vpaddq, Vpsubq] {
+            add(mn, &[V(s), V(s), V(s)]);
+            add(mn, &[V(s), V(s), M(s)]);
+        }
+    }
+    add(Vzeroupper, &[]);
     f
 }
 
@@ -180,7 +225,7 @@ fn imm(s: Size) -> BoxedStrategy<i64> {
         B8 => (-0x80, 0xff),
         B16 => (-0x8000, 0xffff),
         B32 => (i32::MIN as i64, u32::MAX as i64),
-        B64 => (i32::MIN as i64, i32::MAX as i64),
+        B64 | B128 | B256 => (i32::MIN as i64, i32::MAX as i64),
     };
     let edges: Vec<i64> = [lo, hi, -129, 128, 0]
         .into_iter()
@@ -197,6 +242,9 @@ fn imm(s: Size) -> BoxedStrategy<i64> {
 pub fn operand(k: K) -> BoxedStrategy<Operand> {
     match k {
         R(s) => reg().prop_map(move |r| Operand::Reg(r, s)).boxed(),
+        V(s) => (0u8..16)
+            .prop_map(move |v| Operand::Vec(VReg(v), s))
+            .boxed(),
         Acc(s) => Just(Operand::Reg(Reg::Rax, s)).boxed(),
         Cl => Just(Operand::Reg(Reg::Rcx, B8)).boxed(),
         M(s) => mem(s).prop_map(Operand::Mem).boxed(),

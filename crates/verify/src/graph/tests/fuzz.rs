@@ -23,6 +23,9 @@ enum Raw {
     Prod(usize, usize),
     Carry(u8, Vec<usize>, u128),
     Borrow(usize, Vec<usize>, u128),
+    /// `carry(a + b + k1) + carry(lo(a + b + k1) + c + k2)`: a carry chain split in two,
+    /// as `add a, b; add lo, c` computes `addcarryx`'s carry.
+    Chain(usize, usize, usize, u128, u128),
     And(u8, Vec<usize>),
     Or(u8, Vec<usize>),
     Xor(u8, Vec<usize>),
@@ -89,7 +92,9 @@ fn raw(n: usize) -> BoxedStrategy<Raw> {
         (i.clone(), i.clone(), i.clone()).prop_map(|(c, t, e)| Raw::Ite(c, t, e)),
         i.clone().prop_map(Raw::Eqz),
         (widths(), i.clone(), 0u8..128).prop_map(|(w, a, s)| Raw::Sar(w, a, s)),
-        (1u8..=128, widths(), i).prop_map(|(f, w, a)| Raw::Sext(f, w, a)),
+        (1u8..=128, widths(), i.clone()).prop_map(|(f, w, a)| Raw::Sext(f, w, a)),
+        (i.clone(), i.clone(), i.clone(), 0u128..3, 0u128..3)
+            .prop_map(|(a, b, c, k1, k2)| Raw::Chain(a, b, c, k1, k2)),
     ]
     .boxed()
 }
@@ -142,6 +147,10 @@ fn reference(op: &Raw, v: &[u128]) -> u128 {
         Raw::Borrow(a, s, k) => {
             let sum: u128 = s.iter().map(|&i| word(v[i])).sum::<u128>() + k;
             (word(v[*a]) < sum) as u128
+        }
+        Raw::Chain(a, b, c, k1, k2) => {
+            let s = word(v[*a]) + word(v[*b]) + k1;
+            (s >> 64) + ((s % (1 << 64) + word(v[*c]) + k2) >> 64)
         }
         Raw::And(w, a) => a.iter().fold(u128::MAX, |acc, &i| acc & v[i]) & m(*w),
         Raw::Or(w, a) => a.iter().fold(0, |acc, &i| acc | v[i]) & m(*w),
@@ -202,6 +211,13 @@ fn build(g: &mut Graph, op: &Raw, n: &[NodeId]) -> NodeId {
             let x = g.trunc(n[*a], 64);
             let xs: Vec<NodeId> = s.iter().map(|&i| g.trunc(n[i], 64)).collect();
             g.borrow(x, &xs, *k)
+        }
+        Raw::Chain(a, b, c, k1, k2) => {
+            let (x, y, z) = (g.trunc(n[*a], 64), g.trunc(n[*b], 64), g.trunc(n[*c], 64));
+            let c1 = g.carry(64, &[x, y], *k1);
+            let lo = g.add(64, &[(x, 1), (y, 1)], *k1);
+            let c2 = g.carry(64, &[lo, z], *k2);
+            g.sum(64, &[c1, c2])
         }
         Raw::And(wd, a) => {
             let xs: Vec<NodeId> = a.iter().map(|&i| n[i]).collect();

@@ -1,0 +1,168 @@
+//! The AVX2 instructions of the x86 executor, on 64-bit lanes: what compilers do with
+//! vector registers in this code — spill a general register to an `xmm` and back
+//! (`vmovq`), gather limbs into a `ymm` (`vpinsrq`, `vpunpcklqdq`, `vinserti128`,
+//! `vpbroadcastq`) to store them at once (`vmovdqu`), and the odd vectorized limb
+//! operation (`vpand`, `vpor`, `vpxor`, `vpaddq`, `vpsubq`, each lane on its own, sums
+//! modulo 2^64). None of them changes a flag.
+//!
+//! A vector register is four 64-bit lanes. These instructions are VEX-encoded, so one
+//! that writes an `xmm` zeroes lanes 2 and 3 of its `ymm` (the SDM's "VEX.128 ... bits
+//! (MAXVL-1:128) of the destination are zeroed"); `vzeroupper` zeroes lanes 2 and 3 of
+//! all sixteen. A vector memory operand is its lanes at consecutive 8-byte offsets,
+//! read and written through the same rules as every other access. `vmovdqa` faults on
+//! an address that is not aligned; alignment of argument memory is not known, so it is
+//! modelled only between registers.
+//!
+//! Like every file of the executor, this one must never use
+//! [`cryptopt_x86::Mnemonic::flags`] or anything else of the code generator's: it *is*
+//! the meaning of these instructions for the checker.
+
+use cryptopt_x86::{Mnemonic as M, Operand as X, Size};
+
+use super::machine::{size_of, Machine, Step};
+use crate::graph::{mask, NodeId};
+
+/// Lanes of a value, lowest first; only the first `n` mean anything.
+type Lanes = ([NodeId; 4], usize);
+
+impl Machine<'_> {
+    /// The AVX2 instructions (see the module docs).
+    pub(super) fn vector(&mut self, mn: M, ops: &[X]) -> Step<()> {
+        match (mn, ops) {
+            (M::Vzeroupper, []) => {
+                let zero = self.g.konst(0);
+                for v in &mut self.vregs {
+                    v[2] = zero;
+                    v[3] = zero;
+                }
+            }
+            // To a general register or memory: the low lane.
+            (
+                M::Vmovq | M::Vpextrq,
+                &[d @ (X::Reg(..) | X::Mem(_)), s @ X::Vec(..), ref rest @ ..],
+            ) => {
+                let k = match rest {
+                    [] if mn == M::Vmovq => 0,
+                    [X::Imm(i)] if mn == M::Vpextrq => (*i & 1) as usize,
+                    _ => return Err(self.not_modelled()),
+                };
+                let (l, _) = self.lanes(s)?;
+                self.write(d, l[k])?;
+            }
+            (M::Vmovq, &[d @ X::Vec(..), s]) => {
+                let v = match s {
+                    X::Vec(..) => self.lanes(s)?.0[0],
+                    _ => self.read(s, Size::B64)?,
+                };
+                self.set_lanes(d, &[v])?;
+            }
+            (M::Vmovdqu | M::Vmovdqa, &[d, s]) => {
+                if mn == M::Vmovdqa && (matches!(d, X::Mem(_)) || matches!(s, X::Mem(_))) {
+                    return Err(self.unsupported(
+                        "`vmovdqa` with memory: its alignment is not known (a fault)",
+                    ));
+                }
+                let (l, n) = self.lanes(s)?;
+                self.set_lanes(d, &l[..n])?;
+            }
+            (M::Vpinsrq, &[d, a, b, X::Imm(i)]) => {
+                let (mut l, _) = self.lanes(a)?;
+                l[(i & 1) as usize] = self.read(b, Size::B64)?;
+                self.set_lanes(d, &l[..2])?;
+            }
+            (M::Vinserti128, &[d, a, b, X::Imm(i)]) => {
+                let (mut l, _) = self.lanes(a)?;
+                let (x, _) = self.lanes(b)?;
+                let at = 2 * (i & 1) as usize;
+                l[at..at + 2].copy_from_slice(&x[..2]);
+                self.set_lanes(d, &l)?;
+            }
+            (M::Vextracti128, &[d, a, X::Imm(i)]) => {
+                let (l, _) = self.lanes(a)?;
+                let at = 2 * (i & 1) as usize;
+                self.set_lanes(d, &l[at..at + 2])?;
+            }
+            (M::Vpbroadcastq, &[d @ X::Vec(_, sz), s]) => {
+                let v = match s {
+                    X::Vec(..) => self.lanes(s)?.0[0],
+                    _ => self.read(s, Size::B64)?,
+                };
+                let n = (sz.bits() / 64) as usize;
+                self.set_lanes(d, &[v; 4][..n])?;
+            }
+            (M::Vpunpcklqdq, &[d, a, b]) => {
+                let ((x, n), (y, _)) = (self.lanes(a)?, self.lanes(b)?);
+                let l = [x[0], y[0], x[2], y[2]];
+                self.set_lanes(d, &l[..n])?;
+            }
+            (M::Vpand | M::Vpor | M::Vpxor | M::Vpaddq | M::Vpsubq, &[d, a, b]) => {
+                let ((x, n), (y, _)) = (self.lanes(a)?, self.lanes(b)?);
+                let mut l = x;
+                for k in 0..n {
+                    l[k] = match mn {
+                        M::Vpand => self.g.and(64, &[x[k], y[k]]),
+                        M::Vpor => self.g.or(64, &[x[k], y[k]]),
+                        M::Vpxor => self.g.xor(64, &[x[k], y[k]]),
+                        M::Vpaddq => self.g.add(64, &[(x[k], 1), (y[k], 1)], 0),
+                        _ => self.g.add(64, &[(x[k], 1), (y[k], mask(64))], 0),
+                    };
+                }
+                self.set_lanes(d, &l[..n])?;
+            }
+            _ => return Err(self.not_modelled()),
+        }
+        Ok(())
+    }
+
+    /// The lanes of a vector register or a vector-sized memory operand.
+    fn lanes(&mut self, op: X) -> Step<Lanes> {
+        let n = match size_of(op) {
+            Some(Size::B128) => 2,
+            Some(Size::B256) => 4,
+            _ => return Err(self.bad_form()),
+        };
+        match op {
+            X::Vec(v, _) => Ok((self.vregs[v.index() & 15], n)),
+            X::Mem(m) => {
+                let (b, off) = self.locate(m)?;
+                let mut l = [self.g.konst(0); 4];
+                for (k, lane) in l.iter_mut().enumerate().take(n) {
+                    *lane = self.load(b, off + 8 * k as i64, 8)?;
+                }
+                Ok((l, n))
+            }
+            _ => Err(self.bad_form()),
+        }
+    }
+
+    /// Writes `lanes` to a vector register (the lanes above them become zero) or to
+    /// memory of their size.
+    fn set_lanes(&mut self, op: X, lanes: &[NodeId]) -> Step<()> {
+        let want = match size_of(op) {
+            Some(Size::B128) => 2,
+            Some(Size::B256) => 4,
+            _ => 0,
+        };
+        match op {
+            X::Vec(v, _) if lanes.len() <= want => {
+                let zero = self.g.konst(0);
+                let mut l = [zero; 4];
+                l[..lanes.len()].copy_from_slice(lanes);
+                for &x in lanes {
+                    self.record(x);
+                }
+                self.vregs[v.index() & 15] = l;
+                Ok(())
+            }
+            X::Mem(m) if lanes.len() == want => {
+                let (b, off) = self.locate(m)?;
+                for (k, &x) in lanes.iter().enumerate() {
+                    self.record(x);
+                    self.store(b, off + 8 * k as i64, 8, x)?;
+                }
+                Ok(())
+            }
+            _ => Err(self.bad_form()),
+        }
+    }
+}
