@@ -77,7 +77,9 @@ fn resolve(name: &str) -> Option<(Mnemonic, Option<Size>)> {
         'q' => Size::B64,
         _ => return None,
     };
-    Some((mnemonic(&name[..name.len() - 1])?, Some(size)))
+    // Vector instructions take no size suffix (`vpandq` is AVX-512's own instruction).
+    let mn = mnemonic(&name[..name.len() - 1]).filter(|m| !m.is_vector())?;
+    Some((mn, Some(size)))
 }
 
 /// The operands, split at the commas outside parentheses.
@@ -129,6 +131,9 @@ fn operand(t: &str) -> Result<Parsed, String> {
     }
     if t.starts_with('*') {
         return Err("an indirect operand".to_string());
+    }
+    if t.contains("(%rip)") {
+        return Err("a %rip-relative address (not a constant this reads)".to_string());
     }
     let Some(open) = t.find('(') else {
         return Err("an absolute address or a symbol (not an operand this reads)".to_string());
@@ -256,7 +261,7 @@ mod tests {
             ("movq (%rax,%rcx,3), %rax", "scale"),
             (
                 "vpandq .LCPI0_0(%rip){1to4}, %ymm0, %ymm0",
-                "memory operand",
+                "unknown instruction `vpandq`",
             ),
             ("addq %rax, 8(%rsi", "unbalanced"),
             ("movq (), %rax", "without a register"),

@@ -383,6 +383,11 @@ fn operand(t: &str) -> std::result::Result<Parsed, Option<String>> {
         .find('[')
         .filter(|&i| i == 0 || size.is_some() || number(t[..i].trim()).is_some())
     {
+        if t[open..].starts_with("[rip") || t[open..].contains("rip]") {
+            return Err(Some(
+                "a rip-relative address (not a constant this reads)".to_string(),
+            ));
+        }
         let inner = t[open + 1..]
             .strip_suffix(']')
             .ok_or_else(|| Some("unterminated memory operand".to_string()))?;
@@ -509,6 +514,8 @@ fn mem(inner: &str) -> std::result::Result<Mem, String> {
             }
             plain[nplain] = Some(r);
             nplain += 1;
+        } else if term == "rip" {
+            return Err("a rip-relative address (not a constant this reads)".to_string());
         } else if let Some(v) = number(term) {
             let v = v as i128;
             disp += if neg { -v } else { v };
