@@ -126,6 +126,10 @@ pub(crate) struct CheckArgs {
     /// The file's syntax
     #[arg(long, value_enum, default_value_t = SyntaxArg::Auto)]
     pub syntax: SyntaxArg,
+    /// The most bytes of stack the program may use below its entry rsp (pushes and
+    /// frame; the 128-byte red zone not counted); a deeper rsp fails the check
+    #[arg(long, value_name = "BYTES", default_value_t = cryptopt_verify::DEFAULT_STACK_LIMIT)]
+    pub max_stack: u32,
 }
 
 /// `--formula`'s help: every formula with the field it is over, from `Formula::ALL`.

@@ -41,6 +41,7 @@ impl std::error::Error for Interrupted {}
 pub(crate) fn prove(f: &Function, program: &cryptopt_x86::Program, opts: &Options) -> Result<()> {
     let opts = cryptopt_verify::CheckOptions {
         aliasing: opts.aliasing,
+        ..Default::default()
     };
     match cryptopt_verify::check(f, program, opts)? {
         cryptopt_verify::Verdict::Equivalent => Ok(()),

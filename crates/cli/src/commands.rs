@@ -106,6 +106,7 @@ pub(crate) fn check(a: CheckArgs, out: &mut dyn Write) -> Result<()> {
     let asm = read(&a.program)?;
     let opts = cryptopt_verify::CheckOptions {
         aliasing: a.aliasing.aliasing.policy(),
+        stack_limit: a.max_stack,
     };
     let src = cryptopt_verify::AsmSource {
         syntax: a.syntax.syntax(),

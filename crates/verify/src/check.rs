@@ -120,7 +120,9 @@ fn check_exact(
     let abi = Abi::new(f)?;
     let mut g = Graph::new();
     let irr = ir::execute(&mut g, f)?;
-    let fin = Machine::new(&mut g, f, &abi, opts.aliasing).execute(program)?;
+    let fin = Machine::new(&mut g, f, &abi, opts.aliasing)
+        .with_stack_limit(opts.stack_limit)
+        .execute(program)?;
     let report = |problems: Vec<Problem>| {
         Verdict::NotEquivalent(Report {
             function: f.name.clone(),
@@ -258,7 +260,7 @@ fn divergence(
         .chain(irr.outputs.iter().flatten().flatten())
         .copied();
     let ir_mark = g.reachable(roots);
-    let mut m = Machine::new(g, f, abi, opts.aliasing);
+    let mut m = Machine::new(g, f, abi, opts.aliasing).with_stack_limit(opts.stack_limit);
     m.trace = Some(Vec::new());
     let trace = m.execute(program)?.trace;
     let cone = g.reachable([found]);

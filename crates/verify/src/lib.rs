@@ -54,4 +54,6 @@ mod x86;
 
 pub use check::{check, check_asm, check_asm_in, check_functions, select_program, AsmSource};
 pub use error::{Error, Result};
-pub use verdict::{Aliasing, CheckOptions, Divergence, Problem, Report, Verdict, SHOW_LIMIT};
+pub use verdict::{
+    Aliasing, CheckOptions, Divergence, Problem, Report, Verdict, DEFAULT_STACK_LIMIT, SHOW_LIMIT,
+};

@@ -14,10 +14,26 @@ use cryptopt_x86::Reg;
 /// Length at which printed expressions are cut.
 pub const SHOW_LIMIT: usize = 300;
 
+/// The default of [`CheckOptions::stack_limit`]: 64 KiB, far above what straight-line
+/// arithmetic uses (hundreds of bytes) and far below a guard page's reach.
+pub const DEFAULT_STACK_LIMIT: u32 = 1 << 16;
+
 /// What the check assumes about its callers.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct CheckOptions {
     pub aliasing: Aliasing,
+    /// The most bytes rsp may go below the entry rsp (the red zone below it is not
+    /// counted): a program that goes deeper fails the check ([`Problem::StackLimit`]).
+    pub stack_limit: u32,
+}
+
+impl Default for CheckOptions {
+    fn default() -> CheckOptions {
+        CheckOptions {
+            aliasing: Aliasing::default(),
+            stack_limit: DEFAULT_STACK_LIMIT,
+        }
+    }
 }
 
 /// The outcome of a check of a well-formed input.
@@ -124,6 +140,16 @@ pub enum Problem {
     VariableCount { index: usize, inst: String },
     /// rsp set to something other than the entry rsp plus a constant.
     LostStack { index: usize, inst: String },
+    /// rsp goes further below the entry rsp than the stated bound.
+    StackLimit {
+        index: usize,
+        inst: String,
+        bytes: i64,
+        limit: u32,
+    },
+    /// Instructions follow the `ret` that ends the run (dead code, or an entry the check
+    /// never saw).
+    CodeAfterRet { index: usize, count: usize },
 }
 
 impl fmt::Display for Problem {
@@ -215,6 +241,21 @@ impl fmt::Display for Problem {
             Problem::LostStack { index, inst } => write!(
                 f,
                 "instruction {index} `{inst}`: rsp is no longer the entry rsp plus a constant"
+            ),
+            Problem::StackLimit {
+                index,
+                inst,
+                bytes,
+                limit,
+            } => write!(
+                f,
+                "instruction {index} `{inst}`: rsp goes {bytes} bytes below the entry rsp, \
+                 more than the stated bound of {limit} (--max-stack)"
+            ),
+            Problem::CodeAfterRet { index, count } => write!(
+                f,
+                "{count} instruction(s) after the `ret` at instruction {index}: code the \
+                 check never runs"
             ),
         }
     }

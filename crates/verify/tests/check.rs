@@ -173,7 +173,10 @@ enum Want {
 use Want::*;
 
 fn opts(a: Aliasing) -> CheckOptions {
-    CheckOptions { aliasing: a }
+    CheckOptions {
+        aliasing: a,
+        ..CheckOptions::default()
+    }
 }
 
 #[test]
@@ -424,6 +427,47 @@ fn table() {
             Not(&["reads arg1+16 (outside u64[2])"]),
         ),
         ("no ret", add128, ADD.replace("    ret", ""), none, Not(&["ends without ret"])),
+        (
+            "a second entry label: the first function falls into the second",
+            add128,
+            ADD.replace("    mov qword [rdi], rax", "u:\n    mov qword [rdi], rax"),
+            none,
+            Not(&["ends without ret"]),
+        ),
+        (
+            "code after ret",
+            add128,
+            ADD.replace("    ret", "    ret\n    mov qword [rdi], rcx"),
+            none,
+            Not(&["1 instruction(s) after the `ret` at instruction 6"]),
+        ),
+        (
+            "a frame within the stack bound",
+            add128,
+            ADD.replace("t:\n", "t:\n    sub rsp, 0x10000\n")
+                .replace("    ret", "    add rsp, 0x10000\n    ret"),
+            none,
+            Equivalent,
+        ),
+        (
+            "a frame larger than the stack bound",
+            add128,
+            ADD.replace("t:\n", "t:\n    sub rsp, 0x10008\n")
+                .replace("    ret", "    add rsp, 0x10008\n    ret"),
+            none,
+            Not(&["instruction 0 `sub rsp, 0x10008`: rsp goes 65544 bytes below the entry rsp, more than the stated bound of 65536"]),
+        ),
+        (
+            "pushes past a stated bound of 8 bytes",
+            add128,
+            ADD.replace("t:\n", "t:\n    push rbx\n    push rbp\n")
+                .replace("    ret", "    pop rbp\n    pop rbx\n    ret"),
+            CheckOptions {
+                stack_limit: 8,
+                ..none
+            },
+            Not(&["instruction 1 `push rbp`: rsp goes 16 bytes below the entry rsp"]),
+        ),
         (
             "reads the output before writing it",
             add128,

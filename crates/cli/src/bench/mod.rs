@@ -360,6 +360,7 @@ pub fn command(args: BenchArgs) -> Result<()> {
             };
             let opts = cryptopt_verify::CheckOptions {
                 aliasing: cryptopt_verify::Aliasing::None,
+                ..Default::default()
             };
             if let cryptopt_verify::Verdict::NotEquivalent(r) = cryptopt_verify::check(f, p, opts)?
             {

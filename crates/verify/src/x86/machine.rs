@@ -79,6 +79,8 @@ pub(crate) struct Machine<'a> {
     pub(super) clobbered: HashMap<(u8, i64), Clobber>,
     /// rsp relative to the entry rsp.
     pub(super) rsp_off: i64,
+    /// How far below the entry rsp rsp may go (`CheckOptions::stack_limit`).
+    stack_limit: u32,
     /// The position of the instruction being executed, and the instruction.
     pub(super) index: usize,
     pub(super) inst: Inst,
@@ -160,10 +162,17 @@ impl<'a> Machine<'a> {
             mem: stack_words(&stack_args),
             clobbered: HashMap::new(),
             rsp_off: 0,
+            stack_limit: crate::verdict::DEFAULT_STACK_LIMIT,
             index: 0,
             inst: Inst::op0(M::Ret),
             trace: None,
         }
+    }
+
+    /// The bound on the stack's depth (the default is [`crate::DEFAULT_STACK_LIMIT`]).
+    pub fn with_stack_limit(mut self, limit: u32) -> Self {
+        self.stack_limit = limit;
+        self
     }
 
     /// Runs `p` to its `ret`. Errors are input problems; a wrong program ends with a
@@ -176,7 +185,8 @@ impl<'a> Machine<'a> {
             let before = self.flags;
             match self.step() {
                 Ok(true) => {
-                    problem = None;
+                    let count = p.insts.len() - i - 1;
+                    problem = (count > 0).then_some(Problem::CodeAfterRet { index: i, count });
                     break;
                 }
                 Ok(false) => {}
@@ -260,6 +270,14 @@ impl<'a> Machine<'a> {
                     }))
                 }
             };
+            if -off > self.stack_limit as i64 {
+                return Err(Fail::boxed(Problem::StackLimit {
+                    index: self.index,
+                    inst: self.inst.to_string(),
+                    bytes: -off,
+                    limit: self.stack_limit,
+                }));
+            }
             if off > self.rsp_off {
                 // What is now below the red zone may be overwritten (signal handlers).
                 let limit = off - 128;

@@ -54,5 +54,6 @@ pub fn function(file: &str, name: &str) -> Option<Function> {
 pub fn check_options(opts: &Options) -> CheckOptions {
     CheckOptions {
         aliasing: opts.aliasing,
+        ..CheckOptions::default()
     }
 }
