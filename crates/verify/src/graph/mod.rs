@@ -43,8 +43,12 @@
 //!
 //! # Known limits (incompleteness, never unsoundness)
 //!
-//! * Carry chains are matched in the association the program uses; Fiat's `u128` sums
-//!   fix it and the code generator keeps it, so no rule re-associates carries.
+//! * Carry chains are matched in the association the program uses, except for two
+//!   regroupings: a chain split in two (`carry(a+b) + carry(lo+c)`, rule
+//!   `carry-telescope`) and a sum that cannot wrap among a carry's arguments (rule
+//!   `carry-flatten`). Other regroupings — a reduction's carries propagated as signed
+//!   words (`sbb r, r; sar`), partial products summed in another order across limbs —
+//!   are reported as not equivalent.
 //! * A shifted *sum* stays a bit slice even when the shift cuts bits off (only exact
 //!   products with a constant become arithmetic, rule `shl-arith`): making it arithmetic
 //!   would break the bit structure `shrd` done as `shr; shl; or` needs.
