@@ -14,7 +14,6 @@
 mod common;
 
 use std::fmt::Write as _;
-use std::path::Path;
 use std::process::Command;
 
 use cryptopt_ir::Function;
@@ -68,24 +67,6 @@ fn outcome(r: &cryptopt_verify::Result<Verdict>) -> String {
     }
 }
 
-/// The assembly `cc` prints for `c` in `syntax` (`att` or `intel`).
-fn compile(cc: &str, c: &Path, syntax: &str, dir: &Path) -> String {
-    let out = dir.join(format!(
-        "{}.{cc}.{syntax}.s",
-        c.file_stem().unwrap().to_string_lossy()
-    ));
-    let mut cmd = Command::new(cc);
-    cmd.args(["-O3", "-march=native", "-S", "-o"])
-        .arg(&out)
-        .arg(c);
-    if syntax == "intel" {
-        cmd.arg("-masm=intel");
-    }
-    let st = cmd.status().unwrap_or_else(|e| panic!("{cc}: {e}"));
-    assert!(st.success(), "{cc} failed on {}", c.display());
-    std::fs::read_to_string(&out).unwrap()
-}
-
 #[test]
 fn compiler_output_is_read_and_proved() {
     let Some(fs) = set() else {
@@ -104,12 +85,10 @@ fn compiler_output_is_read_and_proved() {
     let (mut proved, mut total) = (0, 0);
     let mut failures = Vec::new();
     for f in &fs {
-        let c = dir.join(format!("{}.c", f.name));
-        std::fs::write(&c, cryptopt_measure::c::emit(f)).unwrap();
         for cc in COMPILERS {
             let mut seen = Vec::new();
             for syntax in ["att", "intel"] {
-                let asm = compile(cc, &c, syntax, &dir);
+                let asm = common::compiler_output(cc, f, syntax, &dir).expect("compiles");
                 let start = std::time::Instant::now();
                 let r = check_asm(f, &asm, CheckOptions::default());
                 let ms = start.elapsed().as_millis();

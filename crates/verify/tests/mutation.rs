@@ -15,7 +15,7 @@ use std::sync::Mutex;
 use cryptopt_codegen::{Candidate, Generator, Options};
 use cryptopt_ir::{inputs, interp, lower, Function};
 use cryptopt_measure::diff::{pairings, Runner};
-use cryptopt_verify::{check, Verdict};
+use cryptopt_verify::{check, CheckOptions, Verdict};
 use cryptopt_x86::{Inst, Mnemonic as M, Operand as X, Program, Reg};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -59,6 +59,11 @@ const SIBLINGS: &[(M, M)] = &[
     (M::Inc, M::Dec),
     (M::Shld, M::Shrd),
     (M::Mov, M::Movzx),
+    (M::Movzx, M::Movsx),
+    (M::Vpaddq, M::Vpsubq),
+    (M::Vpand, M::Vpor),
+    (M::Vpor, M::Vpxor),
+    (M::Vpinsrq, M::Vinserti128),
 ];
 
 fn sibling(mn: M, rng: &mut impl Rng) -> Option<M> {
@@ -90,7 +95,7 @@ fn mutate(p: &Program, kind: Kind, rng: &mut impl Rng) -> Option<(Program, Strin
             let i = pick(rng, &|x| {
                 x.operands()
                     .iter()
-                    .any(|o| matches!(o, X::Reg(..) | X::Mem(_)))
+                    .any(|o| matches!(o, X::Reg(..) | X::Vec(..) | X::Mem(_)))
             })?;
             let ops = q.insts[i].operands_mut();
             let k = (0..ops.len())
@@ -188,7 +193,6 @@ fn mutate_function(f: &Function, seed: u64, tally: &Mutex<Tally>) {
     let g = lower::lower(f).expect("lowers");
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     let mut runner = Runner::new().expect("runner");
-    let mut code = Vec::new();
     let mut cases = inputs::edge_cases(f);
     cases.extend((0..RANDOM_INPUTS).map(|_| inputs::random(f, &mut rng)));
     let want: Vec<_> = cases
@@ -209,53 +213,84 @@ fn mutate_function(f: &Function, seed: u64, tally: &Mutex<Tally>) {
             f.name
         );
         let alias = pairings(f, opts.aliasing);
-        for k in 0..FAULTS {
-            let kind = KINDS[k % KINDS.len()];
-            let Some((q, what)) = mutate(&p, kind, &mut rng) else {
-                continue;
-            };
-            let verdict = check(f, &q, copts);
-            let mut t = tally.lock().expect("lock");
-            t.tried += 1;
-            let slot = t.by_kind.entry(format!("{kind:?}")).or_default();
-            match verdict {
-                Ok(Verdict::Equivalent) => {
-                    slot[0] += 1;
-                    t.proved += 1;
-                    drop(t);
-                    // Ground truth: it must compute what the interpreter computes.
-                    code.clear();
-                    cryptopt_x86::encode::encode(&q.insts, &mut code).expect("encodes");
-                    runner.load(&code).expect("loads");
-                    let mut runs = 0;
-                    let mut bad = None;
-                    'run: for (x, w) in cases.iter().zip(&want) {
-                        for &a in &alias {
-                            runs += 1;
-                            if let Err(e) = runner.check_against(f, x, w, a) {
-                                bad = Some(e.to_string());
-                                break 'run;
-                            }
+        let ctx = Ground {
+            cases: &cases,
+            want: &want,
+            alias: &alias,
+        };
+        fault_program(f, &p, copts, &ctx, &mut runner, &mut rng, tally, FAULTS);
+    }
+}
+
+/// The inputs a proved fault is run on, what the interpreter says for them, and the
+/// aliasings to run them under.
+struct Ground<'a> {
+    cases: &'a [Vec<Vec<u128>>],
+    want: &'a [Vec<Vec<u128>>],
+    alias: &'a [cryptopt_measure::diff::Pairing],
+}
+
+/// `faults` random faults of `p` (a program proved equivalent to `f`), each checked;
+/// each proved one run natively against the interpreter.
+#[allow(clippy::too_many_arguments)]
+fn fault_program(
+    f: &Function,
+    p: &Program,
+    copts: CheckOptions,
+    ground: &Ground<'_>,
+    runner: &mut Runner,
+    rng: &mut Xoshiro256PlusPlus,
+    tally: &Mutex<Tally>,
+    faults: usize,
+) {
+    let mut code = Vec::new();
+    for k in 0..faults {
+        let kind = KINDS[k % KINDS.len()];
+        let Some((q, what)) = mutate(p, kind, rng) else {
+            continue;
+        };
+        let verdict = check(f, &q, copts);
+        let mut t = tally.lock().expect("lock");
+        t.tried += 1;
+        let slot = t.by_kind.entry(format!("{kind:?}")).or_default();
+        match verdict {
+            Ok(Verdict::Equivalent) => {
+                slot[0] += 1;
+                t.proved += 1;
+                drop(t);
+                // Ground truth: it must compute what the interpreter computes.
+                code.clear();
+                cryptopt_x86::encode::encode(&q.insts, &mut code).expect("encodes");
+                runner.load(&code).expect("loads");
+                let mut runs = 0;
+                let mut bad = None;
+                'run: for (x, w) in ground.cases.iter().zip(ground.want) {
+                    for &a in ground.alias {
+                        runs += 1;
+                        if let Err(e) = runner.check_against(f, x, w, a) {
+                            bad = Some(e.to_string());
+                            break 'run;
                         }
                     }
-                    let mut t = tally.lock().expect("lock");
-                    t.native_runs += runs;
-                    if let Some(e) = bad {
-                        t.false_equivalent.push(format!(
-                            "{} with {opts:?}: fault {what} was proved equivalent but {e}\n{}",
-                            f.name,
-                            cryptopt_x86::print::nasm(&q)
-                        ));
-                    }
                 }
-                Ok(Verdict::NotEquivalent(_)) => {
-                    slot[1] += 1;
-                    t.rejected_not_equivalent += 1;
+                let mut t = tally.lock().expect("lock");
+                t.native_runs += runs;
+                if let Some(e) = bad {
+                    t.false_equivalent.push(format!(
+                        "{} ({:?}): fault {what} was proved equivalent but {e}\n{}",
+                        f.name,
+                        copts.aliasing,
+                        cryptopt_x86::print::nasm(&q)
+                    ));
                 }
-                Err(_) => {
-                    slot[2] += 1;
-                    t.rejected_error += 1;
-                }
+            }
+            Ok(Verdict::NotEquivalent(_)) => {
+                slot[1] += 1;
+                t.rejected_not_equivalent += 1;
+            }
+            Err(_) => {
+                slot[2] += 1;
+                t.rejected_error += 1;
             }
         }
     }
@@ -319,5 +354,113 @@ fn faults_are_rejected_or_harmless() {
     assert!(
         t.proved > 0,
         "no harmless fault at all: the mutations are suspicious"
+    );
+}
+
+/// Faults per compiler-output program (times `$CRYPTOPT_MUTATION_SCALE`).
+const FOREIGN_FAULTS: usize = 700;
+
+/// The same faults on foreign code: what gcc and clang-19 `-O3 -march=native` make of
+/// `emit-c`'s C (AT&T syntax, as they print it), for every function of the acceptance
+/// set (`compilers.rs`) whose output the checker proves. Zero false "equivalent".
+#[test]
+fn faults_in_compiler_output_are_rejected_or_harmless() {
+    let Some(mut fs) = common::functions(&["_mul", "_square"]) else {
+        eprintln!("SKIPPED faults_in_compiler_output_are_rejected_or_harmless: CRYPTOPT_FIAT_JSON is not set");
+        return;
+    };
+    for (file, name) in [
+        ("curve25519_64.json", "fiat_25519_add"),
+        ("p256_64.json", "fiat_p256_sub"),
+        (
+            "secp256k1_montgomery_64.json",
+            "fiat_secp256k1_montgomery_sub",
+        ),
+    ] {
+        fs.extend(common::function(file, name));
+    }
+    let dir = std::env::temp_dir().join(format!("cryptopt-mutation-cc-{}", std::process::id()));
+    let mut programs = Vec::new();
+    for f in &fs {
+        for cc in ["gcc", "clang-19"] {
+            let Some(asm) = common::compiler_output(cc, f, "att", &dir) else {
+                eprintln!("SKIPPED faults_in_compiler_output_are_rejected_or_harmless: no `{cc}`");
+                return;
+            };
+            let Ok(ps) = cryptopt_x86::parse::parse(&asm) else {
+                continue;
+            };
+            let Ok(p) = cryptopt_verify::select_program(&ps, &f.name) else {
+                continue;
+            };
+            if check(f, p, CheckOptions::default()).is_ok_and(|v| v.is_equivalent()) {
+                programs.push((f, p.clone()));
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    let tally = Mutex::new(Tally::default());
+    let next = AtomicUsize::new(0);
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| {
+                let mut runner = Runner::new().expect("runner");
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some((f, p)) = programs.get(i) else { break };
+                    let mut rng = Xoshiro256PlusPlus::seed_from_u64(991 + i as u64);
+                    let mut cases = inputs::edge_cases(f);
+                    cases.extend((0..RANDOM_INPUTS).map(|_| inputs::random(f, &mut rng)));
+                    let want: Vec<_> = cases
+                        .iter()
+                        .map(|x| interp::run(f, x).expect("interpreter"))
+                        .collect();
+                    let alias = pairings(f, CheckOptions::default().aliasing);
+                    let ground = Ground {
+                        cases: &cases,
+                        want: &want,
+                        alias: &alias,
+                    };
+                    let copts = CheckOptions::default();
+                    fault_program(
+                        f,
+                        p,
+                        copts,
+                        &ground,
+                        &mut runner,
+                        &mut rng,
+                        &tally,
+                        FOREIGN_FAULTS * scale(),
+                    );
+                }
+            });
+        }
+    });
+    let t = tally.into_inner().expect("lock");
+    eprintln!(
+        "mutation of compiler output ({} programs): {} faults tried: {} proved equivalent \
+         (harmless; each run natively, {} runs), {} rejected as not equivalent, {} rejected \
+         with an error",
+        programs.len(),
+        t.tried,
+        t.proved,
+        t.native_runs,
+        t.rejected_not_equivalent,
+        t.rejected_error
+    );
+    for (k, [p, n, e]) in &t.by_kind {
+        eprintln!("  {k:>9}: {p:4} proved, {n:4} not equivalent, {e:4} errors");
+    }
+    assert!(
+        t.false_equivalent.is_empty(),
+        "{} FALSE EQUIVALENT:\n{}",
+        t.false_equivalent.len(),
+        t.false_equivalent.join("\n\n")
+    );
+    assert!(
+        programs.len() >= 6,
+        "only {} compiler outputs proved",
+        programs.len()
     );
 }

@@ -57,3 +57,28 @@ pub fn check_options(opts: &Options) -> CheckOptions {
         ..CheckOptions::default()
     }
 }
+
+/// The assembly `cc` (gcc, clang-19) prints at `-O3 -march=native` for the C that
+/// `emit-c` prints for `f`, in `syntax` (`att`, gcc's default, or `intel`); files go
+/// to `dir`. `None` when the compiler is not installed (the caller prints SKIPPED).
+pub fn compiler_output(
+    cc: &str,
+    f: &Function,
+    syntax: &str,
+    dir: &std::path::Path,
+) -> Option<String> {
+    std::fs::create_dir_all(dir).ok()?;
+    let c = dir.join(format!("{}.c", f.name));
+    std::fs::write(&c, cryptopt_measure::c::emit(f)).ok()?;
+    let out = dir.join(format!("{}.{cc}.{syntax}.s", f.name));
+    let mut cmd = std::process::Command::new(cc);
+    cmd.args(["-O3", "-march=native", "-S", "-o"])
+        .arg(&out)
+        .arg(&c);
+    if syntax == "intel" {
+        cmd.arg("-masm=intel");
+    }
+    let st = cmd.status().ok()?;
+    assert!(st.success(), "{cc} failed on {}", c.display());
+    Some(std::fs::read_to_string(&out).unwrap())
+}
