@@ -176,6 +176,30 @@ struct Tally {
     false_equivalent: Vec<String>,
 }
 
+impl Tally {
+    /// Prints the counts, then fails on any false "equivalent".
+    fn report(&self, what: &str) {
+        eprintln!(
+            "mutation of {what}: {} faults tried: {} proved equivalent (harmless; each run \
+             natively, {} runs), {} rejected as not equivalent, {} rejected with an error",
+            self.tried,
+            self.proved,
+            self.native_runs,
+            self.rejected_not_equivalent,
+            self.rejected_error
+        );
+        for (k, [p, n, e]) in &self.by_kind {
+            eprintln!("  {k:>9}: {p:4} proved, {n:4} not equivalent, {e:4} errors");
+        }
+        assert!(
+            self.false_equivalent.is_empty(),
+            "{} FALSE EQUIVALENT:\n{}",
+            self.false_equivalent.len(),
+            self.false_equivalent.join("\n\n")
+        );
+    }
+}
+
 /// Faults per generated program, programs per function (times
 /// `$CRYPTOPT_MUTATION_SCALE`, 1 by default, for long runs).
 const FAULTS: usize = 40;
@@ -336,20 +360,7 @@ fn faults_are_rejected_or_harmless() {
         }
     });
     let t = tally.into_inner().expect("lock");
-    eprintln!(
-        "mutation: {} faults tried: {} proved equivalent (harmless; each run natively, \
-         {} runs), {} rejected as not equivalent, {} rejected with an error",
-        t.tried, t.proved, t.native_runs, t.rejected_not_equivalent, t.rejected_error
-    );
-    for (k, [p, n, e]) in &t.by_kind {
-        eprintln!("  {k:>9}: {p:4} proved, {n:4} not equivalent, {e:4} errors");
-    }
-    assert!(
-        t.false_equivalent.is_empty(),
-        "{} FALSE EQUIVALENT:\n{}",
-        t.false_equivalent.len(),
-        t.false_equivalent.join("\n\n")
-    );
+    t.report("generated programs");
     assert!(t.tried >= 3000, "only {} faults tried", t.tried);
     assert!(
         t.proved > 0,
@@ -438,26 +449,7 @@ fn faults_in_compiler_output_are_rejected_or_harmless() {
         }
     });
     let t = tally.into_inner().expect("lock");
-    eprintln!(
-        "mutation of compiler output ({} programs): {} faults tried: {} proved equivalent \
-         (harmless; each run natively, {} runs), {} rejected as not equivalent, {} rejected \
-         with an error",
-        programs.len(),
-        t.tried,
-        t.proved,
-        t.native_runs,
-        t.rejected_not_equivalent,
-        t.rejected_error
-    );
-    for (k, [p, n, e]) in &t.by_kind {
-        eprintln!("  {k:>9}: {p:4} proved, {n:4} not equivalent, {e:4} errors");
-    }
-    assert!(
-        t.false_equivalent.is_empty(),
-        "{} FALSE EQUIVALENT:\n{}",
-        t.false_equivalent.len(),
-        t.false_equivalent.join("\n\n")
-    );
+    t.report(&format!("compiler output ({} programs)", programs.len()));
     assert!(
         programs.len() >= 6,
         "only {} compiler outputs proved",

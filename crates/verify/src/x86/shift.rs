@@ -133,23 +133,19 @@ impl Machine<'_> {
 
     /// A constant count in a register (low 8 bits).
     pub(super) fn count_reg(&mut self, op: X) -> Step<u32> {
-        match op {
-            X::Reg(r, _) => {
-                let c = self.g.trunc(self.regs[r.index()], 8);
-                match self.g.as_const(c) {
-                    Some(v) => Ok(v as u32),
-                    None => Err(self.variable_count()),
-                }
-            }
-            _ => Err(self.bad_form()),
-        }
+        self.const_low_bits(op, 8)
     }
 
     /// A constant control word in a register (low 16 bits: `bextr`'s start and length).
     pub(super) fn count_reg16(&mut self, op: X) -> Step<u32> {
+        self.const_low_bits(op, 16)
+    }
+
+    /// The low `bits` of a register, which must be a constant.
+    fn const_low_bits(&mut self, op: X, bits: u32) -> Step<u32> {
         match op {
             X::Reg(r, _) => {
-                let c = self.g.trunc(self.regs[r.index()], 16);
+                let c = self.g.trunc(self.regs[r.index()], bits);
                 match self.g.as_const(c) {
                     Some(v) => Ok(v as u32),
                     None => Err(self.variable_count()),
