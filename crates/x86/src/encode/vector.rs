@@ -1,0 +1,122 @@
+//! The AVX2 part of the mapping (see the parent module): the vector instructions
+//! compilers emit and the checker reads. Code generation never emits them; they are
+//! encoded so that whatever parses can be run and measured.
+
+use iced_x86::{Code, OpKind, Register};
+
+use super::{count, make, op, width, Op, Res, FORM};
+use crate::inst::{Mnemonic, Operand, Size, VReg};
+use Code::*;
+
+/// iced's vector registers by number: `xmm`n, `ymm`n.
+pub(super) fn vreg(v: VReg, s: Size) -> Register {
+    let base = if s == Size::B256 {
+        Register::YMM0 as u32
+    } else {
+        Register::XMM0 as u32
+    };
+    // XMM0..XMM15 and YMM0..YMM15 are consecutive in iced's register enum.
+    Register::values()
+        .nth((base + (v.0 & 15) as u32) as usize)
+        .unwrap_or(Register::None)
+}
+
+/// The AVX2 instructions: each has one form per operand shape, by the width of its
+/// vector registers (`xmm` 128, `ymm` 256).
+pub(super) fn vector(mn: Mnemonic, ops: &[Operand]) -> Res {
+    use Mnemonic as Mn;
+    use Operand::{Imm, Mem as M, Reg as R, Vec as V};
+    const B64: Size = Size::B64;
+    const X: Size = Size::B128;
+    const Y: Size = Size::B256;
+    let all = |code: Code| {
+        let mut v = [Op::R(Register::None); 4];
+        for (d, o) in v.iter_mut().zip(ops) {
+            *d = match *o {
+                Imm(k) => Op::I(count(k)?, OpKind::Immediate8),
+                _ => op(o)?,
+            };
+        }
+        make(code, &v[..ops.len()])
+    };
+    let vx = |o: &Operand, s: Size| matches!(*o, V(_, t) if t == s);
+    // A vector register or memory operand of `s` bits.
+    let vm = |o: &Operand, s: Size| vx(o, s) || matches!(*o, M(m) if m.size == s);
+    let code = match (mn, ops) {
+        (Mn::Vmovq, [V(_, X), R(_, B64)]) => VEX_Vmovq_xmm_rm64,
+        (Mn::Vmovq, [R(_, B64), V(_, X)]) => VEX_Vmovq_rm64_xmm,
+        (Mn::Vmovq, [V(_, X), b]) if vx(b, X) || matches!(*b, M(m) if m.size == B64) => {
+            VEX_Vmovq_xmm_xmmm64
+        }
+        (Mn::Vmovq, [M(m), V(_, X)]) if m.size == B64 => VEX_Vmovq_xmmm64_xmm,
+        (Mn::Vmovdqu | Mn::Vmovdqa, [a, b]) => {
+            let u = mn == Mn::Vmovdqu;
+            match (a, b) {
+                (V(_, X), b) if vm(b, X) => {
+                    pick(u, VEX_Vmovdqu_xmm_xmmm128, VEX_Vmovdqa_xmm_xmmm128)
+                }
+                (V(_, Y), b) if vm(b, Y) => {
+                    pick(u, VEX_Vmovdqu_ymm_ymmm256, VEX_Vmovdqa_ymm_ymmm256)
+                }
+                (M(m), V(_, X)) if m.size == X => {
+                    pick(u, VEX_Vmovdqu_xmmm128_xmm, VEX_Vmovdqa_xmmm128_xmm)
+                }
+                (M(m), V(_, Y)) if m.size == Y => {
+                    pick(u, VEX_Vmovdqu_ymmm256_ymm, VEX_Vmovdqa_ymmm256_ymm)
+                }
+                _ => return Err(FORM),
+            }
+        }
+        (Mn::Vpinsrq, [V(_, X), V(_, X), b, Imm(_)]) if matches!(width(b), Some(B64)) => {
+            VEX_Vpinsrq_xmm_xmm_rm64_imm8
+        }
+        (Mn::Vpextrq, [a, V(_, X), Imm(_)]) if matches!(width(a), Some(B64)) => {
+            VEX_Vpextrq_rm64_xmm_imm8
+        }
+        (Mn::Vinserti128, [V(_, Y), V(_, Y), c, Imm(_)]) if vm(c, X) => {
+            VEX_Vinserti128_ymm_ymm_xmmm128_imm8
+        }
+        (Mn::Vextracti128, [a, V(_, Y), Imm(_)]) if vm(a, X) => VEX_Vextracti128_xmmm128_ymm_imm8,
+        (Mn::Vpbroadcastq, [V(_, s), b]) if vx(b, X) || matches!(*b, M(m) if m.size == B64) => {
+            pick(
+                *s == X,
+                VEX_Vpbroadcastq_xmm_xmmm64,
+                VEX_Vpbroadcastq_ymm_xmmm64,
+            )
+        }
+        // AVX-512VL: from a general register.
+        (Mn::Vpbroadcastq, [V(_, s), R(_, B64)]) => pick(
+            *s == X,
+            EVEX_Vpbroadcastq_xmm_k1z_r64,
+            EVEX_Vpbroadcastq_ymm_k1z_r64,
+        ),
+        (
+            Mn::Vpunpcklqdq | Mn::Vpand | Mn::Vpor | Mn::Vpxor | Mn::Vpaddq | Mn::Vpsubq,
+            [V(_, s), V(_, t), c],
+        ) if s == t && vm(c, *s) => {
+            let (x, y) = match mn {
+                Mn::Vpunpcklqdq => (
+                    VEX_Vpunpcklqdq_xmm_xmm_xmmm128,
+                    VEX_Vpunpcklqdq_ymm_ymm_ymmm256,
+                ),
+                Mn::Vpand => (VEX_Vpand_xmm_xmm_xmmm128, VEX_Vpand_ymm_ymm_ymmm256),
+                Mn::Vpor => (VEX_Vpor_xmm_xmm_xmmm128, VEX_Vpor_ymm_ymm_ymmm256),
+                Mn::Vpxor => (VEX_Vpxor_xmm_xmm_xmmm128, VEX_Vpxor_ymm_ymm_ymmm256),
+                Mn::Vpaddq => (VEX_Vpaddq_xmm_xmm_xmmm128, VEX_Vpaddq_ymm_ymm_ymmm256),
+                _ => (VEX_Vpsubq_xmm_xmm_xmmm128, VEX_Vpsubq_ymm_ymm_ymmm256),
+            };
+            pick(*s == X, x, y)
+        }
+        (Mn::Vzeroupper, []) => VEX_Vzeroupper,
+        _ => return Err(FORM),
+    };
+    all(code)
+}
+
+fn pick(first: bool, a: Code, b: Code) -> Code {
+    if first {
+        a
+    } else {
+        b
+    }
+}
