@@ -252,43 +252,33 @@ impl Graph {
     /// of which adds the first one's low word, become one carry of all their arguments.
     /// Returns whether anything changed (the list may then hold equal terms).
     pub(super) fn telescope(&mut self, terms: &mut Vec<(NodeId, u128)>) -> bool {
-        let is_carry = |g: &Graph, t: NodeId| {
-            matches!(g.nodes[t.index()], Node::Carry { shift: 64, .. }) && g.lows.contains_key(&t)
-        };
         let mut changed = false;
         'again: loop {
-            if terms.iter().filter(|&&(t, _)| is_carry(self, t)).count() < 2 {
+            let is_carry = |&&(t, _): &&(NodeId, u128)| {
+                matches!(self.nodes[t.index()], Node::Carry { shift: 64, .. })
+            };
+            if terms.iter().filter(is_carry).count() < 2 {
                 return changed;
             }
-            for j in 0..terms.len() {
-                let (cj, coef) = terms[j];
-                let Node::Carry {
-                    shift: 64,
-                    k: kj,
-                    args: aj,
-                } = &self.nodes[cj.index()]
-                else {
+            for i in 0..terms.len() {
+                let (ci, coef) = terms[i];
+                let (Some((ki, ai)), Some(&low)) = (self.carry64(ci), self.lows.get(&ci)) else {
                     continue;
                 };
-                for i in 0..terms.len() {
-                    let (ci, ci_coef) = terms[i];
-                    if i == j || ci_coef != coef || !is_carry(self, ci) {
+                for j in 0..terms.len() {
+                    let (cj, cj_coef) = terms[j];
+                    if i == j || cj_coef != coef {
                         continue;
                     }
-                    let low = self.lows[&ci];
-                    let Some(at) = aj.iter().position(|&x| x == low) else {
+                    let Some((kj, aj)) = self.carry64(cj) else {
                         continue;
                     };
-                    let Node::Carry {
-                        k: ki, args: ai, ..
-                    } = &self.nodes[ci.index()]
+                    let (Some(at), Some(k)) =
+                        (aj.iter().position(|&x| x == low), ki.checked_add(kj))
                     else {
                         continue;
                     };
-                    let Some(k) = ki.checked_add(*kj) else {
-                        continue;
-                    };
-                    let mut args: Vec<NodeId> = ai.to_vec();
+                    let mut args = ai.clone();
                     args.extend(
                         aj.iter()
                             .enumerate()
@@ -297,9 +287,8 @@ impl Graph {
                     );
                     self.fire(Rule::CarryTelescope);
                     let c = self.carry(64, &args, k);
-                    let (hi, lo) = (i.max(j), i.min(j));
-                    terms.remove(hi);
-                    terms[lo] = (c, coef);
+                    terms.remove(i.max(j));
+                    terms[i.min(j)] = (c, coef);
                     changed = true;
                     continue 'again;
                 }
@@ -308,11 +297,20 @@ impl Graph {
         }
     }
 
-    /// The arguments of an exact sum (a carry's, or a borrow's subtrahends) in normal
-    /// form, and the constant to add: sums that cannot wrap are spliced in (rule
-    /// `carry-flatten`), then chained carries merged (rule `carry-telescope`).
-    fn exact_args(&mut self, args: &[NodeId]) -> (Vec<(NodeId, u128)>, u128) {
-        let mut k = 0u128;
+    /// The constant and arguments of `t` if it is a 64-bit carry.
+    fn carry64(&self, t: NodeId) -> Option<(u128, Vec<NodeId>)> {
+        match &self.nodes[t.index()] {
+            Node::Carry { shift: 64, k, args } => Some((*k, args.to_vec())),
+            _ => None,
+        }
+    }
+
+    /// The arguments and constant of an exact sum `k + Σ args` (a carry's, or a borrow's
+    /// subtrahends) in normal form: sums that cannot wrap spliced in (rule
+    /// `carry-flatten`), chained carries merged (rule `carry-telescope`), constants
+    /// folded into `k` while it does not overflow, the rest sorted.
+    fn exact_args(&mut self, args: &[NodeId], k: u128) -> (Vec<NodeId>, u128) {
+        let mut kk = k;
         let mut ts: Vec<(NodeId, u128)> = Vec::with_capacity(args.len());
         let mut work: Vec<NodeId> = args.iter().rev().copied().collect();
         while let Some(a) = work.pop() {
@@ -321,10 +319,9 @@ impl Graph {
                     && terms
                         .iter()
                         .try_fold(*ka, |acc, &(t, _)| acc.checked_add(self.info[t.index()].ub))
-                        .is_some_and(|b| b <= mask(*w as u32))
-                    && k.checked_add(*ka).is_some();
-                if fits {
-                    k += *ka;
+                        .is_some_and(|b| b <= mask(*w as u32));
+                if let (true, Some(sum)) = (fits, kk.checked_add(*ka)) {
+                    kk = sum;
                     work.extend(terms.iter().rev().map(|&(t, _)| t));
                     self.fire(Rule::CarryFlatten);
                     continue;
@@ -333,27 +330,20 @@ impl Graph {
             ts.push((a, 1));
         }
         self.telescope(&mut ts);
-        (ts, k)
-    }
-
-    /// `⌊(k + Σ args) / 2^shift⌋`, exact.
-    pub fn carry(&mut self, shift: u32, args: &[NodeId], k: u128) -> NodeId {
-        let (ts, k0) = self.exact_args(args);
-        let (ts, mut kk) = match k.checked_add(k0) {
-            Some(kk) => (ts, kk),
-            None => (args.iter().map(|&a| (a, 1)).collect(), k),
-        };
         let mut xs: Vec<NodeId> = Vec::with_capacity(ts.len());
-        for &(a, _) in &ts {
-            match self.as_const(a) {
-                Some(v) => match kk.checked_add(v) {
-                    Some(s) => kk = s,
-                    None => xs.push(a),
-                },
+        for (a, _) in ts {
+            match self.as_const(a).and_then(|v| kk.checked_add(v)) {
+                Some(sum) => kk = sum,
                 None => xs.push(a),
             }
         }
         xs.sort_unstable();
+        (xs, kk)
+    }
+
+    /// `⌊(k + Σ args) / 2^shift⌋`, exact.
+    pub fn carry(&mut self, shift: u32, args: &[NodeId], k: u128) -> NodeId {
+        let (xs, kk) = self.exact_args(args, k);
         if xs.is_empty() {
             self.fire(Rule::ConstFold);
             return self.konst(sh_r(kk, shift));
@@ -393,10 +383,7 @@ impl Graph {
                 ub,
             },
         );
-        if shift == 64
-            && !self.lows.contains_key(&c)
-            && matches!(self.nodes[c.index()], Node::Carry { .. })
-        {
+        if shift == 64 && !self.lows.contains_key(&c) {
             let low = self.add(64, &terms, kk);
             self.lows.insert(c, low);
         }
@@ -405,22 +392,7 @@ impl Graph {
 
     /// `1` if `a < k + Σ subs`, else `0`.
     pub fn borrow(&mut self, a: NodeId, subs: &[NodeId], k: u128) -> NodeId {
-        let (ts, k0) = self.exact_args(subs);
-        let (ts, mut kk) = match k.checked_add(k0) {
-            Some(kk) => (ts, kk),
-            None => (subs.iter().map(|&s| (s, 1)).collect(), k),
-        };
-        let mut xs: Vec<NodeId> = Vec::with_capacity(ts.len());
-        for &(s, _) in &ts {
-            match self.as_const(s) {
-                Some(v) => match kk.checked_add(v) {
-                    Some(t) => kk = t,
-                    None => xs.push(s),
-                },
-                None => xs.push(s),
-            }
-        }
-        xs.sort_unstable();
+        let (xs, kk) = self.exact_args(subs, k);
         let bound = xs
             .iter()
             .try_fold(kk, |acc, &s| acc.checked_add(self.ub(s)));
