@@ -36,24 +36,17 @@ impl Machine<'_> {
                     v[3] = zero;
                 }
             }
-            // To a general register or memory: the low lane.
-            (
-                M::Vmovq | M::Vpextrq,
-                &[d @ (X::Reg(..) | X::Mem(_)), s @ X::Vec(..), ref rest @ ..],
-            ) => {
-                let k = match rest {
-                    [] if mn == M::Vmovq => 0,
-                    [X::Imm(i)] if mn == M::Vpextrq => (*i & 1) as usize,
-                    _ => return Err(self.not_modelled()),
-                };
+            // To a general register or memory: a lane.
+            (M::Vmovq, &[d @ (X::Reg(..) | X::Mem(_)), s @ X::Vec(..)]) => {
+                let v = self.qword(s)?;
+                self.write(d, v)?;
+            }
+            (M::Vpextrq, &[d, s @ X::Vec(..), X::Imm(i)]) => {
                 let (l, _) = self.lanes(s)?;
-                self.write(d, l[k])?;
+                self.write(d, l[(i & 1) as usize])?;
             }
             (M::Vmovq, &[d @ X::Vec(..), s]) => {
-                let v = match s {
-                    X::Vec(..) => self.lanes(s)?.0[0],
-                    _ => self.read(s, Size::B64)?,
-                };
+                let v = self.qword(s)?;
                 self.set_lanes(d, &[v])?;
             }
             (M::Vmovdqu | M::Vmovdqa, &[d, s]) => {
@@ -67,7 +60,7 @@ impl Machine<'_> {
             }
             (M::Vpinsrq, &[d, a, b, X::Imm(i)]) => {
                 let (mut l, _) = self.lanes(a)?;
-                l[(i & 1) as usize] = self.read(b, Size::B64)?;
+                l[(i & 1) as usize] = self.qword(b)?;
                 self.set_lanes(d, &l[..2])?;
             }
             (M::Vinserti128, &[d, a, b, X::Imm(i)]) => {
@@ -82,13 +75,9 @@ impl Machine<'_> {
                 let at = 2 * (i & 1) as usize;
                 self.set_lanes(d, &l[at..at + 2])?;
             }
-            (M::Vpbroadcastq, &[d @ X::Vec(_, sz), s]) => {
-                let v = match s {
-                    X::Vec(..) => self.lanes(s)?.0[0],
-                    _ => self.read(s, Size::B64)?,
-                };
-                let n = (sz.bits() / 64) as usize;
-                self.set_lanes(d, &[v; 4][..n])?;
+            (M::Vpbroadcastq, &[d @ X::Vec(..), s]) => {
+                let v = self.qword(s)?;
+                self.set_lanes(d, &[v; 4][..lane_count(d)])?;
             }
             (M::Vpunpcklqdq, &[d, a, b]) => {
                 let ((x, n), (y, _)) = (self.lanes(a)?, self.lanes(b)?);
@@ -114,16 +103,20 @@ impl Machine<'_> {
         Ok(())
     }
 
+    /// The low 64 bits of a vector register, or a 64-bit register or memory operand.
+    fn qword(&mut self, op: X) -> Step<NodeId> {
+        match op {
+            X::Vec(v, _) => Ok(self.vregs[v.index() & 15][0]),
+            _ => self.read(op, Size::B64),
+        }
+    }
+
     /// The lanes of a vector register or a vector-sized memory operand.
     fn lanes(&mut self, op: X) -> Step<Lanes> {
-        let n = match size_of(op) {
-            Some(Size::B128) => 2,
-            Some(Size::B256) => 4,
-            _ => return Err(self.bad_form()),
-        };
+        let n = lane_count(op);
         match op {
-            X::Vec(v, _) => Ok((self.vregs[v.index() & 15], n)),
-            X::Mem(m) => {
+            X::Vec(v, _) if n > 0 => Ok((self.vregs[v.index() & 15], n)),
+            X::Mem(m) if n > 0 => {
                 let (b, off) = self.locate(m)?;
                 let mut l = [self.g.konst(0); 4];
                 for (k, lane) in l.iter_mut().enumerate().take(n) {
@@ -138,13 +131,9 @@ impl Machine<'_> {
     /// Writes `lanes` to a vector register (the lanes above them become zero) or to
     /// memory of their size.
     fn set_lanes(&mut self, op: X, lanes: &[NodeId]) -> Step<()> {
-        let want = match size_of(op) {
-            Some(Size::B128) => 2,
-            Some(Size::B256) => 4,
-            _ => 0,
-        };
+        let n = lane_count(op);
         match op {
-            X::Vec(v, _) if lanes.len() <= want => {
+            X::Vec(v, _) if lanes.len() <= n => {
                 let zero = self.g.konst(0);
                 let mut l = [zero; 4];
                 l[..lanes.len()].copy_from_slice(lanes);
@@ -154,7 +143,7 @@ impl Machine<'_> {
                 self.vregs[v.index() & 15] = l;
                 Ok(())
             }
-            X::Mem(m) if lanes.len() == want => {
+            X::Mem(m) if lanes.len() == n => {
                 let (b, off) = self.locate(m)?;
                 for (k, &x) in lanes.iter().enumerate() {
                     self.record(x);
@@ -164,5 +153,14 @@ impl Machine<'_> {
             }
             _ => Err(self.bad_form()),
         }
+    }
+}
+
+/// The 64-bit lanes of a 128- or 256-bit operand; 0 for any other.
+fn lane_count(op: X) -> usize {
+    match size_of(op) {
+        Some(Size::B128) => 2,
+        Some(Size::B256) => 4,
+        _ => 0,
     }
 }
