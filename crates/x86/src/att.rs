@@ -132,7 +132,7 @@ fn operand(t: &str) -> Result<Parsed, String> {
     if t.starts_with('*') {
         return Err("an indirect operand".to_string());
     }
-    if t.contains("(%rip)") {
+    if t.contains("%rip") {
         return Err("a %rip-relative address (not a constant this reads)".to_string());
     }
     let Some(open) = t.find('(') else {
@@ -154,9 +154,6 @@ fn operand(t: &str) -> Result<Parsed, String> {
     let reg = |p: &str| -> Result<Option<Reg>, String> {
         if p.is_empty() {
             return Ok(None);
-        }
-        if p == "%rip" {
-            return Err("a %rip-relative address (not a constant this reads)".to_string());
         }
         match p.strip_prefix('%').map(addr_reg).transpose()?.flatten() {
             Some(r) => Ok(Some(r)),

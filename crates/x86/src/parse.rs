@@ -383,11 +383,6 @@ fn operand(t: &str) -> std::result::Result<Parsed, Option<String>> {
         .find('[')
         .filter(|&i| i == 0 || size.is_some() || number(t[..i].trim()).is_some())
     {
-        if t[open..].starts_with("[rip") || t[open..].contains("rip]") {
-            return Err(Some(
-                "a rip-relative address (not a constant this reads)".to_string(),
-            ));
-        }
         let inner = t[open + 1..]
             .strip_suffix(']')
             .ok_or_else(|| Some("unterminated memory operand".to_string()))?;
