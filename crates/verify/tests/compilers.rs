@@ -16,7 +16,6 @@ mod common;
 use std::fmt::Write as _;
 use std::process::Command;
 
-use cryptopt_ir::Function;
 use cryptopt_verify::{check_asm, CheckOptions, Verdict};
 
 /// A ratchet against the checker losing ground: on the AVX-512 Zen 4 class machine
@@ -25,27 +24,6 @@ use cryptopt_verify::{check_asm, CheckOptions, Verdict};
 const FLOOR: usize = 12;
 
 const COMPILERS: [&str; 2] = ["gcc", "clang-19"];
-
-/// The functions of the set.
-fn set() -> Option<Vec<Function>> {
-    let mut fs = common::functions(&["_mul", "_square"])?;
-    let extra = ["_add", "_sub", "_opp", "_from_montgomery"];
-    for (file, prefix) in [
-        ("p256_64.json", "fiat_p256"),
-        ("curve25519_64.json", "fiat_25519"),
-        ("secp256k1_montgomery_64.json", "fiat_secp256k1_montgomery"),
-    ] {
-        for e in extra {
-            let name = format!("{prefix}{e}");
-            let dir = common::fiat_dir()?;
-            let text = std::fs::read_to_string(dir.join(file)).ok()?;
-            if let Ok(f) = cryptopt_frontend::fiat::parse_function(&text, &name) {
-                fs.push(f);
-            }
-        }
-    }
-    Some(fs)
-}
 
 /// What one check concluded, in a few words (the same for both syntaxes of a program).
 fn outcome(r: &cryptopt_verify::Result<Verdict>) -> String {
@@ -69,7 +47,7 @@ fn outcome(r: &cryptopt_verify::Result<Verdict>) -> String {
 
 #[test]
 fn compiler_output_is_read_and_proved() {
-    let Some(fs) = set() else {
+    let Some(fs) = common::acceptance_set() else {
         eprintln!("SKIPPED compiler_output_is_read_and_proved: CRYPTOPT_FIAT_JSON not set");
         return;
     };

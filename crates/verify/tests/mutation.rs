@@ -376,20 +376,12 @@ const FOREIGN_FAULTS: usize = 700;
 /// set (`compilers.rs`) whose output the checker proves. Zero false "equivalent".
 #[test]
 fn faults_in_compiler_output_are_rejected_or_harmless() {
-    let Some(mut fs) = common::functions(&["_mul", "_square"]) else {
-        eprintln!("SKIPPED faults_in_compiler_output_are_rejected_or_harmless: CRYPTOPT_FIAT_JSON is not set");
+    let Some(fs) = common::acceptance_set() else {
+        eprintln!(
+            "SKIPPED faults_in_compiler_output_are_rejected_or_harmless: CRYPTOPT_FIAT_JSON is not set"
+        );
         return;
     };
-    for (file, name) in [
-        ("curve25519_64.json", "fiat_25519_add"),
-        ("p256_64.json", "fiat_p256_sub"),
-        (
-            "secp256k1_montgomery_64.json",
-            "fiat_secp256k1_montgomery_sub",
-        ),
-    ] {
-        fs.extend(common::function(file, name));
-    }
     let dir = std::env::temp_dir().join(format!("cryptopt-mutation-cc-{}", std::process::id()));
     let mut programs = Vec::new();
     for f in &fs {

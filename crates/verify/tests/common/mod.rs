@@ -43,6 +43,25 @@ pub fn functions(suffixes: &[&str]) -> Option<Vec<Function>> {
     Some(out)
 }
 
+/// The acceptance set of foreign code (issue 15): every mul/square function of
+/// `FILES`, and add/sub/opp/from_montgomery of p256, curve25519 and secp256k1 where
+/// the file has them.
+pub fn acceptance_set() -> Option<Vec<Function>> {
+    let mut fs = functions(&["_mul", "_square"])?;
+    let dir = fiat_dir()?;
+    for (file, prefix) in [
+        ("p256_64.json", "fiat_p256"),
+        ("curve25519_64.json", "fiat_25519"),
+        ("secp256k1_montgomery_64.json", "fiat_secp256k1_montgomery"),
+    ] {
+        let text = std::fs::read_to_string(dir.join(file)).unwrap();
+        for op in ["_add", "_sub", "_opp", "_from_montgomery"] {
+            fs.extend(fiat::parse_function(&text, &format!("{prefix}{op}")).ok());
+        }
+    }
+    Some(fs)
+}
+
 /// One function by file and name.
 pub fn function(file: &str, name: &str) -> Option<Function> {
     let dir = fiat_dir()?;
