@@ -217,12 +217,7 @@ fn mutate_function(f: &Function, seed: u64, tally: &Mutex<Tally>) {
     let g = lower::lower(f).expect("lowers");
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     let mut runner = Runner::new().expect("runner");
-    let mut cases = inputs::edge_cases(f);
-    cases.extend((0..RANDOM_INPUTS).map(|_| inputs::random(f, &mut rng)));
-    let want: Vec<_> = cases
-        .iter()
-        .map(|x| interp::run(f, x).expect("interpreter"))
-        .collect();
+    let ground = Ground::new(f, &mut rng);
     let all = Options::all();
     for _ in 0..PROGRAMS * scale() {
         let opts = all[rng.random_range(0..all.len())];
@@ -236,22 +231,27 @@ fn mutate_function(f: &Function, seed: u64, tally: &Mutex<Tally>) {
             "{}: the unmutated program is not proved",
             f.name
         );
-        let alias = pairings(f, opts.aliasing);
-        let ctx = Ground {
-            cases: &cases,
-            want: &want,
-            alias: &alias,
-        };
-        fault_program(f, &p, copts, &ctx, &mut runner, &mut rng, tally, FAULTS);
+        fault_program(f, &p, copts, &ground, &mut runner, &mut rng, tally, FAULTS);
     }
 }
 
-/// The inputs a proved fault is run on, what the interpreter says for them, and the
-/// aliasings to run them under.
-struct Ground<'a> {
-    cases: &'a [Vec<Vec<u128>>],
-    want: &'a [Vec<Vec<u128>>],
-    alias: &'a [cryptopt_measure::diff::Pairing],
+/// The inputs a proved fault is run on (edge cases and random ones) and what the
+/// interpreter says for them.
+struct Ground {
+    cases: Vec<Vec<Vec<u128>>>,
+    want: Vec<Vec<Vec<u128>>>,
+}
+
+impl Ground {
+    fn new(f: &Function, rng: &mut Xoshiro256PlusPlus) -> Ground {
+        let mut cases = inputs::edge_cases(f);
+        cases.extend((0..RANDOM_INPUTS).map(|_| inputs::random(f, rng)));
+        let want = cases
+            .iter()
+            .map(|x| interp::run(f, x).expect("interpreter"))
+            .collect();
+        Ground { cases, want }
+    }
 }
 
 /// `faults` random faults of `p` (a program proved equivalent to `f`), each checked;
@@ -261,13 +261,14 @@ fn fault_program(
     f: &Function,
     p: &Program,
     copts: CheckOptions,
-    ground: &Ground<'_>,
+    ground: &Ground,
     runner: &mut Runner,
     rng: &mut Xoshiro256PlusPlus,
     tally: &Mutex<Tally>,
     faults: usize,
 ) {
     let mut code = Vec::new();
+    let alias = pairings(f, copts.aliasing);
     for k in 0..faults {
         let kind = KINDS[k % KINDS.len()];
         let Some((q, what)) = mutate(p, kind, rng) else {
@@ -288,8 +289,8 @@ fn fault_program(
                 runner.load(&code).expect("loads");
                 let mut runs = 0;
                 let mut bad = None;
-                'run: for (x, w) in ground.cases.iter().zip(ground.want) {
-                    for &a in ground.alias {
+                'run: for (x, w) in ground.cases.iter().zip(&ground.want) {
+                    for &a in &alias {
                         runs += 1;
                         if let Err(e) = runner.check_against(f, x, w, a) {
                             bad = Some(e.to_string());
@@ -413,23 +414,11 @@ fn faults_in_compiler_output_are_rejected_or_harmless() {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some((f, p)) = programs.get(i) else { break };
                     let mut rng = Xoshiro256PlusPlus::seed_from_u64(991 + i as u64);
-                    let mut cases = inputs::edge_cases(f);
-                    cases.extend((0..RANDOM_INPUTS).map(|_| inputs::random(f, &mut rng)));
-                    let want: Vec<_> = cases
-                        .iter()
-                        .map(|x| interp::run(f, x).expect("interpreter"))
-                        .collect();
-                    let alias = pairings(f, CheckOptions::default().aliasing);
-                    let ground = Ground {
-                        cases: &cases,
-                        want: &want,
-                        alias: &alias,
-                    };
-                    let copts = CheckOptions::default();
+                    let ground = Ground::new(f, &mut rng);
                     fault_program(
                         f,
                         p,
-                        copts,
+                        CheckOptions::default(),
                         &ground,
                         &mut runner,
                         &mut rng,
