@@ -130,6 +130,10 @@ pub(crate) struct CheckArgs {
     /// frame; the 128-byte red zone not counted); a deeper rsp fails the check
     #[arg(long, value_name = "BYTES", default_value_t = cryptopt_verify::DEFAULT_STACK_LIMIT)]
     pub max_stack: u32,
+    /// Decide by the normal form alone: no SAT sweep for the outputs it leaves apart
+    /// (faster on programs that are not equivalent; proves less foreign code)
+    #[arg(long)]
+    pub no_sweep: bool,
 }
 
 /// `--formula`'s help: every formula with the field it is over, from `Formula::ALL`.

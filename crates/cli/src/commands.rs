@@ -107,6 +107,7 @@ pub(crate) fn check(a: CheckArgs, out: &mut dyn Write) -> Result<()> {
     let opts = cryptopt_verify::CheckOptions {
         aliasing: a.aliasing.aliasing.policy(),
         stack_limit: a.max_stack,
+        sweep: !a.no_sweep,
     };
     let src = cryptopt_verify::AsmSource {
         syntax: a.syntax.syntax(),

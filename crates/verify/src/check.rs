@@ -22,7 +22,7 @@ use crate::error::{Error, Result};
 use crate::graph::{Graph, NodeId, Sym};
 use crate::verdict::{CheckOptions, Divergence, Problem, Report, Verdict, SHOW_LIMIT};
 use crate::x86::{Base, Machine};
-use crate::{ir, ir::IrResult};
+use crate::{ir, ir::IrResult, sweep};
 
 /// The program for function `name` among `programs`: the one with that name, or the
 /// only one.
@@ -171,6 +171,12 @@ fn check_exact(
     }
     if differing.is_empty() && problems.is_empty() {
         return Ok(Verdict::Equivalent);
+    }
+    if problems.is_empty() && opts.sweep {
+        let pairs: Vec<(NodeId, NodeId)> = differing.iter().map(|d| (d.1, d.2)).collect();
+        if sweep::prove_pairs(&g, &pairs, sweep::Limits::default()).0 {
+            return Ok(Verdict::Equivalent);
+        }
     }
     if !explain {
         return Ok(report(Vec::new()));

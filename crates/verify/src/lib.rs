@@ -38,9 +38,13 @@
 //!   range analysis (`graph::range`), the named rules (`graph::rules`), the smart
 //!   constructors (`graph::bits`, `graph::arith`, `graph::bitwise`), evaluation and
 //!   printing;
+//! * `sweep`: SAT sweeping for the outputs the normal form leaves apart: simulation
+//!   picks candidate equal nodes, CaDiCaL proves each pair over the region where the
+//!   two cones differ, proved pairs are merged;
 //! * [`error`]: the errors for inputs the checker cannot check.
 //!
-//! This crate depends on `cryptopt-ir` and `cryptopt-x86` only. It must never share the
+//! This crate depends on `cryptopt-ir` and `cryptopt-x86` only (and a SAT solver, the
+//! `cadical` crate). It must never share the
 //! code generator's idea of what an instruction does (`Mnemonic::flags` included): it
 //! defines the meaning of every instruction itself.
 
@@ -49,6 +53,7 @@ mod check;
 pub mod error;
 pub mod graph;
 mod ir;
+mod sweep;
 mod verdict;
 mod x86;
 

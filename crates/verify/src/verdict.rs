@@ -25,6 +25,10 @@ pub struct CheckOptions {
     /// The most bytes rsp may go below the entry rsp (the red zone below it is not
     /// counted): a program that goes deeper fails the check ([`Problem::StackLimit`]).
     pub stack_limit: u32,
+    /// Whether outputs the normal form leaves apart go to the SAT sweep (on by default;
+    /// off, a check is the normal form's verdict alone, which is faster on programs that
+    /// are not equivalent and proves less foreign code).
+    pub sweep: bool,
 }
 
 impl Default for CheckOptions {
@@ -32,6 +36,7 @@ impl Default for CheckOptions {
         CheckOptions {
             aliasing: Aliasing::default(),
             stack_limit: DEFAULT_STACK_LIMIT,
+            sweep: true,
         }
     }
 }

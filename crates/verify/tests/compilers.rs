@@ -19,9 +19,9 @@ use std::process::Command;
 use cryptopt_verify::{check_asm, CheckOptions, Verdict};
 
 /// A ratchet against the checker losing ground: on the AVX-512 Zen 4 class machine
-/// where it was set, 20 are proved; compilers' output differs from CPU to CPU, hence the
-/// margin.
-const FLOOR: usize = 12;
+/// where it was set, 34 are proved (20 before the SAT sweep); compilers' output differs
+/// from CPU to CPU, hence the margin.
+const FLOOR: usize = 24;
 
 const COMPILERS: [&str; 2] = ["gcc", "clang-19"];
 

@@ -17,6 +17,12 @@ impl Graph {
         }
         v
     }
+
+    /// The value of node `id`, given the values `v` of the nodes before it (indexed by
+    /// id; only its arguments are read).
+    pub fn eval_node(&self, id: NodeId, v: &[u128], env: &mut dyn FnMut(Sym) -> u128) -> u128 {
+        eval_node(&self.nodes[id.index()], v, env)
+    }
 }
 
 /// `(hi, lo)` of the exact sum of `k` and `xs` (256 bits).

@@ -48,7 +48,8 @@
 //!   `carry-telescope`) and a sum that cannot wrap among a carry's arguments (rule
 //!   `carry-flatten`). Other regroupings — a reduction's carries propagated as signed
 //!   words (`sbb r, r; sar`), partial products summed in another order across limbs —
-//!   are reported as not equivalent.
+//!   are left apart here; the check then hands the differing outputs to the SAT sweep
+//!   (`crate::sweep`), which proves many of them value for value.
 //! * A shifted *sum* stays a bit slice even when the shift cuts bits off (only exact
 //!   products with a constant become arithmetic, rule `shl-arith`): making it arithmetic
 //!   would break the bit structure `shrd` done as `shr; shl; or` needs.
@@ -85,7 +86,7 @@ mod range;
 mod rules;
 mod show;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 pub use arena::{Graph, Node, NodeId, Seg, Sym};
 pub use range::{mask, sig, Info};

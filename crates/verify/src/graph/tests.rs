@@ -12,7 +12,7 @@ use proptest::prelude::*;
 use super::range::M64;
 use super::*;
 
-mod fuzz;
+pub(crate) mod fuzz;
 
 /// The leaves of the rule tests: two full words, a bit, a 40-bit and a 51-bit value.
 const BOUNDS: [u128; 5] = [

@@ -15,7 +15,7 @@ use crate::graph::*;
 /// A random operation on earlier values (indices into the list built so far), with
 /// reference semantics computed directly on integers.
 #[derive(Clone, Debug)]
-enum Raw {
+pub(crate) enum Raw {
     Leaf(u128),
     Const(u128),
     Add(u8, Vec<(usize, u128)>, u128),
@@ -273,22 +273,27 @@ proptest! {
     /// operations mean, and every node stays within its range information.
     #[test]
     fn normal_form_is_sound(
-        (bounds, ops, vals) in program().prop_flat_map(|(b, o)| {
-            let v = proptest::collection::vec(leaf_values(&b), 8);
-            (Just(b), Just(o), v)
-        })
+        (bounds, ops, vals) in random_graphs(8)
     ) {
         fuzz_once(&bounds, &ops, &vals)?;
     }
 }
 
-/// Builds one random program and checks it on the given leaf values; returns how often
-/// each rule fired.
-fn fuzz_once(
-    bounds: &[u128],
-    ops: &[Raw],
-    vals: &[Vec<u128>],
-) -> std::result::Result<Vec<u64>, TestCaseError> {
+/// Random graphs and values of their leaves, for checks of other modules against
+/// [`Graph::eval`] (the sweep's bit-blasting): bounds of the leaves, the operations, and
+/// `n` vectors of leaf values within the bounds.
+pub(crate) fn random_graphs(
+    n: usize,
+) -> impl Strategy<Value = (Vec<u128>, Vec<Raw>, Vec<Vec<u128>>)> {
+    program().prop_flat_map(move |(b, o)| {
+        let v = proptest::collection::vec(leaf_values(&b), n);
+        (Just(b), Just(o), v)
+    })
+}
+
+/// The graph of a random program: its leaves (`Sym::Input { param: 0, index }`) and the
+/// node of every step, leaves first.
+pub(crate) fn build_graph(bounds: &[u128], ops: &[Raw]) -> (Graph, Vec<NodeId>, Vec<Raw>) {
     let mut g = Graph::new();
     let mut nodes = Vec::new();
     let mut all: Vec<Raw> = Vec::new();
@@ -307,6 +312,17 @@ fn fuzz_once(
         nodes.push(build(&mut g, op, &nodes));
         all.push(op.clone());
     }
+    (g, nodes, all)
+}
+
+/// Builds one random program and checks it on the given leaf values; returns how often
+/// each rule fired.
+fn fuzz_once(
+    bounds: &[u128],
+    ops: &[Raw],
+    vals: &[Vec<u128>],
+) -> std::result::Result<Vec<u64>, TestCaseError> {
+    let (g, nodes, all) = build_graph(bounds, ops);
     for leaf in vals {
         let mut v: Vec<u128> = Vec::new();
         for (i, op) in all.iter().enumerate() {

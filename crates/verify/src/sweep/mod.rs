@@ -1,0 +1,480 @@
+//! SAT sweeping: the decision procedure for what the normal form leaves.
+//!
+//! The graph's normal form makes two computations one node only when its rules can
+//! rewrite one into the other; code written in another association (a Montgomery
+//! reduction's carries regrouped across limbs, a borrow propagated as a signed word,
+//! doubled products made with `shld`) ends at an output node that differs from the IR's
+//! although the values agree. This module then tries to prove the differing output pairs
+//! equal value for value, as hardware equivalence checkers do (*fraiging*):
+//!
+//! 1. **Simulate** every node in the cones of the outputs on a few dozen input vectors
+//!    (edge values and random ones within the leaves' bounds) with [`Graph::eval`]'s
+//!    semantics; nodes with the same values on every vector are candidates for being
+//!    equal.
+//! 2. **Prove** candidates bottom-up: a program node against an IR node (or a constant)
+//!    with the same signature, by a SAT query: both nodes bit-blasted (module `blast`)
+//!    down to the nodes their cones share, which stay free variables constrained only by
+//!    their ranges, and "some bit differs" refuted by the solver (CaDiCaL, within a
+//!    conflict budget). A proved pair is merged (union-find), so later queries stop at
+//!    it: each query covers only the few nodes where the two programs part ways.
+//! 3. The outputs are equal when each differing program output has been merged into
+//!    the IR's output node.
+//!
+//! Why sound: leaving a shared node free only widens the set of values the query ranges
+//! over (its range is one the analysis proved), so "no assignment makes them differ" is
+//! true of the actual values too; a merge is made only on the solver's UNSAT answer.
+//! Simulation only chooses which queries to ask. Incomplete where a region is too large,
+//! a query needs a relation between free nodes that their ranges do not give, or the
+//! solver runs out of conflicts.
+//!
+//! With `$CRYPTOPT_SWEEP_DEBUG` set, each sweep prints one line to stderr (queries,
+//! timeouts, merges, time): what to look at when foreign code is not proved.
+//!
+//! This module must never merge two nodes on any evidence other than an UNSAT answer
+//! for the exact difference of the two, nor change the graph.
+
+mod blast;
+mod circuit;
+mod query;
+#[cfg(test)]
+mod tests;
+
+use std::collections::HashMap;
+
+use rand::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+use crate::graph::{mask, sig, Graph, Node, NodeId, Sym};
+use circuit::Circuit;
+
+/// How much the sweep may spend.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Limits {
+    /// Input vectors simulated.
+    pub vectors: usize,
+    /// Candidates tried per program node.
+    pub candidates: usize,
+    /// Nodes bit-blasted per query.
+    pub region: usize,
+    /// Levels of shared nodes below a query's region that are blasted too.
+    pub expand: usize,
+    /// Conflicts per SAT query.
+    pub conflicts: i32,
+    /// Conflicts per SAT query of a small circuit (below `small` variables): each is
+    /// cheap there, and some identities of a few words need many.
+    pub small_conflicts: i32,
+    pub small: usize,
+    /// SAT queries in all.
+    pub queries: usize,
+    /// Variables a query's circuit may have (a larger one is not solved: the queries that
+    /// succeed are local, and large ones only run out of conflicts, slowly).
+    pub vars: usize,
+    /// Queries that may run out of conflicts before the sweep gives up.
+    pub timeouts: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            vectors: 48,
+            candidates: 3,
+            region: 600,
+            expand: 3,
+            conflicts: 1_500,
+            small_conflicts: 30_000,
+            small: 4_000,
+            queries: 2_000,
+            timeouts: 4,
+            vars: 80_000,
+        }
+    }
+}
+
+/// What a sweep did (for reports and tests).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Stats {
+    pub queries: usize,
+    pub timeouts: usize,
+    pub merged: usize,
+}
+
+/// Whether every pair `(ir, program)` is proved equal. `ir` nodes are the IR's outputs;
+/// the `program` nodes are built after every IR node (the machine runs after the IR).
+pub(crate) fn prove_pairs(g: &Graph, pairs: &[(NodeId, NodeId)], limits: Limits) -> (bool, Stats) {
+    let t = std::time::Instant::now();
+    let mut s = Sweep::new(g, pairs, limits);
+    // An output whose simulated values differ from the IR's is not equal (and the
+    // program is wrong on those inputs, or on leaves the IR does not read): no queries.
+    if pairs
+        .iter()
+        .any(|&(w, f)| s.sig[w.index()] != s.sig[f.index()])
+    {
+        return (false, s.stats);
+    }
+    let ok = s.run(pairs);
+    if std::env::var_os("CRYPTOPT_SWEEP_DEBUG").is_some() {
+        eprintln!("sweep: proved={ok} {:?} in {:?}", s.stats, t.elapsed());
+    }
+    (ok, s.stats)
+}
+
+struct Sweep<'g> {
+    g: &'g Graph,
+    limits: Limits,
+    /// Union-find parent (only program nodes are ever merged, into lower ids).
+    parent: Vec<NodeId>,
+    /// Nodes in the IR outputs' cones.
+    ir: Vec<bool>,
+    /// Nodes in the program outputs' cones.
+    prog: Vec<bool>,
+    /// Simulation signature of every node in either cone.
+    sig: Vec<u64>,
+    /// The value of a node that had the same value on every vector.
+    konst: Vec<Option<u128>>,
+    /// IR-cone nodes by signature, ascending.
+    by_sig: HashMap<u64, Vec<NodeId>>,
+    /// Per-query marks (stamp-based, so they are never cleared).
+    mark_a: Vec<u32>,
+    mark_b: Vec<u32>,
+    stamp: u32,
+    stats: Stats,
+}
+
+impl<'g> Sweep<'g> {
+    fn new(g: &'g Graph, pairs: &[(NodeId, NodeId)], limits: Limits) -> Sweep<'g> {
+        let ir = g.reachable(pairs.iter().map(|p| p.0));
+        let prog = g.reachable(pairs.iter().map(|p| p.1));
+        let n = g.len();
+        let mut s = Sweep {
+            g,
+            limits,
+            parent: (0..n as u32).map(NodeId).collect(),
+            ir,
+            prog,
+            sig: vec![0; n],
+            konst: vec![None; n],
+            by_sig: HashMap::new(),
+            mark_a: vec![0; n],
+            mark_b: vec![0; n],
+            stamp: 0,
+            stats: Stats::default(),
+        };
+        s.simulate();
+        for i in 0..n {
+            if s.ir[i] {
+                s.by_sig.entry(s.sig[i]).or_default().push(NodeId(i as u32));
+            }
+        }
+        s
+    }
+
+    fn in_cones(&self, i: usize) -> bool {
+        self.ir.get(i).copied().unwrap_or(false) || self.prog.get(i).copied().unwrap_or(false)
+    }
+
+    /// Step 1: signatures from `limits.vectors` evaluations of the cones.
+    fn simulate(&mut self) {
+        let g = self.g;
+        let n = g.len();
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(0x5eed_c0de);
+        let mut vals = vec![0u128; n];
+        let mut first = vec![0u128; n];
+        let mut same = vec![true; n];
+        for v in 0..self.limits.vectors {
+            let mut env: HashMap<Sym, u128> = HashMap::new();
+            for i in 0..n {
+                if !self.in_cones(i) {
+                    continue;
+                }
+                let id = NodeId(i as u32);
+                let x = match g.node(id) {
+                    Node::Sym(s) => {
+                        let ub = g.info(id).ub;
+                        let x = *env.entry(*s).or_insert_with(|| pick(&mut rng, ub, v));
+                        x
+                    }
+                    _ => g.eval_node(id, &vals, &mut |s| env.get(&s).copied().unwrap_or(0)),
+                };
+                vals[i] = x;
+                if v == 0 {
+                    first[i] = x;
+                } else if x != first[i] {
+                    same[i] = false;
+                }
+                self.sig[i] = mix(self.sig[i], x);
+            }
+        }
+        for i in 0..n {
+            if self.in_cones(i) && same[i] {
+                self.konst[i] = Some(first[i]);
+            }
+        }
+    }
+
+    /// Whether the sweep has used up its queries or its timeouts.
+    fn spent(&self) -> bool {
+        self.stats.queries >= self.limits.queries || self.stats.timeouts >= self.limits.timeouts
+    }
+
+    fn find(&self, mut x: NodeId) -> NodeId {
+        while self.parent[x.index()] != x {
+            x = self.parent[x.index()];
+        }
+        x
+    }
+
+    /// Step 2 and 3.
+    fn run(&mut self, pairs: &[(NodeId, NodeId)]) -> bool {
+        let mut open: HashMap<NodeId, Vec<NodeId>> = HashMap::new();
+        for &(want, found) in pairs {
+            open.entry(found).or_default().push(want);
+        }
+        let last = pairs.iter().map(|p| p.1.index()).max().unwrap_or(0);
+        for i in 0..=last {
+            if !self.prog[i]
+                || self.ir[i]
+                || matches!(self.g.node(NodeId(i as u32)), Node::Sym(_) | Node::Const(_))
+            {
+                continue;
+            }
+            let m = NodeId(i as u32);
+            if self.spent() {
+                return false;
+            }
+            self.merge_with_candidate(m);
+            if let Some(wants) = open.get(&m) {
+                if wants.iter().any(|&w| self.find(m) != self.find(w)) {
+                    // An output that could not be merged: the rest cannot help it.
+                    return false;
+                }
+            }
+        }
+        pairs.iter().all(|&(w, f)| self.find(w) == self.find(f))
+    }
+
+    /// Tries the IR nodes with `m`'s signature (and its constant, if it had one value),
+    /// merging `m` into the first one proved equal.
+    fn merge_with_candidate(&mut self, m: NodeId) {
+        if let Some(k) = self.konst[m.index()] {
+            if self.query(m, Target::Const(k)) {
+                // A node equal to a constant: merged into that constant's node when the
+                // graph has one, else recorded by leaving later queries to see it free.
+                if let Some(c) = self.const_node(k) {
+                    self.parent[m.index()] = c;
+                    self.stats.merged += 1;
+                }
+                return;
+            }
+        }
+        let cands: Vec<NodeId> = self
+            .by_sig
+            .get(&self.sig[m.index()])
+            .map(|v| v.iter().copied().take(self.limits.candidates).collect())
+            .unwrap_or_default();
+        for r in cands {
+            if self.spent() {
+                return;
+            }
+            if self.query(m, Target::Node(r)) {
+                self.parent[m.index()] = r;
+                self.stats.merged += 1;
+                return;
+            }
+        }
+    }
+
+    /// The IR-cone node that is constant `k`, if there is one.
+    fn const_node(&self, k: u128) -> Option<NodeId> {
+        self.by_sig
+            .values()
+            .flatten()
+            .copied()
+            .find(|&id| self.g.as_const(id) == Some(k))
+    }
+
+    /// Marks the cone of `root` (through merges) with the current stamp in `a` or `b`.
+    fn mark_cone(&mut self, root: NodeId, into_b: bool) -> usize {
+        let stamp = self.stamp;
+        let mut count = 0;
+        let mut stack = vec![root];
+        let marks = if into_b {
+            &mut self.mark_b
+        } else {
+            &mut self.mark_a
+        };
+        marks[root.index()] = stamp;
+        while let Some(x) = stack.pop() {
+            count += 1;
+            let mut args = Vec::new();
+            self.g.for_each_arg(x, |a| args.push(a));
+            for a in args {
+                let a = {
+                    let mut y = a;
+                    while self.parent[y.index()] != y {
+                        y = self.parent[y.index()];
+                    }
+                    y
+                };
+                let marks = if into_b {
+                    &mut self.mark_b
+                } else {
+                    &mut self.mark_a
+                };
+                if marks[a.index()] != stamp {
+                    marks[a.index()] = stamp;
+                    stack.push(a);
+                }
+            }
+        }
+        count
+    }
+
+    /// Whether `m` is proved equal to `target`: one SAT query over the nodes where their
+    /// cones differ.
+    fn query(&mut self, m: NodeId, target: Target) -> bool {
+        self.stamp += 1;
+        let stamp = self.stamp;
+        self.mark_cone(m, false);
+        if let Target::Node(r) = target {
+            self.mark_cone(r, true);
+        }
+        // The region: nodes in exactly one cone; for a constant target, the program's
+        // own nodes in m's cone (the IR's nodes are where it stops).
+        let hi = m.index().max(match target {
+            Target::Node(r) => r.index(),
+            Target::Const(_) => 0,
+        });
+        let mut region = Vec::new();
+        for i in 0..=hi {
+            let (a, b) = (self.mark_a[i] == stamp, self.mark_b[i] == stamp);
+            let inside = match target {
+                Target::Node(_) => a != b,
+                Target::Const(_) => a && !self.ir[i],
+            };
+            if inside && !matches!(self.g.node(NodeId(i as u32)), Node::Sym(_) | Node::Const(_)) {
+                region.push(NodeId(i as u32));
+                if region.len() > self.limits.region {
+                    return false;
+                }
+            }
+        }
+        // Shared nodes just below the region are blasted too, down to `expand` levels
+        // (products and leaves stay free): a query often needs how two shared values
+        // relate (a sum and its carry, two sums of the same products), not only their
+        // ranges.
+        let g = self.g;
+        let mut inside: std::collections::HashSet<NodeId> = region.iter().copied().collect();
+        let mut layer = region.clone();
+        for _ in 0..self.limits.expand {
+            let mut next = Vec::new();
+            for &id in &layer {
+                let mut args = Vec::new();
+                g.for_each_arg(id, |a| args.push(a));
+                for a in args {
+                    let a = self.find(a);
+                    if !inside.contains(&a) && cheap(g.node(a)) {
+                        inside.insert(a);
+                        next.push(a);
+                    }
+                }
+            }
+            if inside.len() > self.limits.region {
+                return false;
+            }
+            region.extend_from_slice(&next);
+            layer = next;
+        }
+        region.sort();
+        self.stats.queries += 1;
+        let mut q = query::Query::new(g, &self.parent, &region);
+        for &id in &region {
+            q.bits(id);
+            if q.c.vars() > self.limits.vars {
+                return false;
+            }
+        }
+        let x = q.bits(m);
+        let y = match target {
+            Target::Node(r) => q.bits(r),
+            Target::Const(k) => Circuit::constant(k, 128),
+        };
+        let c = &mut q.c;
+        let n = x.len().max(y.len());
+        let mut diff = circuit::FALSE;
+        for i in 0..n {
+            let (a, b) = (bit(&x, i), bit(&y, i));
+            let d = c.xor(a, b);
+            diff = c.or(diff, d);
+        }
+        if c.vars() > self.limits.vars {
+            return false;
+        }
+        c.clause(&[diff]);
+        let budget = if c.vars() < self.limits.small {
+            self.limits.small_conflicts
+        } else {
+            self.limits.conflicts
+        };
+        let r = c.solve(budget);
+        if r.is_none() {
+            self.stats.timeouts += 1;
+        }
+        r == Some(false)
+    }
+}
+
+fn bit(x: &[circuit::Lit], i: usize) -> circuit::Lit {
+    x.get(i).copied().unwrap_or(circuit::FALSE)
+}
+
+/// Whether a shared node is cheap enough to blast for the relations it gives (slices
+/// cost no gates; sums of a few words, selects and bitwise operations a few hundred).
+/// Products, leaves and the long sums of a reduction stay free: their relations come
+/// from ranges and from the linear relation between sums (`query`).
+fn cheap(n: &Node) -> bool {
+    match n {
+        Node::Sym(_) | Node::Const(_) | Node::Prod(..) | Node::MulMod { .. } => false,
+        Node::Add { terms, .. } => terms.len() <= 3,
+        Node::Carry { args, .. } => args.len() <= 3,
+        Node::Borrow { subs, .. } => subs.len() <= 2,
+        _ => true,
+    }
+}
+
+/// What a program node is compared with.
+#[derive(Clone, Copy)]
+enum Target {
+    Node(NodeId),
+    Const(u128),
+}
+
+/// A value at most `ub` for input vector `v`: all zero, all at the bound, then random
+/// values mixed with the bound and small ones (carries need both extremes).
+fn pick(rng: &mut Xoshiro256PlusPlus, ub: u128, v: usize) -> u128 {
+    let r: u128 = rng.random();
+    let rand_le = |r: u128| {
+        let x = r & mask(sig(ub));
+        if x > ub {
+            x % ub.wrapping_add(1).max(1)
+        } else {
+            x
+        }
+    };
+    match v {
+        0 => 0,
+        1 => ub,
+        _ => match r % 8 {
+            0 => ub,
+            1 => ub.saturating_sub(r >> 120),
+            2 => (r >> 100) & ub.min(0xff),
+            _ => rand_le(r.rotate_right(3)),
+        },
+    }
+}
+
+fn mix(h: u64, x: u128) -> u64 {
+    let mut z = h ^ (x as u64) ^ ((x >> 64) as u64).rotate_left(29);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    (z ^ (z >> 31)).wrapping_add(0x9e37_79b9_7f4a_7c15)
+}
