@@ -6,7 +6,7 @@
 //! free by their ranges). The tests check it against [`Graph::eval`] on the graph
 //! fuzzer's random graphs.
 
-use super::circuit::{Bits, Circuit, FALSE, TRUE};
+use super::circuit::{bit, Bits, Circuit, FALSE, TRUE};
 use crate::graph::{Graph, Node, NodeId};
 
 /// The bits of node `id` (at most 128: every node's value is below 2^128), given the
@@ -106,11 +106,6 @@ pub(crate) fn node_bits(
     };
     out.truncate(128);
     out
-}
-
-/// Bit `i` of `x` (zero beyond its length).
-fn bit(x: &[i32], i: usize) -> i32 {
-    x.get(i).copied().unwrap_or(FALSE)
 }
 
 /// A bitwise operation on all `args`, bit by bit over the longest (missing bits are

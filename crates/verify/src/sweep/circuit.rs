@@ -246,6 +246,16 @@ impl Circuit {
         trim(acc)
     }
 
+    /// Whether `x` and `y` differ in some bit (the miter of two values).
+    pub(crate) fn differ(&mut self, x: &[Lit], y: &[Lit]) -> Lit {
+        let mut d = FALSE;
+        for i in 0..x.len().max(y.len()) {
+            let b = self.xor(bit(x, i), bit(y, i));
+            d = self.or(d, b);
+        }
+        d
+    }
+
     /// Whether any bit of `x` is set.
     pub(crate) fn any(&mut self, x: &[Lit]) -> Lit {
         x.iter().fold(FALSE, |acc, &b| self.or(acc, b))
@@ -299,6 +309,11 @@ fn mask(w: usize) -> u128 {
     } else {
         (1u128 << w) - 1
     }
+}
+
+/// Bit `i` of `x` (zero beyond its length).
+pub(crate) fn bit(x: &[Lit], i: usize) -> Lit {
+    x.get(i).copied().unwrap_or(FALSE)
 }
 
 /// The value of constant bits.

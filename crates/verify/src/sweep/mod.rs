@@ -131,6 +131,8 @@ struct Sweep<'g> {
     sig: Vec<u64>,
     /// The value of a node that had the same value on every vector.
     konst: Vec<Option<u128>>,
+    /// Program nodes proved constant that have no constant node to be merged into.
+    known: HashMap<NodeId, u128>,
     /// IR-cone nodes by signature, ascending.
     by_sig: HashMap<u64, Vec<NodeId>>,
     /// Per-query marks (stamp-based, so they are never cleared).
@@ -154,6 +156,7 @@ impl<'g> Sweep<'g> {
             sig: vec![0; n],
             konst: vec![None; n],
             by_sig: HashMap::new(),
+            known: HashMap::new(),
             mark_a: vec![0; n],
             mark_b: vec![0; n],
             stamp: 0,
@@ -169,7 +172,7 @@ impl<'g> Sweep<'g> {
     }
 
     fn in_cones(&self, i: usize) -> bool {
-        self.ir.get(i).copied().unwrap_or(false) || self.prog.get(i).copied().unwrap_or(false)
+        self.ir[i] || self.prog[i]
     }
 
     /// Step 1: signatures from `limits.vectors` evaluations of the cones.
@@ -190,8 +193,7 @@ impl<'g> Sweep<'g> {
                 let x = match g.node(id) {
                     Node::Sym(s) => {
                         let ub = g.info(id).ub;
-                        let x = *env.entry(*s).or_insert_with(|| pick(&mut rng, ub, v));
-                        x
+                        *env.entry(*s).or_insert_with(|| pick(&mut rng, ub, v))
                     }
                     _ => g.eval_node(id, &vals, &mut |s| env.get(&s).copied().unwrap_or(0)),
                 };
@@ -216,11 +218,8 @@ impl<'g> Sweep<'g> {
         self.stats.queries >= self.limits.queries || self.stats.timeouts >= self.limits.timeouts
     }
 
-    fn find(&self, mut x: NodeId) -> NodeId {
-        while self.parent[x.index()] != x {
-            x = self.parent[x.index()];
-        }
-        x
+    fn find(&self, x: NodeId) -> NodeId {
+        find(&self.parent, x)
     }
 
     /// Step 2 and 3.
@@ -257,12 +256,19 @@ impl<'g> Sweep<'g> {
     fn merge_with_candidate(&mut self, m: NodeId) {
         if let Some(k) = self.konst[m.index()] {
             if self.query(m, Target::Const(k)) {
-                // A node equal to a constant: merged into that constant's node when the
-                // graph has one, else recorded by leaving later queries to see it free.
-                if let Some(c) = self.const_node(k) {
-                    self.parent[m.index()] = c;
-                    self.stats.merged += 1;
+                // Into the IR's node for the constant when its cone has one (it has
+                // `m`'s signature), else later queries see `m` as the constant.
+                let node = self
+                    .by_sig
+                    .get(&self.sig[m.index()])
+                    .and_then(|v| v.iter().copied().find(|&id| self.g.as_const(id) == Some(k)));
+                match node {
+                    Some(c) => self.parent[m.index()] = c,
+                    None => {
+                        self.known.insert(m, k);
+                    }
                 }
+                self.stats.merged += 1;
                 return;
             }
         }
@@ -283,60 +289,14 @@ impl<'g> Sweep<'g> {
         }
     }
 
-    /// The IR-cone node that is constant `k`, if there is one.
-    fn const_node(&self, k: u128) -> Option<NodeId> {
-        self.by_sig
-            .values()
-            .flatten()
-            .copied()
-            .find(|&id| self.g.as_const(id) == Some(k))
-    }
-
-    /// Marks the cone of `root` (through merges) with the current stamp in `a` or `b`.
-    fn mark_cone(&mut self, root: NodeId, into_b: bool) -> usize {
-        let stamp = self.stamp;
-        let mut count = 0;
-        let mut stack = vec![root];
-        let marks = if into_b {
-            &mut self.mark_b
-        } else {
-            &mut self.mark_a
-        };
-        marks[root.index()] = stamp;
-        while let Some(x) = stack.pop() {
-            count += 1;
-            let mut args = Vec::new();
-            self.g.for_each_arg(x, |a| args.push(a));
-            for a in args {
-                let a = {
-                    let mut y = a;
-                    while self.parent[y.index()] != y {
-                        y = self.parent[y.index()];
-                    }
-                    y
-                };
-                let marks = if into_b {
-                    &mut self.mark_b
-                } else {
-                    &mut self.mark_a
-                };
-                if marks[a.index()] != stamp {
-                    marks[a.index()] = stamp;
-                    stack.push(a);
-                }
-            }
-        }
-        count
-    }
-
     /// Whether `m` is proved equal to `target`: one SAT query over the nodes where their
     /// cones differ.
     fn query(&mut self, m: NodeId, target: Target) -> bool {
         self.stamp += 1;
         let stamp = self.stamp;
-        self.mark_cone(m, false);
+        mark_cone(self.g, &self.parent, &mut self.mark_a, stamp, m);
         if let Target::Node(r) = target {
-            self.mark_cone(r, true);
+            mark_cone(self.g, &self.parent, &mut self.mark_b, stamp, r);
         }
         // The region: nodes in exactly one cone; for a constant target, the program's
         // own nodes in m's cone (the IR's nodes are where it stops).
@@ -386,7 +346,7 @@ impl<'g> Sweep<'g> {
         }
         region.sort();
         self.stats.queries += 1;
-        let mut q = query::Query::new(g, &self.parent, &region);
+        let mut q = query::Query::new(g, &self.parent, &self.known, &region);
         for &id in &region {
             q.bits(id);
             if q.c.vars() > self.limits.vars {
@@ -399,13 +359,7 @@ impl<'g> Sweep<'g> {
             Target::Const(k) => Circuit::constant(k, 128),
         };
         let c = &mut q.c;
-        let n = x.len().max(y.len());
-        let mut diff = circuit::FALSE;
-        for i in 0..n {
-            let (a, b) = (bit(&x, i), bit(&y, i));
-            let d = c.xor(a, b);
-            diff = c.or(diff, d);
-        }
+        let diff = c.differ(&x, &y);
         if c.vars() > self.limits.vars {
             return false;
         }
@@ -423,8 +377,27 @@ impl<'g> Sweep<'g> {
     }
 }
 
-fn bit(x: &[circuit::Lit], i: usize) -> circuit::Lit {
-    x.get(i).copied().unwrap_or(circuit::FALSE)
+/// The representative of `x` in the union-find `parent`.
+pub(super) fn find(parent: &[NodeId], mut x: NodeId) -> NodeId {
+    while parent[x.index()] != x {
+        x = parent[x.index()];
+    }
+    x
+}
+
+/// Marks the cone of `root` (through merges) with `stamp`.
+fn mark_cone(g: &Graph, parent: &[NodeId], marks: &mut [u32], stamp: u32, root: NodeId) {
+    let mut stack = vec![root];
+    marks[root.index()] = stamp;
+    while let Some(x) = stack.pop() {
+        g.for_each_arg(x, |a| {
+            let a = find(parent, a);
+            if marks[a.index()] != stamp {
+                marks[a.index()] = stamp;
+                stack.push(a);
+            }
+        });
+    }
 }
 
 /// Whether a shared node is cheap enough to blast for the relations it gives (slices

@@ -21,6 +21,8 @@ use crate::graph::{sig, Graph, Node, NodeId};
 pub(crate) struct Query<'a> {
     g: &'a Graph,
     parent: &'a [NodeId],
+    /// Nodes proved constant (without a constant node to stand for them).
+    known: &'a HashMap<NodeId, u128>,
     region: HashSet<NodeId>,
     pub(crate) c: Circuit,
     bits: HashMap<NodeId, Bits>,
@@ -29,10 +31,16 @@ pub(crate) struct Query<'a> {
 }
 
 impl<'a> Query<'a> {
-    pub(crate) fn new(g: &'a Graph, parent: &'a [NodeId], region: &[NodeId]) -> Query<'a> {
+    pub(crate) fn new(
+        g: &'a Graph,
+        parent: &'a [NodeId],
+        known: &'a HashMap<NodeId, u128>,
+        region: &[NodeId],
+    ) -> Query<'a> {
         Query {
             g,
             parent,
+            known,
             region: region.iter().copied().collect(),
             c: Circuit::new(),
             bits: HashMap::new(),
@@ -40,11 +48,8 @@ impl<'a> Query<'a> {
         }
     }
 
-    fn find(&self, mut x: NodeId) -> NodeId {
-        while self.parent[x.index()] != x {
-            x = self.parent[x.index()];
-        }
-        x
+    fn find(&self, x: NodeId) -> NodeId {
+        super::find(self.parent, x)
     }
 
     /// The bits of node `id` (its representative's): computed from its arguments in the
@@ -56,6 +61,10 @@ impl<'a> Query<'a> {
         }
         let g = self.g;
         let b = match g.node(id) {
+            _ if self.known.contains_key(&id) => {
+                let k = self.known[&id];
+                Circuit::constant(k, sig(k) as usize)
+            }
             Node::Const(k) => Circuit::constant(*k, sig(*k) as usize),
             Node::Add { w, k, terms } => match self.base(id, *w, terms) {
                 Some(x) => self.relative(x, *w, *k, terms),
@@ -79,15 +88,10 @@ impl<'a> Query<'a> {
         for &a in &args {
             self.bits(a);
         }
-        let bits = &self.bits;
-        let parent = self.parent;
-        let find = |mut x: NodeId| {
-            while parent[x.index()] != x {
-                x = parent[x.index()];
-            }
-            x
-        };
-        blast::node_bits(&mut self.c, self.g, id, &|a| bits[&find(a)].clone())
+        let (bits, parent) = (&self.bits, self.parent);
+        blast::node_bits(&mut self.c, self.g, id, &|a| {
+            bits[&super::find(parent, a)].clone()
+        })
     }
 
     /// A value the query does not compute: free bits within its range.

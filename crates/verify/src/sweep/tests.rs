@@ -82,9 +82,14 @@ fn leaves(g: &mut Graph) -> [NodeId; 5] {
     l
 }
 
-/// `-b mod 2^64` as a mask of a bit (`sbb r, r`).
-fn mask_of(g: &mut Graph, b: NodeId) -> NodeId {
-    g.add(64, &[(b, u64::MAX as u128)], 0)
+/// `t` if bit `b` else `e`, as compilers select: `(t & m) | (e & !m)` with the mask
+/// `m = -b mod 2^64` (`sbb r, r`; `and`, `andn`, `or`).
+fn masked_select(g: &mut Graph, b: NodeId, t: NodeId, e: NodeId) -> NodeId {
+    let m = g.add(64, &[(b, u64::MAX as u128)], 0);
+    let t = g.and(64, &[t, m]);
+    let nm = g.not(64, m);
+    let e = g.and(64, &[e, nm]);
+    g.or(64, &[t, e])
 }
 
 fn cases() -> Vec<Case> {
@@ -122,25 +127,13 @@ fn cases() -> Vec<Case> {
         Case {
             what: "select by a bit = select by its sbb mask (and/andn/or)",
             ir: |g, [x, y, b, ..]| g.ite(b, x, y),
-            program: |g, [x, y, b, ..]| {
-                let m = mask_of(g, b);
-                let t = g.and(64, &[x, m]);
-                let nm = g.not(64, m);
-                let e = g.and(64, &[y, nm]);
-                g.or(64, &[t, e])
-            },
+            program: |g, [x, y, b, ..]| masked_select(g, b, x, y),
             equal: true,
         },
         Case {
             what: "wrong twin: the select with its arms swapped",
             ir: |g, [x, y, b, ..]| g.ite(b, x, y),
-            program: |g, [x, y, b, ..]| {
-                let m = mask_of(g, b);
-                let t = g.and(64, &[y, m]);
-                let nm = g.not(64, m);
-                let e = g.and(64, &[x, nm]);
-                g.or(64, &[t, e])
-            },
+            program: |g, [x, y, b, ..]| masked_select(g, b, y, x),
             equal: false,
         },
         Case {
