@@ -142,6 +142,27 @@ const SUM7: &str = "t:
     mov qword [rdi], rax
     ret";
 
+/// `ADD` in gcc's realigned frame: rbp kept, rsp rounded down to 32 bytes, a spill
+/// through the aligned rsp, rsp restored from rbp.
+const ALIGNED: &str = "t:
+    push rbp
+    mov rbp, rsp
+    push rbx
+    and rsp, -32
+    sub rsp, 64
+    mov rax, qword [rsi]
+    add rax, qword [rdx]
+    mov qword [rsp + 32], rax
+    mov rcx, qword [rsi + 8]
+    adc rcx, qword [rdx + 8]
+    mov rbx, qword [rsp + 32]
+    mov qword [rdi], rbx
+    mov qword [rdi + 8], rcx
+    lea rsp, [rbp - 8]
+    pop rbx
+    pop rbp
+    ret";
+
 const ADD: &str = "t:
     mov rax, qword [rsi]
     add rax, qword [rdx]
@@ -440,6 +461,42 @@ fn table() {
             ADD.replace("    ret", "    ret\n    mov qword [rdi], rcx"),
             none,
             Not(&["1 instruction(s) after the `ret` at instruction 6"]),
+        ),
+        ("a spill in a realigned frame", add128, ALIGNED.into(), none, Equivalent),
+        (
+            "a realigned frame read before it is written",
+            add128,
+            ALIGNED.replace("mov rbx, qword [rsp + 32]", "mov rbx, qword [rsp + 40]"),
+            none,
+            Not(&["`mov rbx, qword [rsp + 0x28]` reads the stack slot [frame0 -24] (rsp0 -71 to -40) before it is written"]),
+        ),
+        (
+            "a realigned spill that may overwrite a saved register",
+            add128,
+            ALIGNED.replace("    sub rsp, 64\n", "").replace("[rsp + 32]", "[rsp + 8]"),
+            none,
+            Not(&["`pop rbx` reads the stack slot [rsp0 -16] before it is written"]),
+        ),
+        (
+            "a realigned spill that may overwrite the return address",
+            add128,
+            ALIGNED.replace("    sub rsp, 64\n", "").replace("[rsp + 32]", "[rsp + 24]"),
+            none,
+            Not(&["writes [frame0 +24] (rsp0 -23 to +8) (the return address or the caller's frame)"]),
+        ),
+        (
+            "a realigned spill below the red zone",
+            add128,
+            ALIGNED.replace("[rsp + 32]", "[rsp - 0x88]"),
+            none,
+            Not(&["below the red zone (rsp is frame0 -64)"]),
+        ),
+        (
+            "rsp restored by add instead of from rbp",
+            add128,
+            ALIGNED.replace("lea rsp, [rbp - 8]", "add rsp, 64"),
+            none,
+            Not(&["`pop rbx` reads the stack slot [frame0 +0] (rsp0 -47 to -16) before it is written"]),
         ),
         (
             "a frame within the stack bound",

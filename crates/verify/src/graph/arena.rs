@@ -32,6 +32,9 @@ pub enum Sym {
     Pointer(u8),
     /// rsp at entry.
     Rsp0,
+    /// The base of the `k`-th stack frame aligned by `and rsp, -2^n`: rsp then, rounded
+    /// down to an unknown amount below (see `x86::memory`). Only addresses use it.
+    Frame(u8),
     /// The value a register has at entry when it is not an argument.
     Init(Reg),
     /// 64-bit lane `lane` of vector register `reg` at entry.

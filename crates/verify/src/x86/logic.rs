@@ -1,14 +1,14 @@
 //! Bitwise instructions of the x86 executor: `not`, `and`, `or`, `xor`, `test`, `bt`
 //! (CF is the bit; OF, SF and ZF undefined, ZF as on AMD), `bzhi`, `andn` and `bextr`
 //! (a field by a constant control: CF and OF cleared, ZF from the result, SF
-//! undefined). The logical
+//! undefined). `and rsp, -2^n` realigns the stack (a new aligned frame, `memory`). The logical
 //! operations clear CF and OF and set ZF and SF from the result; `not` changes no flag.
 //!
 //! Like every file of the executor, this one must never use
 //! [`cryptopt_x86::Mnemonic::flags`] or anything else of the code generator's: it *is*
 //! the meaning of these instructions for the checker.
 
-use cryptopt_x86::{Mnemonic as M, Operand as X};
+use cryptopt_x86::{Mnemonic as M, Operand as X, Reg, Size};
 
 use super::flags::{FlagState, CF, OF, SF, ZF};
 use super::machine::{bits, size_of, Machine, Step};
@@ -22,6 +22,17 @@ impl Machine<'_> {
                 let a = self.read(d, sz)?;
                 let r = self.g.not(bits(sz), a);
                 self.write(d, r)?;
+            }
+            (M::And, &[X::Reg(Reg::Rsp, Size::B64), X::Imm(v)])
+                if v < -1 && (v as u64).wrapping_neg().is_power_of_two() =>
+            {
+                // Stack realignment: rsp becomes the base of an aligned frame.
+                let r = self.align_rsp(v.wrapping_neg())?;
+                let zero = self.g.konst(0);
+                self.flags[CF] = FlagState::Node(zero);
+                self.flags[OF] = FlagState::Node(zero);
+                self.zf_sf(r, 64);
+                self.set_reg(Reg::Rsp, r)?;
             }
             (M::And | M::Or | M::Xor | M::Test, &[d, s]) => {
                 let sz = size_of(d).ok_or_else(|| self.bad_form())?;

@@ -13,7 +13,7 @@ use cryptopt_ir::Function;
 use cryptopt_x86::{ArgLoc, Inst, Mnemonic as M, Operand as X, Program, Reg, Size};
 
 use super::flags::{FlagState, CF, OF};
-use super::memory::{assemble, stack_words, Base, Byte, Clobber};
+use super::memory::{assemble, stack_words, Base, Byte, Clobber, Frame};
 use crate::abi::{Abi, ArgSlot};
 use crate::error::{Error, Result};
 use crate::graph::{mask, Graph, NodeId, Sym};
@@ -77,8 +77,10 @@ pub(crate) struct Machine<'a> {
     pub(super) mem: HashMap<(Base, i64), Byte>,
     /// Input bytes that may have been overwritten through an aliased output.
     pub(super) clobbered: HashMap<(u8, i64), Clobber>,
-    /// rsp relative to the entry rsp.
-    pub(super) rsp_off: i64,
+    /// rsp: a stack base ([`Base::Stack`] or an aligned frame) and an offset from it.
+    pub(super) rsp: (Base, i64),
+    /// The aligned stack frames made so far (`Base::Frame(k)` is `frames[k]`).
+    pub(super) frames: Vec<Frame>,
     /// How far below the entry rsp rsp may go (`CheckOptions::stack_limit`).
     stack_limit: u32,
     /// The position of the instruction being executed, and the instruction.
@@ -161,7 +163,8 @@ impl<'a> Machine<'a> {
             flags: [FlagState::Undef { by: None }; 4],
             mem: stack_words(&stack_args),
             clobbered: HashMap::new(),
-            rsp_off: 0,
+            rsp: (Base::Stack, 0),
+            frames: Vec::new(),
             stack_limit: crate::verdict::DEFAULT_STACK_LIMIT,
             index: 0,
             inst: Inst::op0(M::Ret),
@@ -261,8 +264,8 @@ impl<'a> Machine<'a> {
         self.regs[r.index()] = v;
         self.record(v);
         if r == Reg::Rsp {
-            let off = match self.decompose(v) {
-                Some((Base::Stack, off)) => off,
+            let new = match self.decompose(v) {
+                Some(x @ (Base::Stack | Base::Frame(_), _)) => x,
                 _ => {
                     return Err(Fail::boxed(Problem::LostStack {
                         index: self.index,
@@ -270,20 +273,19 @@ impl<'a> Machine<'a> {
                     }))
                 }
             };
-            if -off > self.stack_limit as i64 {
+            let (lo, _) = self.span(new.0, new.1).expect("a stack base");
+            if -lo > self.stack_limit as i64 {
                 return Err(Fail::boxed(Problem::StackLimit {
                     index: self.index,
                     inst: self.inst.to_string(),
-                    bytes: -off,
+                    bytes: -lo,
                     limit: self.stack_limit,
                 }));
             }
-            if off > self.rsp_off {
-                // What is now below the red zone may be overwritten (signal handlers).
-                let limit = off - 128;
-                self.mem.retain(|&(b, o), _| b != Base::Stack || o >= limit);
+            if new.0 != self.rsp.0 || new.1 > self.rsp.1 {
+                self.forget_below_red_zone(new);
             }
-            self.rsp_off = off;
+            self.rsp = new;
         }
         Ok(())
     }

@@ -1,7 +1,15 @@
-//! The memory model of the x86 executor: an address is a base (a pointer argument or the
-//! entry rsp) plus a constant offset; memory is bytes keyed by (base, offset), each byte
-//! "byte `i` of node `x`", so a word written and read back is the same node and narrower
-//! or misaligned accesses become slices.
+//! The memory model of the x86 executor: an address is a base (a pointer argument, the
+//! entry rsp, or an aligned stack frame) plus a constant offset; memory is bytes keyed by
+//! (base, offset), each byte "byte `i` of node `x`", so a word written and read back is
+//! the same node and narrower or misaligned accesses become slices.
+//!
+//! An aligned frame is what `and rsp, -2^n` makes (gcc realigns the stack for 32-byte
+//! vector spills): its base is rsp0 + `at` − δ for an unknown δ in 0..2^n, so an offset
+//! from it is a *range* of offsets from rsp0 (its [`span`](Machine::span)). Every stack
+//! rule is checked for the whole range; a byte stored through one stack base makes every
+//! byte of another stack base that may share its address unreadable, and rsp rising
+//! drops every byte that may now lie below the red zone, so a read never sees a value the
+//! address may no longer hold.
 //!
 //! The rules (System V): arguments passed on the stack may be read, input arrays read
 //! within their bounds, output arrays written within their bounds and read back after
@@ -29,6 +37,16 @@ pub(crate) enum Base {
     Arg(u8),
     /// The stack, offsets relative to the entry rsp.
     Stack,
+    /// Aligned stack frame `k` (offsets relative to its base, [`Frame`]).
+    Frame(u8),
+}
+
+/// A stack frame made by `and rsp, -align` when rsp was rsp0 + `at`: its base is
+/// rsp0 + `at` − δ for an unknown δ in 0..=`slack` (`align` − 1).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Frame {
+    at: i64,
+    slack: i64,
 }
 
 /// Byte `idx` of node `node`.
@@ -101,6 +119,7 @@ impl Machine<'_> {
         let base_of = |n: NodeId| match self.g.node(n) {
             Node::Sym(Sym::Pointer(k)) => Some(Base::Arg(*k)),
             Node::Sym(Sym::Rsp0) => Some(Base::Stack),
+            Node::Sym(Sym::Frame(k)) => Some(Base::Frame(*k)),
             _ => None,
         };
         if let Some(b) = base_of(a) {
@@ -129,7 +148,97 @@ impl Machine<'_> {
     fn describe(&self, b: Base, off: i64) -> String {
         match b {
             Base::Arg(k) => self.abi.describe(self.f, k as usize, off),
-            Base::Stack => format!("the stack slot [rsp0 {off:+}]"),
+            Base::Stack | Base::Frame(_) => format!("the stack slot {}", self.slot(b, off)),
+        }
+    }
+
+    /// A stack address in brackets: `[rsp0 -8]`, or `[frame0 -16] (rsp0 -95 to -64)` for
+    /// an aligned frame.
+    fn slot(&self, b: Base, off: i64) -> String {
+        match (b, self.span(b, off)) {
+            (Base::Frame(k), Some((lo, hi))) => {
+                format!("[frame{k} {off:+}] (rsp0 {lo:+} to {hi:+})")
+            }
+            _ => format!("[rsp0 {off:+}]"),
+        }
+    }
+
+    /// The offsets from rsp0 a stack address may have: `(lowest, highest)`; `None` for
+    /// an argument's memory.
+    pub(super) fn span(&self, b: Base, off: i64) -> Option<(i64, i64)> {
+        match b {
+            Base::Arg(_) => None,
+            Base::Stack => Some((off, off)),
+            Base::Frame(k) => {
+                let f = self.frames[k as usize];
+                Some((f.at - f.slack + off, f.at + off))
+            }
+        }
+    }
+
+    /// `and rsp, -align` (`align` a power of two): rsp becomes the base of a new
+    /// aligned frame. Returns the new rsp.
+    pub(super) fn align_rsp(&mut self, align: i64) -> Step<NodeId> {
+        let (lo, hi) = self
+            .span(self.rsp.0, self.rsp.1)
+            .expect("rsp is on the stack");
+        let k = u8::try_from(self.frames.len())
+            .map_err(|_| self.unsupported("more than 255 stack realignments"))?;
+        // A frame of a frame: its base is at most `align - 1` below the lowest rsp.
+        self.frames.push(Frame {
+            at: hi,
+            slack: hi - lo + align - 1,
+        });
+        Ok(self
+            .g
+            .sym(Sym::Frame(k), u64::MAX as u128, format!("frame{k}")))
+    }
+
+    /// Whether the stack byte at `(b, off)` may lie below `rsp - 128` (rsp being `new`).
+    fn may_be_below_red_zone(&self, b: Base, off: i64, new: (Base, i64)) -> bool {
+        if b == new.0 {
+            return off < new.1 - 128;
+        }
+        match (self.span(b, off), self.span(new.0, new.1)) {
+            (Some((lo, _)), Some((_, rsp_hi))) => lo < rsp_hi - 128,
+            _ => false,
+        }
+    }
+
+    /// rsp is moving to `new`: what may now be below the red zone may be overwritten
+    /// (signal handlers), so it is forgotten.
+    pub(super) fn forget_below_red_zone(&mut self, new: (Base, i64)) {
+        let keys: Vec<(Base, i64)> = self
+            .mem
+            .keys()
+            .copied()
+            .filter(|&(b, o)| self.may_be_below_red_zone(b, o, new))
+            .collect();
+        for key in keys {
+            self.mem.remove(&key);
+        }
+    }
+
+    /// A store of `n` bytes at `(b, off)` on the stack: forget the bytes of other stack
+    /// bases that may share an address with it.
+    fn forget_overlapping(&mut self, b: Base, off: i64, n: i64) {
+        if self.frames.is_empty() {
+            return;
+        }
+        let (lo, hi) = self.span(b, off).expect("a stack base");
+        let keys: Vec<(Base, i64)> = self
+            .mem
+            .keys()
+            .copied()
+            .filter(|&(b2, o2)| {
+                b2 != b
+                    && self
+                        .span(b2, o2)
+                        .is_some_and(|(lo2, hi2)| lo2 < hi + n && hi2 >= lo)
+            })
+            .collect();
+        for key in keys {
+            self.mem.remove(&key);
         }
     }
 
@@ -173,12 +282,17 @@ impl Machine<'_> {
                     })),
                 }
             }
-            Base::Stack if off >= 0 => Err(Fail::boxed(Problem::ReadOutside {
-                index: self.index,
-                inst: self.inst.to_string(),
-                what: format!("[rsp0 {off:+}] (the return address or the caller's frame)"),
-            })),
-            Base::Stack => Err(Fail::boxed(Problem::UndefinedRead {
+            Base::Stack | Base::Frame(_) if self.span(b, off).is_some_and(|s| s.1 >= 0) => {
+                Err(Fail::boxed(Problem::ReadOutside {
+                    index: self.index,
+                    inst: self.inst.to_string(),
+                    what: format!(
+                        "{} (the return address or the caller's frame)",
+                        self.slot(b, off)
+                    ),
+                }))
+            }
+            Base::Stack | Base::Frame(_) => Err(Fail::boxed(Problem::UndefinedRead {
                 index: self.index,
                 inst: self.inst.to_string(),
                 what: self.describe(b, off),
@@ -203,22 +317,31 @@ impl Machine<'_> {
             })
         };
         match b {
-            Base::Stack => {
-                if off + n > 0 {
-                    return Err(outside(
-                        format!("[rsp0 {off:+}] (the return address or the caller's frame)"),
-                        self,
-                    ));
-                }
-                if off < self.rsp_off - 128 {
+            Base::Stack | Base::Frame(_) => {
+                let (_, hi) = self.span(b, off).expect("a stack base");
+                if hi + n > 0 {
                     return Err(outside(
                         format!(
-                            "[rsp0 {off:+}], below the red zone (rsp is rsp0 {:+})",
-                            self.rsp_off
+                            "{} (the return address or the caller's frame)",
+                            self.slot(b, off)
                         ),
                         self,
                     ));
                 }
+                if self.may_be_below_red_zone(b, off, self.rsp) {
+                    return Err(outside(
+                        format!(
+                            "{}, below the red zone (rsp is {})",
+                            self.slot(b, off),
+                            match self.rsp {
+                                (Base::Frame(k), o) => format!("frame{k} {o:+}"),
+                                (_, o) => format!("rsp0 {o:+}"),
+                            }
+                        ),
+                        self,
+                    ));
+                }
+                self.forget_overlapping(b, off, n);
             }
             Base::Arg(k) => {
                 let arg = self.abi.args.get(k as usize).copied();
