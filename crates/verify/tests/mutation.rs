@@ -377,7 +377,8 @@ const SWEPT_FAULTS: usize = 30;
 
 /// The same faults on foreign code: what gcc and clang-19 `-O3 -march=native` make of
 /// `emit-c`'s C (AT&T syntax, as they print it), for every function of the acceptance
-/// set (`compilers.rs`) whose output the checker proves. Zero false "equivalent".
+/// set (`compilers.rs`) whose output the checker proves, and the hand-written P-256
+/// variants it proves (`handwritten.rs`). Zero false "equivalent".
 #[test]
 fn faults_in_compiler_output_are_rejected_or_harmless() {
     let Some(fs) = common::acceptance_set() else {
@@ -413,6 +414,23 @@ fn faults_in_compiler_output_are_rejected_or_harmless() {
         }
     }
     let _ = std::fs::remove_dir_all(&dir);
+    // The hand-written P-256 variants the checker proves (`handwritten.rs`).
+    let hand = common::handwritten_p256().unwrap_or_default();
+    let hand: Vec<(Function, Program)> = hand
+        .into_iter()
+        .filter_map(|(_, f, asm)| {
+            let ps = cryptopt_x86::parse::parse(&asm).ok()?;
+            let p = cryptopt_verify::select_program(&ps, &f.name).ok()?.clone();
+            Some((f, p))
+        })
+        .collect();
+    let mut hand_proved = 0;
+    for (f, p) in &hand {
+        if check(f, p, CheckOptions::default()).is_ok_and(|v| v.is_equivalent()) {
+            programs.push((f, p.clone(), FOREIGN_FAULTS));
+            hand_proved += 1;
+        }
+    }
     let tally = Mutex::new(Tally::default());
     let next = AtomicUsize::new(0);
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
@@ -442,7 +460,10 @@ fn faults_in_compiler_output_are_rejected_or_harmless() {
         }
     });
     let t = tally.into_inner().expect("lock");
-    t.report(&format!("compiler output ({} programs)", programs.len()));
+    t.report(&format!(
+        "compiler output and hand-written variants ({} programs, {hand_proved} hand-written)",
+        programs.len()
+    ));
     assert!(
         programs.len() >= 6,
         "only {} compiler outputs proved",

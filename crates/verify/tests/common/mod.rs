@@ -101,3 +101,29 @@ pub fn compiler_output(
     assert!(st.success(), "{cc} failed on {}", c.display());
     Some(std::fs::read_to_string(&out).unwrap())
 }
+
+/// The hand-written-style P-256 variants of `tests/data/p256` (issue 15, item 2): (file
+/// stem, the Fiat function it computes, its assembly text). `None` without the Fiat
+/// JSON folder (the caller prints SKIPPED).
+pub fn handwritten_p256() -> Option<Vec<(String, Function, String)>> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/p256");
+    let mul = function("p256_64.json", "fiat_p256_mul")?;
+    let square = function("p256_64.json", "fiat_p256_square")?;
+    let mut out = Vec::new();
+    let mut names: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "s"))
+        .collect();
+    names.sort();
+    for path in names {
+        let stem = path.file_stem().unwrap().to_string_lossy().to_string();
+        let f = if stem.contains("square") {
+            &square
+        } else {
+            &mul
+        };
+        out.push((stem, f.clone(), std::fs::read_to_string(&path).unwrap()));
+    }
+    Some(out)
+}
