@@ -812,6 +812,50 @@ fn check_exit_codes() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// `cryptopt check --no-sweep`: a program only the SAT sweep proves (the running
+/// example with `arg2 + arg3` computed as `(arg2 ^ arg3) + 2·(arg2 & arg3)`, which the
+/// normal form leaves apart) is equivalent by default and not proved without the sweep.
+#[test]
+fn check_no_sweep() {
+    let ex = example();
+    let dir = scratch("cli-check-sweep");
+    std::fs::create_dir_all(&dir).unwrap();
+    let asm = dir.join("xor_and.asm");
+    std::fs::write(
+        &asm,
+        "example_running:
+    mov rax, rdx
+    xor rax, rcx
+    mov r8, rdx
+    and r8, rcx
+    lea rax, [rax + 2*r8]
+    mov r10, rdx
+    mov rdx, rsi
+    mulx r9, r8, rax
+    mov rdx, rcx
+    mulx r11, rax, rcx
+    add r8, rax
+    adc r9, r11
+    add r8, r10
+    adc r9, 0
+    mov qword [rdi], r8
+    mov qword [rdi + 8], r9
+    ret
+",
+    )
+    .unwrap();
+    let asm = asm.to_str().unwrap();
+    let (code, out, err) = cryptopt(&["check", &ex, asm]);
+    assert_eq!((code, out.trim()), (0, "equivalent"), "{err}");
+    let (code, out, err) = cryptopt(&["check", &ex, asm, "--no-sweep"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        out.starts_with("not equivalent") && out.contains("out1[0] differs"),
+        "{out}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 /// `cryptopt check` on a compiler's own output, read as it prints it: gcc's AT&T syntax
 /// (`gcc -O3 -S`; the `-march=native` output of the whole acceptance set is
 /// `crates/verify/tests/compilers.rs`) and its Intel syntax (`-masm=intel`), the file's

@@ -82,6 +82,11 @@ fn leaves(g: &mut Graph) -> [NodeId; 5] {
     l
 }
 
+/// A full word made when first asked for (the same node after that).
+fn late_leaf(g: &mut Graph) -> NodeId {
+    g.sym(Sym::Input { param: 1, index: 0 }, u64::MAX as u128, "z")
+}
+
 /// `t` if bit `b` else `e`, as compilers select: `(t & m) | (e & !m)` with the mask
 /// `m = -b mod 2^64` (`sbb r, r`; `and`, `andn`, `or`).
 fn masked_select(g: &mut Graph, b: NodeId, t: NodeId, e: NodeId) -> NodeId {
@@ -113,6 +118,42 @@ fn cases() -> Vec<Case> {
                 g.add(64, &[(o, 1), (a, 2)], 0)
             },
             equal: true,
+        },
+        Case {
+            what: "a product of factors proved equal (congruence, no multiplier blasted)",
+            ir: |g, [x, y, ..]| {
+                // The factor z is made after the IR's sum and before the program's, so
+                // the two products list their factors in opposite orders.
+                let s = g.sum(64, &[x, y]);
+                let z = late_leaf(g);
+                g.prod(s, z)
+            },
+            program: |g, [x, y, ..]| {
+                let z = late_leaf(g);
+                let o = g.xor(64, &[x, y]);
+                let a = g.and(64, &[x, y]);
+                let s = g.add(64, &[(o, 1), (a, 2)], 0);
+                g.prod(z, s)
+            },
+            equal: true,
+        },
+        Case {
+            what: "wrong twin: a product of a factor that differs",
+            ir: |g, [x, y, ..]| {
+                // The factor z is made after the IR's sum and before the program's, so
+                // the two products list their factors in opposite orders.
+                let s = g.sum(64, &[x, y]);
+                let z = late_leaf(g);
+                g.prod(s, z)
+            },
+            program: |g, [x, y, ..]| {
+                let z = late_leaf(g);
+                let o = g.xor(64, &[x, y]);
+                let a = g.and(64, &[x, y]);
+                let s = g.add(64, &[(o, 1), (a, 1)], 0);
+                g.prod(z, s)
+            },
+            equal: false,
         },
         Case {
             what: "wrong twin: x + y against (x ^ y) + (x & y)",
