@@ -21,7 +21,7 @@ use cryptopt_verify::{check_asm, CheckOptions, Verdict};
 /// A ratchet against the checker losing ground: on the AVX-512 Zen 4 class machine
 /// where it was set, 34 are proved (20 before the SAT sweep); compilers' output differs
 /// from CPU to CPU, hence the margin.
-const FLOOR: usize = 40;
+const FLOOR: usize = 44;
 
 const COMPILERS: [&str; 2] = ["gcc", "clang-19"];
 
