@@ -82,6 +82,13 @@ fn leaves(g: &mut Graph) -> [NodeId; 5] {
     l
 }
 
+/// `(x ^ y) + c·(x & y) mod 2^64` (`x + y` for `c = 2`).
+fn xor_and_sum(g: &mut Graph, x: NodeId, y: NodeId, c: u128) -> NodeId {
+    let o = g.xor(64, &[x, y]);
+    let a = g.and(64, &[x, y]);
+    g.add(64, &[(o, 1), (a, c)], 0)
+}
+
 /// A full word made when first asked for (the same node after that).
 fn late_leaf(g: &mut Graph) -> NodeId {
     g.sym(Sym::Input { param: 1, index: 0 }, u64::MAX as u128, "z")
@@ -112,11 +119,7 @@ fn cases() -> Vec<Case> {
         Case {
             what: "x + y = (x ^ y) + 2·(x & y) mod 2^64",
             ir: |g, [x, y, ..]| g.sum(64, &[x, y]),
-            program: |g, [x, y, ..]| {
-                let o = g.xor(64, &[x, y]);
-                let a = g.and(64, &[x, y]);
-                g.add(64, &[(o, 1), (a, 2)], 0)
-            },
+            program: |g, [x, y, ..]| xor_and_sum(g, x, y, 2),
             equal: true,
         },
         Case {
@@ -130,9 +133,7 @@ fn cases() -> Vec<Case> {
             },
             program: |g, [x, y, ..]| {
                 let z = late_leaf(g);
-                let o = g.xor(64, &[x, y]);
-                let a = g.and(64, &[x, y]);
-                let s = g.add(64, &[(o, 1), (a, 2)], 0);
+                let s = xor_and_sum(g, x, y, 2);
                 g.prod(z, s)
             },
             equal: true,
@@ -148,9 +149,7 @@ fn cases() -> Vec<Case> {
             },
             program: |g, [x, y, ..]| {
                 let z = late_leaf(g);
-                let o = g.xor(64, &[x, y]);
-                let a = g.and(64, &[x, y]);
-                let s = g.add(64, &[(o, 1), (a, 1)], 0);
+                let s = xor_and_sum(g, x, y, 1);
                 g.prod(z, s)
             },
             equal: false,
@@ -158,11 +157,7 @@ fn cases() -> Vec<Case> {
         Case {
             what: "wrong twin: x + y against (x ^ y) + (x & y)",
             ir: |g, [x, y, ..]| g.sum(64, &[x, y]),
-            program: |g, [x, y, ..]| {
-                let o = g.xor(64, &[x, y]);
-                let a = g.and(64, &[x, y]);
-                g.add(64, &[(o, 1), (a, 1)], 0)
-            },
+            program: |g, [x, y, ..]| xor_and_sum(g, x, y, 1),
             equal: false,
         },
         Case {

@@ -53,10 +53,8 @@ def imm(c):
     return f"0x{c:016x}"
 
 
-def final_cmov(a, t, tmp, top, const):
-    """t (4 regs) + top carry word: t - p if t >= p else t, by sub/sbb and cmovc; stores
-    to [rdi]. tmp: 4 free registers, const: one more."""
-    a.comment("t - p; keep t where it borrows")
+def sub_p(a, t, tmp, top, const):
+    """tmp = t - p (t: 4 regs + top carry word), the borrow out in CF."""
     for x, y in zip(tmp, t):
         a(f"mov\t{x}, {y}")
     a(f"sub\t{tmp[0]}, -1")
@@ -64,6 +62,13 @@ def final_cmov(a, t, tmp, top, const):
     a(f"sbb\t{tmp[2]}, 0")
     a(f"mov\t{const}, {imm(P[3])}", f"sbb\t{tmp[3]}, {const}")
     a(f"sbb\t{top}, 0")
+
+
+def final_cmov(a, t, tmp, top, const):
+    """t (4 regs) + top carry word: t - p if t >= p else t, by sub/sbb and cmovc; stores
+    to [rdi]. tmp: 4 free registers, const: one more."""
+    a.comment("t - p; keep t where it borrows")
+    sub_p(a, t, tmp, top, const)
     for x, y in zip(tmp, t):
         a(f"cmovc\t{x}, {y}")
     for i, x in enumerate(tmp):
@@ -73,13 +78,7 @@ def final_cmov(a, t, tmp, top, const):
 def final_mask(a, t, tmp, top, const, mask):
     """As final_cmov, selecting by an sbb mask: r = d ^ ((t ^ d) & mask)."""
     a.comment("d = t - p; mask = all ones where it borrows; r = d ^ ((t ^ d) & mask)")
-    for x, y in zip(tmp, t):
-        a(f"mov\t{x}, {y}")
-    a(f"sub\t{tmp[0]}, -1")
-    a(f"mov\t{const}, {imm(P[1])}", f"sbb\t{tmp[1]}, {const}")
-    a(f"sbb\t{tmp[2]}, 0")
-    a(f"mov\t{const}, {imm(P[3])}", f"sbb\t{tmp[3]}, {const}")
-    a(f"sbb\t{top}, 0")
+    sub_p(a, t, tmp, top, const)
     a(f"sbb\t{mask}, {mask}")
     for i, (x, y) in enumerate(zip(tmp, t)):
         a(f"xor\t{y}, {x}", f"and\t{y}, {mask}", f"xor\t{x}, {y}", f"mov\t{q('rdi', i)}, {x}")
