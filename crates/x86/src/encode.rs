@@ -667,21 +667,7 @@ fn lower(i: &Inst) -> Res {
         Mn::Cmovnz => r_rm(&CMOVNZ, ops),
         Mn::Push => push_pop(Push_r64, Push_rm64, ops),
         Mn::Pop => push_pop(Pop_r64, Pop_rm64, ops),
-        Mn::Vmovq
-        | Mn::Vmovdqu
-        | Mn::Vmovdqa
-        | Mn::Vpinsrq
-        | Mn::Vpextrq
-        | Mn::Vinserti128
-        | Mn::Vextracti128
-        | Mn::Vpbroadcastq
-        | Mn::Vpunpcklqdq
-        | Mn::Vpand
-        | Mn::Vpor
-        | Mn::Vpxor
-        | Mn::Vpaddq
-        | Mn::Vpsubq
-        | Mn::Vzeroupper => vector(i.mn, ops),
+        crate::vector_mnemonic!() => vector(i.mn, ops),
     }
 }
 

@@ -282,81 +282,126 @@ impl Operand {
     }
 }
 
-/// The mnemonics cryptopt emits and reads. Aliases (`cmovb`, `setb`, `cmove`, `movabs`)
-/// are parsed to these canonical ones.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Mnemonic {
-    Mov,
-    Movzx,
+/// Defines [`Mnemonic`], [`Mnemonic::name`] and [`Mnemonic::ALL`] from one table, so a
+/// mnemonic is listed once.
+macro_rules! mnemonics {
+    ($($(#[$doc:meta])* $v:ident = $name:literal,)*) => {
+        /// The mnemonics cryptopt emits and reads. Aliases (`cmovb`, `setb`, `cmove`,
+        /// `movabs`) are parsed to these canonical ones.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Mnemonic {
+            $($(#[$doc])* $v,)*
+        }
+
+        impl Mnemonic {
+            /// The canonical name (Intel syntax, lower case).
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(Mnemonic::$v => $name,)*
+                }
+            }
+
+            /// Every mnemonic, for tables and tests.
+            pub const ALL: [Mnemonic; [$($name),*].len()] = [$(Mnemonic::$v),*];
+        }
+    };
+}
+
+mnemonics! {
+    Mov = "mov",
+    Movzx = "movzx",
     /// `movsx` and `movsxd`: sign-extending moves.
-    Movsx,
-    Lea,
-    Xchg,
-    Add,
-    Adc,
-    Adcx,
-    Adox,
-    Sub,
-    Sbb,
-    Inc,
-    Dec,
-    Neg,
-    Not,
-    And,
-    Or,
-    Xor,
-    Test,
-    Cmp,
-    Bt,
+    Movsx = "movsx",
+    Lea = "lea",
+    Xchg = "xchg",
+    Add = "add",
+    Adc = "adc",
+    Adcx = "adcx",
+    Adox = "adox",
+    Sub = "sub",
+    Sbb = "sbb",
+    Inc = "inc",
+    Dec = "dec",
+    Neg = "neg",
+    Not = "not",
+    And = "and",
+    Or = "or",
+    Xor = "xor",
+    Test = "test",
+    Cmp = "cmp",
+    Bt = "bt",
     /// One-operand `mul r/m64` (rdx:rax = rax * src).
-    Mul,
+    Mul = "mul",
     /// `imul` with one, two or three operands.
-    Imul,
-    Mulx,
-    Shl,
-    Shr,
-    Sar,
-    Shlx,
-    Shrx,
-    Sarx,
-    Shld,
-    Shrd,
-    Rorx,
-    Bzhi,
-    Andn,
-    Bextr,
-    Clc,
-    Stc,
-    Setc,
-    Seto,
-    Setz,
-    Setnz,
-    Cmovc,
-    Cmovnc,
-    Cmovo,
-    Cmovno,
-    Cmovz,
-    Cmovnz,
-    Push,
-    Pop,
-    Ret,
+    Imul = "imul",
+    Mulx = "mulx",
+    Shl = "shl",
+    Shr = "shr",
+    Sar = "sar",
+    Shlx = "shlx",
+    Shrx = "shrx",
+    Sarx = "sarx",
+    Shld = "shld",
+    Shrd = "shrd",
+    Rorx = "rorx",
+    Bzhi = "bzhi",
+    Andn = "andn",
+    Bextr = "bextr",
+    Clc = "clc",
+    Stc = "stc",
+    Setc = "setc",
+    Seto = "seto",
+    Setz = "setz",
+    Setnz = "setnz",
+    Cmovc = "cmovc",
+    Cmovnc = "cmovnc",
+    Cmovo = "cmovo",
+    Cmovno = "cmovno",
+    Cmovz = "cmovz",
+    Cmovnz = "cmovnz",
+    Push = "push",
+    Pop = "pop",
+    Ret = "ret",
     // AVX2 (VEX) moves and lane operations on 64-bit lanes, as compilers use vector
     // registers for spills, stores and the odd vectorized limb operation.
-    Vmovq,
-    Vmovdqu,
-    Vmovdqa,
-    Vpinsrq,
-    Vpextrq,
-    Vinserti128,
-    Vextracti128,
-    Vpbroadcastq,
-    Vpunpcklqdq,
-    Vpand,
-    Vpor,
-    Vpxor,
-    Vpaddq,
-    Vpsubq,
-    Vzeroupper,
+    Vmovq = "vmovq",
+    Vmovdqu = "vmovdqu",
+    Vmovdqa = "vmovdqa",
+    Vpinsrq = "vpinsrq",
+    Vpextrq = "vpextrq",
+    Vinserti128 = "vinserti128",
+    Vextracti128 = "vextracti128",
+    Vpbroadcastq = "vpbroadcastq",
+    Vpunpcklqdq = "vpunpcklqdq",
+    Vpand = "vpand",
+    Vpor = "vpor",
+    Vpxor = "vpxor",
+    Vpaddq = "vpaddq",
+    Vpsubq = "vpsubq",
+    Vzeroupper = "vzeroupper",
+}
+
+/// The AVX2 vector mnemonics as one pattern: [`Mnemonic::is_vector`], and every
+/// dispatcher that sends them to its vector family (encoder, checker).
+#[macro_export]
+macro_rules! vector_mnemonic {
+    () => {
+        $crate::Mnemonic::Vmovq
+            | $crate::Mnemonic::Vmovdqu
+            | $crate::Mnemonic::Vmovdqa
+            | $crate::Mnemonic::Vpinsrq
+            | $crate::Mnemonic::Vpextrq
+            | $crate::Mnemonic::Vinserti128
+            | $crate::Mnemonic::Vextracti128
+            | $crate::Mnemonic::Vpbroadcastq
+            | $crate::Mnemonic::Vpunpcklqdq
+            | $crate::Mnemonic::Vpand
+            | $crate::Mnemonic::Vpor
+            | $crate::Mnemonic::Vpxor
+            | $crate::Mnemonic::Vpaddq
+            | $crate::Mnemonic::Vpsubq
+            | $crate::Mnemonic::Vzeroupper
+    };
 }
 
 /// Which flags an instruction writes (defines or leaves undefined) and reads, as far as
@@ -370,173 +415,9 @@ pub struct FlagEffect {
 }
 
 impl Mnemonic {
-    /// The canonical name (Intel syntax, lower case).
-    pub fn name(self) -> &'static str {
-        use Mnemonic::*;
-        match self {
-            Mov => "mov",
-            Movzx => "movzx",
-            Movsx => "movsx",
-            Lea => "lea",
-            Xchg => "xchg",
-            Add => "add",
-            Adc => "adc",
-            Adcx => "adcx",
-            Adox => "adox",
-            Sub => "sub",
-            Sbb => "sbb",
-            Inc => "inc",
-            Dec => "dec",
-            Neg => "neg",
-            Not => "not",
-            And => "and",
-            Or => "or",
-            Xor => "xor",
-            Test => "test",
-            Cmp => "cmp",
-            Bt => "bt",
-            Mul => "mul",
-            Imul => "imul",
-            Mulx => "mulx",
-            Shl => "shl",
-            Shr => "shr",
-            Sar => "sar",
-            Shlx => "shlx",
-            Shrx => "shrx",
-            Sarx => "sarx",
-            Shld => "shld",
-            Shrd => "shrd",
-            Rorx => "rorx",
-            Bzhi => "bzhi",
-            Andn => "andn",
-            Bextr => "bextr",
-            Clc => "clc",
-            Stc => "stc",
-            Setc => "setc",
-            Seto => "seto",
-            Setz => "setz",
-            Setnz => "setnz",
-            Cmovc => "cmovc",
-            Cmovnc => "cmovnc",
-            Cmovo => "cmovo",
-            Cmovno => "cmovno",
-            Cmovz => "cmovz",
-            Cmovnz => "cmovnz",
-            Push => "push",
-            Pop => "pop",
-            Ret => "ret",
-            Vmovq => "vmovq",
-            Vmovdqu => "vmovdqu",
-            Vmovdqa => "vmovdqa",
-            Vpinsrq => "vpinsrq",
-            Vpextrq => "vpextrq",
-            Vinserti128 => "vinserti128",
-            Vextracti128 => "vextracti128",
-            Vpbroadcastq => "vpbroadcastq",
-            Vpunpcklqdq => "vpunpcklqdq",
-            Vpand => "vpand",
-            Vpor => "vpor",
-            Vpxor => "vpxor",
-            Vpaddq => "vpaddq",
-            Vpsubq => "vpsubq",
-            Vzeroupper => "vzeroupper",
-        }
-    }
-
-    /// Every mnemonic, for tables and tests.
-    pub const ALL: [Mnemonic; 66] = {
-        use Mnemonic::*;
-        [
-            Mov,
-            Movzx,
-            Lea,
-            Xchg,
-            Add,
-            Adc,
-            Adcx,
-            Adox,
-            Sub,
-            Sbb,
-            Inc,
-            Dec,
-            Neg,
-            Not,
-            And,
-            Or,
-            Xor,
-            Test,
-            Cmp,
-            Bt,
-            Mul,
-            Imul,
-            Mulx,
-            Shl,
-            Shr,
-            Sar,
-            Shlx,
-            Shrx,
-            Sarx,
-            Shld,
-            Shrd,
-            Rorx,
-            Bzhi,
-            Clc,
-            Stc,
-            Setc,
-            Seto,
-            Setz,
-            Setnz,
-            Cmovc,
-            Cmovnc,
-            Cmovo,
-            Cmovno,
-            Cmovz,
-            Cmovnz,
-            Push,
-            Pop,
-            Ret,
-            Andn,
-            Movsx,
-            Bextr,
-            Vmovq,
-            Vmovdqu,
-            Vmovdqa,
-            Vpinsrq,
-            Vpextrq,
-            Vinserti128,
-            Vextracti128,
-            Vpbroadcastq,
-            Vpunpcklqdq,
-            Vpand,
-            Vpor,
-            Vpxor,
-            Vpaddq,
-            Vpsubq,
-            Vzeroupper,
-        ]
-    };
-
     /// Whether this is one of the AVX2 vector instructions.
     pub fn is_vector(self) -> bool {
-        use Mnemonic::*;
-        matches!(
-            self,
-            Vmovq
-                | Vmovdqu
-                | Vmovdqa
-                | Vpinsrq
-                | Vpextrq
-                | Vinserti128
-                | Vextracti128
-                | Vpbroadcastq
-                | Vpunpcklqdq
-                | Vpand
-                | Vpor
-                | Vpxor
-                | Vpaddq
-                | Vpsubq
-                | Vzeroupper
-        )
+        matches!(self, vector_mnemonic!())
     }
 
     /// CF/OF effects (conservative: "undefined afterwards" counts as written).
@@ -575,10 +456,7 @@ impl Mnemonic {
             Inc | Dec => w(false, true),
             Add | Sub | Neg | And | Or | Xor | Test | Cmp | Bt | Mul | Imul | Shl | Shr | Sar
             | Shld | Shrd | Bzhi | Andn | Bextr => w(true, true),
-            Vmovq | Vmovdqu | Vmovdqa | Vpinsrq | Vpextrq | Vinserti128 | Vextracti128
-            | Vpbroadcastq | Vpunpcklqdq | Vpand | Vpor | Vpxor | Vpaddq | Vpsubq | Vzeroupper => {
-                FlagEffect::default()
-            }
+            vector_mnemonic!() => FlagEffect::default(),
         }
     }
 }

@@ -374,21 +374,7 @@ impl<'a> Machine<'a> {
             M::Not | M::And | M::Or | M::Xor | M::Test | M::Bt | M::Bzhi | M::Andn | M::Bextr => {
                 self.logic(mn, ops)?
             }
-            M::Vmovq
-            | M::Vmovdqu
-            | M::Vmovdqa
-            | M::Vpinsrq
-            | M::Vpextrq
-            | M::Vinserti128
-            | M::Vextracti128
-            | M::Vpbroadcastq
-            | M::Vpunpcklqdq
-            | M::Vpand
-            | M::Vpor
-            | M::Vpxor
-            | M::Vpaddq
-            | M::Vpsubq
-            | M::Vzeroupper => self.vector(mn, ops)?,
+            cryptopt_x86::vector_mnemonic!() => self.vector(mn, ops)?,
             M::Shl
             | M::Shr
             | M::Sar
