@@ -64,6 +64,30 @@ pub(super) struct Clobber {
     index: usize,
 }
 
+/// The offsets from rsp0 a stack address may have: `(lowest, highest)`; `None` for an
+/// argument's memory.
+fn span(frames: &[Frame], b: Base, off: i64) -> Option<(i64, i64)> {
+    match b {
+        Base::Arg(_) => None,
+        Base::Stack => Some((off, off)),
+        Base::Frame(k) => {
+            let f = frames[k as usize];
+            Some((f.at - f.slack + off, f.at + off))
+        }
+    }
+}
+
+/// Whether the stack byte at `(b, off)` may lie below `rsp - 128` (rsp being `rsp`).
+fn may_be_below_red_zone(frames: &[Frame], b: Base, off: i64, rsp: (Base, i64)) -> bool {
+    if b == rsp.0 {
+        return off < rsp.1 - 128;
+    }
+    match (span(frames, b, off), span(frames, rsp.0, rsp.1)) {
+        (Some((lo, _)), Some((_, rsp_hi))) => lo < rsp_hi - 128,
+        _ => false,
+    }
+}
+
 /// The memory at entry: the words of the caller's stack that hold arguments passed
 /// there, as (offset from the entry rsp, word). The callee may read them; writing them
 /// is writing the caller's frame (refused by [`Machine::store`], as the code generator
@@ -163,17 +187,9 @@ impl Machine<'_> {
         }
     }
 
-    /// The offsets from rsp0 a stack address may have: `(lowest, highest)`; `None` for
-    /// an argument's memory.
+    /// The offsets from rsp0 a stack address may have (see [`span`]).
     pub(super) fn span(&self, b: Base, off: i64) -> Option<(i64, i64)> {
-        match b {
-            Base::Arg(_) => None,
-            Base::Stack => Some((off, off)),
-            Base::Frame(k) => {
-                let f = self.frames[k as usize];
-                Some((f.at - f.slack + off, f.at + off))
-            }
-        }
+        span(&self.frames, b, off)
     }
 
     /// `and rsp, -align` (`align` a power of two): rsp becomes the base of a new
@@ -194,29 +210,12 @@ impl Machine<'_> {
             .sym(Sym::Frame(k), u64::MAX as u128, format!("frame{k}")))
     }
 
-    /// Whether the stack byte at `(b, off)` may lie below `rsp - 128` (rsp being `new`).
-    fn may_be_below_red_zone(&self, b: Base, off: i64, new: (Base, i64)) -> bool {
-        if b == new.0 {
-            return off < new.1 - 128;
-        }
-        match (self.span(b, off), self.span(new.0, new.1)) {
-            (Some((lo, _)), Some((_, rsp_hi))) => lo < rsp_hi - 128,
-            _ => false,
-        }
-    }
-
     /// rsp is moving to `new`: what may now be below the red zone may be overwritten
     /// (signal handlers), so it is forgotten.
     pub(super) fn forget_below_red_zone(&mut self, new: (Base, i64)) {
-        let keys: Vec<(Base, i64)> = self
-            .mem
-            .keys()
-            .copied()
-            .filter(|&(b, o)| self.may_be_below_red_zone(b, o, new))
-            .collect();
-        for key in keys {
-            self.mem.remove(&key);
-        }
+        let frames = &self.frames;
+        self.mem
+            .retain(|&(b, o), _| !may_be_below_red_zone(frames, b, o, new));
     }
 
     /// A store of `n` bytes at `(b, off)` on the stack: forget the bytes of other stack
@@ -225,21 +224,20 @@ impl Machine<'_> {
         if self.frames.is_empty() {
             return;
         }
-        let (lo, hi) = self.span(b, off).expect("a stack base");
-        let keys: Vec<(Base, i64)> = self
-            .mem
-            .keys()
-            .copied()
-            .filter(|&(b2, o2)| {
-                b2 != b
-                    && self
-                        .span(b2, o2)
-                        .is_some_and(|(lo2, hi2)| lo2 < hi + n && hi2 >= lo)
-            })
-            .collect();
-        for key in keys {
-            self.mem.remove(&key);
-        }
+        let frames = &self.frames;
+        let (lo, hi) = span(frames, b, off).expect("a stack base");
+        self.mem.retain(|&(b2, o2), _| {
+            b2 == b || !span(frames, b2, o2).is_some_and(|(lo2, hi2)| lo2 < hi + n && hi2 >= lo)
+        });
+    }
+
+    /// "`[slot]` (the return address or the caller's frame)": a stack address that may
+    /// be at or above rsp0.
+    fn callers(&self, b: Base, off: i64) -> String {
+        format!(
+            "{} (the return address or the caller's frame)",
+            self.slot(b, off)
+        )
     }
 
     fn byte(&mut self, b: Base, off: i64) -> Step<Byte> {
@@ -286,10 +284,7 @@ impl Machine<'_> {
                 Err(Fail::boxed(Problem::ReadOutside {
                     index: self.index,
                     inst: self.inst.to_string(),
-                    what: format!(
-                        "{} (the return address or the caller's frame)",
-                        self.slot(b, off)
-                    ),
+                    what: self.callers(b, off),
                 }))
             }
             Base::Stack | Base::Frame(_) => Err(Fail::boxed(Problem::UndefinedRead {
@@ -320,15 +315,9 @@ impl Machine<'_> {
             Base::Stack | Base::Frame(_) => {
                 let (_, hi) = self.span(b, off).expect("a stack base");
                 if hi + n > 0 {
-                    return Err(outside(
-                        format!(
-                            "{} (the return address or the caller's frame)",
-                            self.slot(b, off)
-                        ),
-                        self,
-                    ));
+                    return Err(outside(self.callers(b, off), self));
                 }
-                if self.may_be_below_red_zone(b, off, self.rsp) {
+                if may_be_below_red_zone(&self.frames, b, off, self.rsp) {
                     return Err(outside(
                         format!(
                             "{}, below the red zone (rsp is {})",
