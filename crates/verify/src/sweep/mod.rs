@@ -263,12 +263,12 @@ impl<'g> Sweep<'g> {
                     .get(&self.sig[m.index()])
                     .and_then(|v| v.iter().copied().find(|&id| self.g.as_const(id) == Some(k)));
                 match node {
-                    Some(c) => self.parent[m.index()] = c,
+                    Some(c) => self.merge(m, c),
                     None => {
                         self.known.insert(m, k);
+                        self.stats.merged += 1;
                     }
                 }
-                self.stats.merged += 1;
                 return;
             }
         }
@@ -279,19 +279,23 @@ impl<'g> Sweep<'g> {
             .unwrap_or_default();
         for r in cands {
             if congruent(self.g, &self.parent, m, r) {
-                self.parent[m.index()] = r;
-                self.stats.merged += 1;
+                self.merge(m, r);
                 return;
             }
             if self.spent() {
                 return;
             }
             if self.query(m, Target::Node(r)) {
-                self.parent[m.index()] = r;
-                self.stats.merged += 1;
+                self.merge(m, r);
                 return;
             }
         }
+    }
+
+    /// Records that program node `m` equals `r`.
+    fn merge(&mut self, m: NodeId, r: NodeId) {
+        self.parent[m.index()] = r;
+        self.stats.merged += 1;
     }
 
     /// Whether `m` is proved equal to `target`: one SAT query over the nodes where their
@@ -409,20 +413,13 @@ fn canonical(g: &Graph, parent: &[NodeId], id: NodeId) -> Node {
     match g.node(id) {
         Node::Add { w, k, terms } => {
             let m = mask(*w as u32);
-            let mut v: Vec<(NodeId, u128)> = terms.iter().map(|&(t, c)| (f(t), c)).collect();
-            v.sort();
-            let mut out: Vec<(NodeId, u128)> = Vec::with_capacity(v.len());
-            for (t, c) in v {
-                match out.last_mut() {
-                    Some(last) if last.0 == t => last.1 = last.1.wrapping_add(c) & m,
-                    _ => out.push((t, c)),
-                }
-            }
-            out.retain(|&(_, c)| c != 0);
+            let mut terms = combine(parent, terms.iter().copied());
+            terms.iter_mut().for_each(|t| t.1 &= m);
+            terms.retain(|&(_, c)| c != 0);
             Node::Add {
                 w: *w,
                 k: *k,
-                terms: out.into(),
+                terms: terms.into(),
             }
         }
         &Node::Prod(x, y) => {
@@ -466,6 +463,28 @@ fn canonical(g: &Graph, parent: &[NodeId], id: NodeId) -> Node {
         &Node::Sext { from, w, x } => Node::Sext { from, w, x: f(x) },
         n @ (Node::Const(_) | Node::Sym(_)) => n.clone(),
     }
+}
+
+/// `Σ c·t` over representatives: equal terms combined (coefficients modulo 2^128;
+/// callers reduce modulo their width), zero ones dropped, sorted by node.
+pub(super) fn combine(
+    parent: &[NodeId],
+    terms: impl IntoIterator<Item = (NodeId, u128)>,
+) -> Vec<(NodeId, u128)> {
+    let mut v: Vec<(NodeId, u128)> = terms
+        .into_iter()
+        .map(|(t, c)| (find(parent, t), c))
+        .collect();
+    v.sort_by_key(|t| t.0);
+    let mut out: Vec<(NodeId, u128)> = Vec::with_capacity(v.len());
+    for (t, c) in v {
+        match out.last_mut() {
+            Some(last) if last.0 == t => last.1 = last.1.wrapping_add(c),
+            _ => out.push((t, c)),
+        }
+    }
+    out.retain(|&(_, c)| c != 0);
+    out
 }
 
 /// Marks the cone of `root` (through merges) with `stamp`.

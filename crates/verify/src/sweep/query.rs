@@ -60,13 +60,9 @@ impl<'a> Query<'a> {
             return b.clone();
         }
         let g = self.g;
-        let b = match g.node(id) {
-            _ if self.known.contains_key(&id) => {
-                let k = self.known[&id];
-                Circuit::constant(k, sig(k) as usize)
-            }
-            Node::Const(k) => Circuit::constant(*k, sig(*k) as usize),
-            Node::Add { w, k, terms } => match self.base(id, *w, terms) {
+        let b = match (self.known.get(&id), g.node(id)) {
+            (Some(&k), _) | (None, &Node::Const(k)) => Circuit::constant(k, sig(k) as usize),
+            (None, Node::Add { w, k, terms }) => match self.base(id, *w, terms) {
                 Some(x) => self.relative(x, *w, *k, terms),
                 None if self.region.contains(&id) => self.computed(id),
                 None => self.free(id),
@@ -124,18 +120,8 @@ impl<'a> Query<'a> {
     /// `Σ (c' - c)·t` for the terms of `y` minus those of `x` (nonzero coefficients,
     /// modulo 2^128; callers reduce modulo their width).
     fn diff(&self, y: &[(NodeId, u128)], x: &[(NodeId, u128)]) -> Vec<(NodeId, u128)> {
-        let mut m: HashMap<NodeId, u128> = HashMap::new();
-        for &(t, c) in y {
-            let e = m.entry(self.find(t)).or_insert(0);
-            *e = e.wrapping_add(c);
-        }
-        for &(t, c) in x {
-            let e = m.entry(self.find(t)).or_insert(0);
-            *e = e.wrapping_sub(c);
-        }
-        let mut v: Vec<(NodeId, u128)> = m.into_iter().filter(|&(_, c)| c != 0).collect();
-        v.sort();
-        v
+        let negated = x.iter().map(|&(t, c)| (t, c.wrapping_neg()));
+        super::combine(self.parent, y.iter().copied().chain(negated))
     }
 
     /// The sum `k + Σ terms mod 2^w` as sum `x` plus the difference.
