@@ -262,7 +262,7 @@ impl Graph {
             }
             for i in 0..terms.len() {
                 let (ci, coef) = terms[i];
-                let (Some((ki, ai)), Some(&low)) = (self.carry64(ci), self.lows.get(&ci)) else {
+                let Some(&low) = self.lows.get(&ci) else {
                     continue;
                 };
                 for j in 0..terms.len() {
@@ -270,7 +270,9 @@ impl Graph {
                     if i == j || cj_coef != coef {
                         continue;
                     }
-                    let Some((kj, aj)) = self.carry64(cj) else {
+                    // Borrowed until a pair is found: only a firing allocates.
+                    let (Some((ki, ai)), Some((kj, aj))) = (self.carry64(ci), self.carry64(cj))
+                    else {
                         continue;
                     };
                     let (Some(at), Some(k)) =
@@ -278,7 +280,7 @@ impl Graph {
                     else {
                         continue;
                     };
-                    let mut args = ai.clone();
+                    let mut args = ai.to_vec();
                     args.extend(
                         aj.iter()
                             .enumerate()
@@ -298,9 +300,9 @@ impl Graph {
     }
 
     /// The constant and arguments of `t` if it is a 64-bit carry.
-    fn carry64(&self, t: NodeId) -> Option<(u128, Vec<NodeId>)> {
+    fn carry64(&self, t: NodeId) -> Option<(u128, &[NodeId])> {
         match &self.nodes[t.index()] {
-            Node::Carry { shift: 64, k, args } => Some((*k, args.to_vec())),
+            Node::Carry { shift: 64, k, args } => Some((*k, args)),
             _ => None,
         }
     }
