@@ -12,9 +12,10 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
+use common::Ground;
 use cryptopt_codegen::{Candidate, Generator, Options};
-use cryptopt_ir::{inputs, interp, lower, Function};
-use cryptopt_measure::diff::{pairings, Runner};
+use cryptopt_ir::{lower, Function};
+use cryptopt_measure::diff::Runner;
 use cryptopt_verify::{check, CheckOptions, Verdict};
 use cryptopt_x86::{Inst, Mnemonic as M, Operand as X, Program, Reg};
 use rand::{Rng, SeedableRng};
@@ -217,7 +218,7 @@ fn mutate_function(f: &Function, seed: u64, tally: &Mutex<Tally>) {
     let g = lower::lower(f).expect("lowers");
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     let mut runner = Runner::new().expect("runner");
-    let ground = Ground::new(f, &mut rng);
+    let ground = Ground::new(f, &mut rng, RANDOM_INPUTS);
     let all = Options::all();
     for _ in 0..PROGRAMS * scale() {
         let opts = all[rng.random_range(0..all.len())];
@@ -235,25 +236,6 @@ fn mutate_function(f: &Function, seed: u64, tally: &Mutex<Tally>) {
     }
 }
 
-/// The inputs a proved fault is run on (edge cases and random ones) and what the
-/// interpreter says for them.
-struct Ground {
-    cases: Vec<Vec<Vec<u128>>>,
-    want: Vec<Vec<Vec<u128>>>,
-}
-
-impl Ground {
-    fn new(f: &Function, rng: &mut Xoshiro256PlusPlus) -> Ground {
-        let mut cases = inputs::edge_cases(f);
-        cases.extend((0..RANDOM_INPUTS).map(|_| inputs::random(f, rng)));
-        let want = cases
-            .iter()
-            .map(|x| interp::run(f, x).expect("interpreter"))
-            .collect();
-        Ground { cases, want }
-    }
-}
-
 /// `faults` random faults of `p` (a program proved equivalent to `f`), each checked;
 /// each proved one run natively against the interpreter.
 #[allow(clippy::too_many_arguments)]
@@ -267,8 +249,6 @@ fn fault_program(
     tally: &Mutex<Tally>,
     faults: usize,
 ) {
-    let mut code = Vec::new();
-    let alias = pairings(f, copts.aliasing);
     for k in 0..faults {
         let kind = KINDS[k % KINDS.len()];
         let Some((q, what)) = mutate(p, kind, rng) else {
@@ -284,20 +264,10 @@ fn fault_program(
                 t.proved += 1;
                 drop(t);
                 // Ground truth: it must compute what the interpreter computes.
-                code.clear();
-                cryptopt_x86::encode::encode(&q.insts, &mut code).expect("encodes");
-                runner.load(&code).expect("loads");
-                let mut runs = 0;
-                let mut bad = None;
-                'run: for (x, w) in ground.cases.iter().zip(&ground.want) {
-                    for &a in &alias {
-                        runs += 1;
-                        if let Err(e) = runner.check_against(f, x, w, a) {
-                            bad = Some(e.to_string());
-                            break 'run;
-                        }
-                    }
-                }
+                let (runs, bad) = match ground.run(runner, f, &q, copts.aliasing) {
+                    Ok(runs) => (runs, None),
+                    Err(e) => (0, Some(e)),
+                };
                 let mut t = tally.lock().expect("lock");
                 t.native_runs += runs;
                 if let Some(e) = bad {
@@ -444,7 +414,7 @@ fn faults_in_compiler_output_are_rejected_or_harmless() {
                         break;
                     };
                     let mut rng = Xoshiro256PlusPlus::seed_from_u64(991 + i as u64);
-                    let ground = Ground::new(f, &mut rng);
+                    let ground = Ground::new(f, &mut rng, RANDOM_INPUTS);
                     fault_program(
                         f,
                         p,

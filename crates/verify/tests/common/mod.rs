@@ -127,3 +127,49 @@ pub fn handwritten_p256() -> Option<Vec<(String, Function, String)>> {
     }
     Some(out)
 }
+
+/// Ground truth for native runs: edge-case and random inputs of a function, and what
+/// the interpreter says for them.
+pub struct Ground {
+    pub cases: Vec<Vec<Vec<u128>>>,
+    pub want: Vec<Vec<Vec<u128>>>,
+}
+
+impl Ground {
+    /// The edge cases of `f` and `random` random inputs.
+    pub fn new(f: &Function, rng: &mut impl rand::Rng, random: usize) -> Ground {
+        use cryptopt_ir::{inputs, interp};
+        let mut cases = inputs::edge_cases(f);
+        cases.extend((0..random).map(|_| inputs::random(f, rng)));
+        let want = cases
+            .iter()
+            .map(|x| interp::run(f, x).expect("interpreter"))
+            .collect();
+        Ground { cases, want }
+    }
+
+    /// Runs `p` natively on every case under every aliasing `aliasing` allows: the
+    /// number of runs, or the first difference from the interpreter.
+    pub fn run(
+        &self,
+        runner: &mut cryptopt_measure::diff::Runner,
+        f: &Function,
+        p: &cryptopt_x86::Program,
+        aliasing: cryptopt_ir::Aliasing,
+    ) -> Result<usize, String> {
+        let mut code = Vec::new();
+        cryptopt_x86::encode::encode(&p.insts, &mut code).expect("encodes");
+        runner.load(&code).expect("loads");
+        let alias = cryptopt_measure::diff::pairings(f, aliasing);
+        let mut runs = 0;
+        for (x, w) in self.cases.iter().zip(&self.want) {
+            for &a in &alias {
+                runs += 1;
+                runner
+                    .check_against(f, x, w, a)
+                    .map_err(|e| e.to_string())?;
+            }
+        }
+        Ok(runs)
+    }
+}

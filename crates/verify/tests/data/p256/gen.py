@@ -104,14 +104,8 @@ of p held in a register (p2 = 0 only passes the carry on). Final: sub/sbb, cmovc
               f"add\t{t[j]}, {lo}", f"adc\t{hi}, 0", f"mov\t{C}, {hi}")
         a(f"add\t{t[4]}, {C}", f"adc\t{t[5]}, 0")
         a.comment("t = (t + m*p) / 2^64, m = t0")
-        a(f"mov\trdx, {t[0]}", f"xor\t{C}, {C}")
-        for j in range(4):
-            if P[j] == 0:
-                a(f"add\t{t[j]}, {C}", f"mov\t{C}, 0", f"adc\t{C}, 0")
-                continue
-            a(f"mov\t{k}, {imm(P[j])}", f"mulx\t{hi}, {lo}, {k}",
-              f"add\t{lo}, {C}", f"adc\t{hi}, 0",
-              f"add\t{t[j]}, {lo}", f"adc\t{hi}, 0", f"mov\t{C}, {hi}")
+        a(f"mov\trdx, {t[0]}")
+        add_m_times_p(a, t[:4], hi, lo, C, k)
         a(f"add\t{t[4]}, {C}", f"adc\t{t[5]}, 0")
         t = t[1:] + t[:1]
         a(f"xor\t{t[5]}, {t[5]}")
@@ -192,19 +186,27 @@ shifted halves, beside m<<32 and m>>32. Final: sub/sbb, cmovc.""")
     return a
 
 
+def add_m_times_p(a, t, hi, lo, C, k):
+    """t (4 words) += m*p with m in rdx, textbook carry word C (left holding the carry
+    into the next word): (hi, lo) = t[j] + m*p[j] + C, mulx by p's words loaded into k;
+    p2 = 0 only passes the carry on."""
+    a(f"xor\t{C}, {C}")
+    for j in range(4):
+        if P[j] == 0:
+            a(f"add\t{t[j]}, {C}", f"mov\t{C}, 0", f"adc\t{C}, 0")
+            continue
+        a(f"mov\t{k}, {imm(P[j])}", f"mulx\t{hi}, {lo}, {k}",
+          f"add\t{lo}, {C}", f"adc\t{hi}, 0",
+          f"add\t{t[j]}, {lo}", f"adc\t{hi}, 0", f"mov\t{C}, {hi}")
+
+
 def sos_reduce_mulx(a, T, top, m, hi, lo, C, k):
     """Four rounds of t += m*p*2^(64i), m = T[i], on the 8-word T (+ top), textbook carry
     word, mulx by p's words; the carry runs to the top each round."""
     for i in range(4):
         a.comment(f"reduction round {i}: m = t{i}")
-        a(f"mov\t{m}, {T[i]}", f"xor\t{C}, {C}")
-        for j in range(4):
-            if P[j] == 0:
-                a(f"add\t{T[i + j]}, {C}", f"mov\t{C}, 0", f"adc\t{C}, 0")
-                continue
-            a(f"mov\t{k}, {imm(P[j])}", f"mulx\t{hi}, {lo}, {k}",
-              f"add\t{lo}, {C}", f"adc\t{hi}, 0",
-              f"add\t{T[i + j]}, {lo}", f"adc\t{hi}, 0", f"mov\t{C}, {hi}")
+        a(f"mov\t{m}, {T[i]}")
+        add_m_times_p(a, T[i:i + 4], hi, lo, C, k)
         a(f"add\t{T[i + 4]}, {C}")
         for r in T[i + 5:]:
             a(f"adc\t{r}, 0")
