@@ -281,7 +281,7 @@ fn divergence(
         if cone.get(n.index()).copied().unwrap_or(false) && !in_ir {
             return Ok(Some(Divergence {
                 index,
-                inst: program.insts[index].to_string(),
+                inst: cryptopt_x86::print::inst_in(&program.insts[index], &program.data),
                 value: g.show(n, SHOW_LIMIT),
             }));
         }

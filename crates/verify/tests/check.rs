@@ -142,6 +142,20 @@ const SUM7: &str = "t:
     mov qword [rdi], rax
     ret";
 
+/// `TIMES19` with the 19 from a constant pool (`.LC0`, 16 bytes, 16-aligned).
+const TIMES19_POOL: &str = "t:
+    mov esi, esi
+    mov edx, edx
+    lea rax, [rsi + rdx]
+    imul rax, qword [rip + .LC0 + 8]
+    mov qword [rdi], rax
+    ret
+    .section .rodata
+    .p2align 4
+.LC0:
+    .quad 7
+    .quad 19";
+
 /// `ADD` in gcc's realigned frame: rbp kept, rsp rounded down to 32 bytes, a spill
 /// through the aligned rsp, rsp restored from rbp.
 const ALIGNED: &str = "t:
@@ -641,6 +655,57 @@ fn table() {
         ),
         ("19·x of a sum by imul", times19, TIMES19.replace("lea rcx, [rax + rax*8]\n    lea rcx, [rax + rcx*2]", "imul rcx, rax, 0x13"), all, Equivalent),
         ("19·x of a sum as x + 2·(9·x) (two lea, clang's)", times19, TIMES19.into(), all, Equivalent),
+        ("19 from a constant pool", times19, TIMES19_POOL.into(), all, Equivalent),
+        (
+            "the wrong word of a constant pool",
+            times19,
+            TIMES19_POOL.replace(".LC0 + 8]", ".LC0]"),
+            all,
+            Not(&["out1 differs"]),
+        ),
+        (
+            "19 from a vector constant (vmovdqa of an aligned constant, vpextrq)",
+            times19,
+            TIMES19_POOL.replace(
+                "imul rax, qword [rip + .LC0 + 8]",
+                "vmovdqa xmm1, oword [rip + .LC0]\n    vpextrq rcx, xmm1, 1\n    imul rax, rcx",
+            ),
+            all,
+            Equivalent,
+        ),
+        (
+            "vmovdqa of a constant not aligned to 16",
+            times19,
+            TIMES19_POOL
+                .replace("imul rax, qword [rip + .LC0 + 8]", "vmovdqa xmm1, oword [rip + .LC0]")
+                .replace(".p2align 4", ".p2align 3"),
+            all,
+            Error("`vmovdqa xmm1, oword [rel .LC0]`: `vmovdqa` with memory: its alignment is not known"),
+        ),
+        (
+            "a read past the end of a constant",
+            times19,
+            TIMES19_POOL.replace(".LC0 + 8]", ".LC0 + 12]"),
+            all,
+            Not(&["`imul rax, qword [rel .LC0 + 0xc]` reads byte 16 of the constant `.LC0` (it has 16 bytes)"]),
+        ),
+        (
+            "a write to a constant",
+            times19,
+            TIMES19_POOL.replace("mov qword [rdi], rax", "mov qword [rip + .LC0], rax"),
+            all,
+            Not(&["writes byte 0 of the constant `.LC0` (read-only data)"]),
+        ),
+        (
+            "a constant's address through lea",
+            times19,
+            TIMES19_POOL.replace(
+                "imul rax, qword [rip + .LC0 + 8]",
+                "lea rcx, [rip + .LC0]\n    imul rax, qword [rcx + 8]",
+            ),
+            all,
+            Equivalent,
+        ),
         (
             "37·x is not 19·x",
             times19,

@@ -8,8 +8,8 @@
 //! `-march=native` names), printed, and written to `$CRYPTOPT_SURVEY_OUT` when that is
 //! set. What is asserted holds on any machine: the two syntaxes of one compiler output
 //! get the same verdict (the readers agree), a verdict is a proof, a report or a named
-//! unsupported construct (never a crash or an unreadable line other than a
-//! `%rip`-relative constant), and at least `FLOOR` programs are proved.
+//! unknown instruction (never a crash or another unreadable line: constant pools are
+//! read), and at least `FLOOR` programs are proved.
 
 mod common;
 
@@ -19,9 +19,9 @@ use std::process::Command;
 use cryptopt_verify::{check_asm, CheckOptions, Verdict};
 
 /// A ratchet against the checker losing ground: on the AVX-512 Zen 4 class machine
-/// where it was set, 34 are proved (20 before the SAT sweep); compilers' output differs
-/// from CPU to CPU, hence the margin.
-const FLOOR: usize = 44;
+/// where it was set, 56 are proved (20 before the SAT sweep, 46 before constant pools
+/// were read); compilers' output differs from CPU to CPU, hence the margin.
+const FLOOR: usize = 54;
 
 const COMPILERS: [&str; 2] = ["gcc", "clang-19"];
 
@@ -32,9 +32,7 @@ fn outcome(r: &cryptopt_verify::Result<Verdict>) -> String {
         Ok(Verdict::NotEquivalent(_)) => "not proved".into(),
         Err(e) => {
             let s = e.to_string();
-            if s.contains("rip-relative") {
-                "unread: a rip-relative constant".into()
-            } else if let Some(i) = s.find("unknown instruction `") {
+            if let Some(i) = s.find("unknown instruction `") {
                 let rest = &s[i..];
                 let end = rest[21..].find('`').map_or(rest.len(), |j| j + 22);
                 format!("unread: {}", &rest[..end])

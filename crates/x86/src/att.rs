@@ -21,11 +21,12 @@
 //! It must never read an operand it cannot place exactly: a `%rip`-relative or absolute
 //! address, a symbol, or an indirect `*` operand is an error, not a guess.
 
+use crate::data::Pool;
 use crate::inst::{Inst, Mem, Mnemonic, Reg, Size, VReg};
 use crate::parse::{addr_reg, assemble, mnemonic, number, scale, Parsed};
 
 /// One AT&T instruction, comment and label already removed.
-pub(crate) fn parse_line(s: &str) -> Result<Inst, String> {
+pub(crate) fn parse_line(s: &str, pool: &mut Pool) -> Result<Inst, String> {
     let s = s.to_ascii_lowercase();
     let (name, rest) = match s.split_once(char::is_whitespace) {
         Some((n, r)) => (n, r.trim()),
@@ -34,7 +35,7 @@ pub(crate) fn parse_line(s: &str) -> Result<Inst, String> {
     let (mn, size) = resolve(name).ok_or_else(|| format!("unknown instruction `{name}`"))?;
     let mut parsed = Vec::with_capacity(4);
     for text in split_operands(rest)? {
-        parsed.push(operand(text).map_err(|e| format!("{e} in operand `{text}`"))?);
+        parsed.push(operand(text, pool).map_err(|e| format!("{e} in operand `{text}`"))?);
     }
     if parsed.len() > 4 {
         return Err(format!("too many operands for `{name}`"));
@@ -44,7 +45,9 @@ pub(crate) fn parse_line(s: &str) -> Result<Inst, String> {
     if matches!(mn, Mnemonic::Shl | Mnemonic::Shr | Mnemonic::Sar) && parsed.len() == 1 {
         parsed.push(Parsed::Imm(1));
     }
-    assemble(mn, name, &parsed, size)
+    let inst = assemble(mn, name, &parsed, size)?;
+    crate::parse::check_broadcast(rest, &inst)?;
+    Ok(inst)
 }
 
 /// The instruction a name stands for and the size its suffix gives a memory operand.
@@ -113,8 +116,18 @@ fn split_operands(rest: &str) -> Result<Vec<&str>, String> {
     Ok(out)
 }
 
-/// `%reg`, `$imm` or `disp(base, index, scale)`.
-fn operand(t: &str) -> Result<Parsed, String> {
+/// `%reg`, `$imm`, `disp(base, index, scale)` or `symbol+disp(%rip)` (a constant of
+/// the file), a memory operand with an optional AVX-512 broadcast `{1toN}`.
+fn operand(t: &str, pool: &mut Pool) -> Result<Parsed, String> {
+    if let Some((m, n)) = t.strip_suffix('}').and_then(|r| r.rsplit_once("{1to")) {
+        if n.parse::<u8>().is_err() {
+            return Err(format!("unknown decoration `{{1to{n}}}`"));
+        }
+        return match operand(m.trim_end(), pool)? {
+            Parsed::Mem(m, size) => Ok(Parsed::Mem(Mem { bcst: true, ..m }, size)),
+            _ => Err("a broadcast of something not in memory".to_string()),
+        };
+    }
     if let Some(r) = t.strip_prefix('%') {
         if let Some((v, s)) = VReg::parse(r) {
             return Ok(Parsed::Vec(v, s));
@@ -132,8 +145,14 @@ fn operand(t: &str) -> Result<Parsed, String> {
     if t.starts_with('*') {
         return Err("an indirect operand".to_string());
     }
+    if let Some(disp) = t.strip_suffix("(%rip)") {
+        // `.LC0+8(%rip)`: the same terms as Intel's `[rip + .LC0 + 8]`.
+        let m = crate::parse::mem(&format!("rip + {disp}"), pool)
+            .map_err(|e| e.replace("rip-relative", "%rip-relative"))?;
+        return Ok(Parsed::Mem(m, None));
+    }
     if t.contains("%rip") {
-        return Err("a %rip-relative address (not a constant this reads)".to_string());
+        return Err("a %rip-relative address with a register".to_string());
     }
     let Some(open) = t.find('(') else {
         return Err("an absolute address or a symbol (not an operand this reads)".to_string());
@@ -175,7 +194,7 @@ fn operand(t: &str) -> Result<Parsed, String> {
             index,
             scale,
             disp,
-            size: Size::B64,
+            ..Mem::ZERO
         },
         None,
     ))
@@ -247,8 +266,15 @@ mod tests {
     #[test]
     fn att_refuses_what_it_cannot_place() {
         let table = [
-            ("movq foo(%rip), %rax", "%rip-relative"),
-            ("movq .LC0(%rip), %rax", "%rip-relative"),
+            ("movq foo(%rip), %rax", "`foo` is no data this file defines"),
+            (
+                "movq 8(%rip), %rax",
+                "%rip-relative address without a symbol",
+            ),
+            (
+                "movq .LC0(%rip,%rax), %rax",
+                "%rip-relative address with a register",
+            ),
             ("movq 16, %rax", "absolute address"),
             ("jmp *%rax", "unknown instruction"),
             ("movq %xmm0, %rax", "unsupported operand form"),
@@ -257,8 +283,12 @@ mod tests {
             ("movq (%eax), %rax", "64-bit address register"),
             ("movq (%rax,%rcx,3), %rax", "scale"),
             (
-                "vpandq .LCPI0_0(%rip){1to4}, %ymm0, %ymm0",
-                "unknown instruction `vpandq`",
+                "vpandq (%rsi){1to3}, %ymm0, %ymm0",
+                "`{1to3}` does not fill",
+            ),
+            (
+                "vpandq (%rsi){1to4}, %xmm0, %xmm0",
+                "`{1to4}` does not fill",
             ),
             ("addq %rax, 8(%rsi", "unbalanced"),
             ("movq (), %rax", "without a register"),

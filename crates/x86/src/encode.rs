@@ -29,7 +29,7 @@
 use iced_x86::{Code, Encoder, Instruction, MemoryOperand, OpKind, Register};
 
 use crate::error::{Error, Result};
-use crate::inst::{Inst, Mem, Mnemonic, Operand, Reg, Size};
+use crate::inst::{DataId, Inst, Mem, Mnemonic, Operand, Program, Reg, Size};
 
 mod vector;
 use vector::{vector, vreg};
@@ -60,28 +60,75 @@ impl Assembler {
     }
 
     /// Appends the machine code of `insts` to `out`. On error `out` is left as it was
-    /// and the error names the first instruction that has no encoding.
+    /// and the error names the first instruction that has no encoding. Instructions
+    /// that address a program's constants need the program: [`Assembler::encode_program`].
     pub fn encode(&mut self, insts: &[Inst], out: &mut Vec<u8>) -> Result<()> {
+        self.encode_at(insts, out, None)
+    }
+
+    /// Appends the machine code of a whole program: its instructions, then its
+    /// constants ([`Program::data`]), each at its alignment counted from the start of
+    /// the code (so the code must be placed at an address at least that aligned: a
+    /// page), every rip-relative operand pointing at its constant. On error `out` is
+    /// left as it was.
+    pub fn encode_program(&mut self, p: &Program, out: &mut Vec<u8>) -> Result<()> {
+        if p.data.is_empty() {
+            return self.encode(&p.insts, out);
+        }
+        // rip-relative operands are always disp32: the code's size does not depend on
+        // where the data goes, so one pass measures it and the second one is final.
+        let mut code = Vec::new();
+        self.encode_at(&p.insts, &mut code, Some(&vec![0; p.data.len()]))?;
+        let mut at = Vec::with_capacity(p.data.len());
+        let mut end = code.len() as u64;
+        for d in &p.data {
+            end = end.next_multiple_of(d.align.max(1) as u64);
+            at.push(end);
+            end += d.bytes.len() as u64;
+        }
+        code.clear();
+        self.encode_at(&p.insts, &mut code, Some(&at))?;
+        for (d, &a) in p.data.iter().zip(&at) {
+            code.resize(a as usize, 0xcc);
+            code.extend_from_slice(&d.bytes);
+        }
+        out.extend_from_slice(&code);
+        Ok(())
+    }
+
+    /// [`Assembler::encode`], with the offsets of the program's constants from the
+    /// start of the code when there is a program.
+    fn encode_at(&mut self, insts: &[Inst], out: &mut Vec<u8>, data: Option<&[u64]>) -> Result<()> {
         let start = out.len();
         // The encoder writes into its own Vec: lend it the caller's (no copy, no
         // allocation) and take it back.
         self.enc.set_buffer(std::mem::take(out));
         let mut result = Ok(());
+        let mut ip = 0u64;
         for inst in insts {
-            let step = match lower(inst) {
-                Ok(ins) => self
-                    .enc
-                    .encode(&ins, 0)
-                    .map(|_| ())
-                    .map_err(|e| e.to_string()),
-                Err(message) => Err(message.to_string()),
-            };
-            if let Err(message) = step {
-                result = Err(Error::Encode {
-                    inst: inst.to_string(),
-                    message,
-                });
-                break;
+            let step = lower(inst)
+                .and_then(|mut ins| {
+                    // (Only constants lower to rip-relative operands.)
+                    if ins.is_ip_rel_memory_operand() {
+                        let at = data
+                            .zip(data_of(inst))
+                            .and_then(|(d, id)| d.get(id.index()))
+                            .ok_or("a rip-relative constant: encode the whole program")?;
+                        ins.set_memory_displacement64(at.wrapping_add(ins.memory_displacement64()));
+                    }
+                    Ok(ins)
+                })
+                .map_err(str::to_string)
+                .and_then(|ins| self.enc.encode(&ins, ip).map_err(|e| e.to_string()));
+            match step {
+                Ok(len) => ip += len as u64,
+                Err(message) => {
+                    result = Err(Error::Encode {
+                        inst: inst.to_string(),
+                        message,
+                    });
+                    break;
+                }
             }
         }
         *out = self.enc.take_buffer();
@@ -92,9 +139,20 @@ impl Assembler {
     }
 }
 
+/// The constant an instruction addresses, if any.
+fn data_of(inst: &Inst) -> Option<DataId> {
+    inst.operands().iter().find_map(|o| o.mem()?.data)
+}
+
 /// Appends the machine code of `insts` to `out` with a fresh [`Assembler`].
 pub fn encode(insts: &[Inst], out: &mut Vec<u8>) -> Result<()> {
     Assembler::new().encode(insts, out)
+}
+
+/// Appends the machine code of a program and its constants to `out` with a fresh
+/// [`Assembler`] (see [`Assembler::encode_program`]).
+pub fn encode_program(p: &Program, out: &mut Vec<u8>) -> Result<()> {
+    Assembler::new().encode_program(p, out)
 }
 
 /// Whether the instruction has an encoding, and if not why (the message
@@ -165,6 +223,14 @@ fn mem(m: &Mem) -> std::result::Result<MemoryOperand, &'static str> {
         } else {
             return Err("rsp cannot be an index register");
         }
+    }
+    if m.bcst {
+        return Err("an embedded broadcast `{1toN}` outside an AVX-512 instruction");
+    }
+    if m.data.is_some() {
+        // rip-relative: iced takes the target address; `Assembler::encode_program`
+        // puts the constant's address here (until then, the displacement alone).
+        return Ok(MemoryOperand::with_base_displ(Register::RIP, m.disp as i64));
     }
     let r = |x: Option<Reg>| x.map_or(Register::None, |x| reg(x, Size::B64));
     let displ_size = if m.disp == 0 { 0 } else { 1 };

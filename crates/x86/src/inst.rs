@@ -177,15 +177,21 @@ impl Size {
 }
 
 /// A memory operand `[base + index*scale + disp]` accessing `size` bytes (`size` is
-/// irrelevant for `lea`).
+/// irrelevant for `lea`), or, when `data` names one of the program's constants,
+/// `[rip + constant + disp]` (no base, no index).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Mem {
     pub base: Option<Reg>,
     pub index: Option<Reg>,
     /// 1, 2, 4 or 8.
     pub scale: u8,
+    /// AVX-512's embedded broadcast (`{1to4}`): the `size` bytes read are repeated in
+    /// every lane of the vector operand.
+    pub bcst: bool,
     pub disp: i32,
     pub size: Size,
+    /// A rip-relative address of [`Program::data`]`[id]`.
+    pub data: Option<DataId>,
 }
 
 impl Mem {
@@ -193,11 +199,9 @@ impl Mem {
     pub fn qword(base: Reg, disp: i32) -> Mem {
         Mem {
             base: Some(base),
-            index: None,
-            scale: 1,
-            disp,
-            size: Size::B64,
+            ..Mem::ZERO
         }
+        .with_disp(disp)
     }
 
     /// `[base + disp]` of the given size.
@@ -207,6 +211,52 @@ impl Mem {
             ..Mem::qword(base, disp)
         }
     }
+
+    /// `qword [rip + data + disp]`: bytes of the program's constant `data`.
+    pub fn constant(data: DataId, disp: i32, size: Size) -> Mem {
+        Mem {
+            data: Some(data),
+            disp,
+            size,
+            ..Mem::ZERO
+        }
+    }
+
+    /// `qword [0]`: no base, no index, no displacement; the start of a struct update.
+    pub const ZERO: Mem = Mem {
+        base: None,
+        index: None,
+        scale: 1,
+        bcst: false,
+        disp: 0,
+        size: Size::B64,
+        data: None,
+    };
+
+    fn with_disp(self, disp: i32) -> Mem {
+        Mem { disp, ..self }
+    }
+}
+
+/// A constant of a program ([`Program::data`]), by position. One byte, so that a
+/// [`Mem`] and with it every [`Operand`] stays 16 bytes (the search's hot path copies
+/// instructions by the thousand): a program addresses at most 256 constants.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct DataId(pub u8);
+
+impl DataId {
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// Read-only data a program addresses rip-relative (a compiler's constant pool: `.LC0:
+/// .quad ...` in `.rodata`): its label as written, its alignment in bytes, its bytes.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Datum {
+    pub label: String,
+    pub align: u32,
+    pub bytes: Vec<u8>,
 }
 
 /// A vector register by number (0..=15): `xmm`n at 128 bits, `ymm`n at 256.
@@ -378,10 +428,15 @@ mnemonics! {
     Vpxor = "vpxor",
     Vpaddq = "vpaddq",
     Vpsubq = "vpsubq",
+    /// `vpmovsxbw`: bytes sign-extended to 16-bit words (clang loads small constants
+    /// with it).
+    Vpmovsxbw = "vpmovsxbw",
+    /// AVX-512's `vpandq` (EVEX), for its embedded broadcast from memory (`{1to4}`).
+    Vpandq = "vpandq",
     Vzeroupper = "vzeroupper",
 }
 
-/// The AVX2 vector mnemonics as one pattern: [`Mnemonic::is_vector`], and every
+/// The vector mnemonics (AVX2, and AVX-512's `vpandq`) as one pattern: [`Mnemonic::is_vector`], and every
 /// dispatcher that sends them to its vector family (encoder, checker).
 #[macro_export]
 macro_rules! vector_mnemonic {
@@ -400,6 +455,8 @@ macro_rules! vector_mnemonic {
             | $crate::Mnemonic::Vpxor
             | $crate::Mnemonic::Vpaddq
             | $crate::Mnemonic::Vpsubq
+            | $crate::Mnemonic::Vpmovsxbw
+            | $crate::Mnemonic::Vpandq
             | $crate::Mnemonic::Vzeroupper
     };
 }
@@ -531,11 +588,24 @@ impl Inst {
     }
 }
 
-/// A function: a global symbol and its straight-line body (ending in `ret`).
+/// A function: a global symbol, its straight-line body (ending in `ret`), and the
+/// read-only data it addresses (empty for what cryptopt generates).
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct Program {
     pub name: String,
     pub insts: Vec<Inst>,
+    pub data: Vec<Datum>,
+}
+
+impl Program {
+    /// A program without data.
+    pub fn new(name: impl Into<String>, insts: Vec<Inst>) -> Program {
+        Program {
+            name: name.into(),
+            insts,
+            data: Vec::new(),
+        }
+    }
 }
 
 impl Program {
@@ -579,6 +649,17 @@ impl Program {
             }
         }
         bytes + below as u32
+    }
+}
+
+#[cfg(test)]
+mod layout_tests {
+    /// Constants and broadcasts made `Mem` larger: an operand must stay 16 bytes (an
+    /// instruction 72), what the code generator's hot loop copies.
+    #[test]
+    fn operands_stay_small() {
+        assert_eq!(std::mem::size_of::<super::Operand>(), 16);
+        assert_eq!(std::mem::size_of::<super::Inst>(), 72);
     }
 }
 

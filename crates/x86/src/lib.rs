@@ -9,6 +9,7 @@
 //! here.
 
 pub mod att;
+mod data;
 pub mod encode;
 pub mod error;
 pub mod inst;
@@ -16,4 +17,6 @@ pub mod parse;
 pub mod print;
 
 pub use error::{Error, Result};
-pub use inst::{ArgLoc, FlagEffect, Inst, Mem, Mnemonic, Operand, Program, Reg, Size, VReg};
+pub use inst::{
+    ArgLoc, DataId, Datum, FlagEffect, Inst, Mem, Mnemonic, Operand, Program, Reg, Size, VReg,
+};

@@ -12,11 +12,14 @@
 //!   `bits`, `align`, `cpu` and `[...]` forms); section directives say whether what
 //!   follows is code; `.intel_syntax`/`.att_syntax` switch the syntax; data (`.byte`,
 //!   `.quad`, `.ascii` …) and unknown directives are refused among instructions (they
-//!   would assemble into code the checker never sees), skipped in other sections, and
-//!   an instruction outside a code section is refused;
+//!   would assemble into code the checker never sees), and an instruction outside a
+//!   code section is refused;
 //! * a label `name:` starts a new [`Program`] called `name` (an instruction may follow it
-//!   on the same line); local labels (`.L1:`) are skipped; instructions before any label
-//!   go to a program with an empty name;
+//!   on the same line); local labels (`.L1:`) are skipped in code; instructions before
+//!   any label go to a program with an empty name;
+//! * in other sections, a local label, the data directives after it (NASM's `db` …
+//!   `dq` too) and the alignment before it define a constant that rip-relative
+//!   operands may read ([`crate::data`]); other data there is skipped;
 //! * anything else is one instruction: a mnemonic (any case; the aliases `cmovb`,
 //!   `cmovnae`, `cmovae`, `cmovnb`, `cmove`, `cmovne`, `setb`, `setnae`, `sete`, `setne`,
 //!   `movabs`, `sal` are read as their canonical [`Mnemonic`]) and up to three operands:
@@ -29,6 +32,7 @@
 //! understand is an [`Error::Parse`] naming the 1-based line, the line, and the part it
 //! could not read. It never guesses: an operand of unknown size is an error, not a qword.
 
+use crate::data::Pool;
 use crate::error::{Error, Result};
 use crate::inst::{Inst, Mem, Mnemonic, Operand, Program, Reg, Size, VReg};
 
@@ -51,9 +55,11 @@ pub fn parse(text: &str) -> Result<Vec<Program>> {
     parse_with(text, Syntax::Auto)
 }
 
-/// All the functions in a file written in `syntax`, in order.
+/// All the functions in a file written in `syntax`, in order, each with the constants
+/// it addresses ([`crate::data`]).
 pub fn parse_with(text: &str, syntax: Syntax) -> Result<Vec<Program>> {
     let mut progs: Vec<Program> = Vec::new();
+    let mut pool = Pool::default();
     let mut declared = None;
     // Code until a section directive says otherwise (NASM files and snippets have none).
     let mut in_code = true;
@@ -70,22 +76,39 @@ pub fn parse_with(text: &str, syntax: Syntax) -> Result<Vec<Program>> {
         let mut s = strip_comment(raw).trim();
         if let Some((label, rest)) = split_label(s) {
             if !label.starts_with('.') {
-                progs.push(Program {
-                    name: label.to_string(),
-                    insts: Vec::new(),
-                });
+                progs.push(Program::new(label, Vec::new()));
+            } else if !in_code {
+                pool.label(label);
             }
             s = rest.trim();
         }
         if s.is_empty() {
             continue;
         }
+        let lower = s.to_ascii_lowercase();
+        let (word, args) = match lower.split_once(char::is_whitespace) {
+            Some((w, a)) => (w, a.trim()),
+            None => (lower.as_str(), ""),
+        };
+        if !in_code && (crate::data::is_align(word) || NASM_DATA.contains(&word)) {
+            if crate::data::is_align(word) {
+                pool.align(word, args);
+            } else {
+                pool.data(word, args);
+            }
+            continue;
+        }
         if let Some(d) = directive(s) {
-            let word = s.split_whitespace().next().unwrap_or("");
             match d {
                 Directive::Syntax(d) => declared = Some(d),
-                Directive::Code => in_code = true,
-                Directive::OtherSection => in_code = false,
+                Directive::Code => {
+                    in_code = true;
+                    pool.section();
+                }
+                Directive::OtherSection => {
+                    in_code = false;
+                    pool.section();
+                }
                 Directive::Harmless => {}
                 Directive::Data if in_code => {
                     return Err(err(format!(
@@ -96,7 +119,7 @@ pub fn parse_with(text: &str, syntax: Syntax) -> Result<Vec<Program>> {
                 Directive::Unknown if in_code => {
                     return Err(err(format!("unknown directive `{word}`")))
                 }
-                Directive::Data | Directive::Unknown => {}
+                Directive::Data | Directive::Unknown => pool.data(word, args),
             }
             continue;
         }
@@ -109,31 +132,47 @@ pub fn parse_with(text: &str, syntax: Syntax) -> Result<Vec<Program>> {
             (Syntax::Auto, Some(d)) => d == Syntax::Att,
             (Syntax::Auto, None) => file_att,
         };
+        pool.line = (n + 1, raw.trim().to_string());
         let inst = if att {
-            crate::att::parse_line(s)
+            crate::att::parse_line(s, &mut pool)
         } else {
-            parse_line(s)
+            parse_line(s, &mut pool)
         }
         .map_err(err)?;
         match progs.last_mut() {
             Some(p) => p.insts.push(inst),
-            None => progs.push(Program {
-                name: String::new(),
-                insts: vec![inst],
-            }),
+            None => progs.push(Program::new("", vec![inst])),
         }
     }
+    pool.attach(&mut progs)?;
     Ok(progs)
 }
 
-/// One instruction (a trailing comment is allowed); errors say line 1.
+/// NASM's data words, read as data in a data section.
+const NASM_DATA: [&str; 4] = ["db", "dw", "dd", "dq"];
+
+/// One instruction (a trailing comment is allowed); errors say line 1. A rip-relative
+/// operand has no data to address here (only a whole file defines constants): it is an
+/// error.
 pub fn parse_inst(line: &str) -> Result<Inst> {
     let s = strip_comment(line).trim();
+    let mut pool = Pool::default();
     let result = if s.is_empty() {
         Err("no instruction".to_string())
     } else {
-        parse_line(s)
+        parse_line(s, &mut pool)
     };
+    let result = result.and_then(|i| {
+        let uses_data = i
+            .operands()
+            .iter()
+            .any(|o| matches!(o, Operand::Mem(m) if m.data.is_some()));
+        if uses_data {
+            Err("a rip-relative constant outside a file that defines it".to_string())
+        } else {
+            Ok(i)
+        }
+    });
     result.map_err(|message| Error::Parse {
         line: 1,
         text: line.trim().to_string(),
@@ -264,7 +303,7 @@ pub(crate) enum Parsed {
 }
 
 /// One instruction, comment and label already removed.
-fn parse_line(s: &str) -> std::result::Result<Inst, String> {
+fn parse_line(s: &str, pool: &mut Pool) -> std::result::Result<Inst, String> {
     let s = s.to_ascii_lowercase();
     let (name, rest) = match s.split_once(char::is_whitespace) {
         Some((n, r)) => (n, r.trim()),
@@ -282,14 +321,36 @@ fn parse_line(s: &str) -> std::result::Result<Inst, String> {
             if text.is_empty() {
                 return Err("empty operand".to_string());
             }
-            parsed[n] = operand(text).map_err(|e| match e {
+            parsed[n] = operand(text, pool).map_err(|e| match e {
                 Some(e) => format!("{e} in operand `{text}`"),
                 None => format!("unknown operand `{text}`"),
             })?;
             n += 1;
         }
     }
-    assemble(mn, name, &parsed[..n], None)
+    let inst = assemble(mn, name, &parsed[..n], None)?;
+    check_broadcast(rest, &inst)?;
+    Ok(inst)
+}
+
+/// A broadcast `{1toN}` written on a line must fill the instruction's vector operand:
+/// N is its width over the element's.
+pub(crate) fn check_broadcast(rest: &str, inst: &Inst) -> std::result::Result<(), String> {
+    let Some(at) = rest.find("{1to") else {
+        return Ok(());
+    };
+    let n: String = rest[at + 4..]
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    let lanes = inst.operands().iter().find_map(|o| match o {
+        Operand::Vec(_, s) => Some(s.bits() / 64),
+        _ => None,
+    });
+    match lanes {
+        Some(l) if n == l.to_string() => Ok(()),
+        _ => Err(format!("`{{1to{n}}}` does not fill the vector operand")),
+    }
 }
 
 /// The instruction from its mnemonic and operands in Intel order: a memory operand
@@ -340,6 +401,18 @@ pub(crate) fn implied_size(mn: Mnemonic, ops: &[Parsed], mem_at: usize) -> Optio
         Vinserti128 | Vextracti128 => return Some(Size::B128),
         _ => {}
     }
+    if let (Vpmovsxbw, Some(Parsed::Vec(_, s))) = (mn, ops.first()) {
+        // Half the destination's width: 8 bytes to an xmm, 16 to a ymm.
+        return Some(if *s == Size::B256 {
+            Size::B128
+        } else {
+            Size::B64
+        });
+    }
+    if matches!(ops.get(mem_at), Some(Parsed::Mem(m, _)) if m.bcst) {
+        // A broadcast reads one element (`vpandq`'s is a qword).
+        return Some(Size::B64);
+    }
     let count_at = match mn {
         Shl | Shr | Sar => Some(1),
         Shld | Shrd => Some(2),
@@ -352,7 +425,12 @@ pub(crate) fn implied_size(mn: Mnemonic, ops: &[Parsed], mem_at: usize) -> Optio
 }
 
 /// One operand; `Err(None)` when it is no operand at all.
-fn operand(t: &str) -> std::result::Result<Parsed, Option<String>> {
+fn operand(t: &str, pool: &mut Pool) -> std::result::Result<Parsed, Option<String>> {
+    // AVX-512's embedded broadcast: `qword ptr [...]{1to4}`.
+    let (t, bcst) = match t.strip_suffix('}').and_then(|r| r.rsplit_once("{1to")) {
+        Some((m, n)) if n.parse::<u8>().is_ok() => (m.trim_end(), true),
+        _ => (t, false),
+    };
     let mut t = t;
     let mut size = None;
     for (kw, s) in [
@@ -378,7 +456,7 @@ fn operand(t: &str) -> std::result::Result<Parsed, Option<String>> {
             }
         }
     }
-    // `[...]`, or gcc's `disp[...]` (`QWORD PTR 16[rsi]`).
+    // `[...]`, or gcc's `disp[...]` (`QWORD PTR 16[rsi]`, `YMMWORD PTR .LC0[rip]`).
     if let Some(open) = t
         .find('[')
         .filter(|&i| i == 0 || size.is_some() || number(t[..i].trim()).is_some())
@@ -388,11 +466,18 @@ fn operand(t: &str) -> std::result::Result<Parsed, Option<String>> {
             .ok_or_else(|| Some("unterminated memory operand".to_string()))?;
         let disp = t[..open].trim();
         let m = if disp.is_empty() {
-            mem(inner)
+            mem(inner, pool)
         } else {
-            mem(&format!("{inner} + {disp}"))
+            mem(&format!("{inner} + {disp}"), pool)
         };
-        return Ok(Parsed::Mem(m.map_err(Some)?, size));
+        let m = Mem {
+            bcst,
+            ..m.map_err(Some)?
+        };
+        return Ok(Parsed::Mem(m, size));
+    }
+    if bcst {
+        return Err(Some("a broadcast of something not in memory".to_string()));
     }
     if size.is_some() {
         return Err(Some(
@@ -462,8 +547,15 @@ pub(crate) fn scale(k: &str) -> std::result::Result<u8, String> {
 
 /// The inside of `[...]`: `base`, `base + disp`, `base + index*scale - disp`,
 /// `index*scale`, `disp` ... (terms in any order; a register without a scale is the base
-/// if none is yet, else the index).
-fn mem(inner: &str) -> std::result::Result<Mem, String> {
+/// if none is yet, else the index), or `rip + symbol ± disp`: a constant of the file
+/// ([`crate::data`]). Also what AT&T's `symbol+disp(%rip)` reads as.
+pub(crate) fn mem(inner: &str, pool: &mut Pool) -> std::result::Result<Mem, String> {
+    // NASM's `[rel label]` is `[rip + label]`.
+    let (inner, mut rip) = match inner.trim_start().strip_prefix("rel ") {
+        Some(rest) => (rest, true),
+        None => (inner, false),
+    };
+    let mut symbol: Option<&str> = None;
     let mut plain: [Option<Reg>; 2] = [None; 2];
     let mut nplain = 0;
     let mut scaled: Option<(Reg, u8)> = None;
@@ -510,30 +602,59 @@ fn mem(inner: &str) -> std::result::Result<Mem, String> {
             plain[nplain] = Some(r);
             nplain += 1;
         } else if term == "rip" {
-            return Err("a rip-relative address (not a constant this reads)".to_string());
+            if neg || rip {
+                return Err(format!("bad term `{term}`"));
+            }
+            rip = true;
         } else if let Some(v) = number(term) {
             let v = v as i128;
             disp += if neg { -v } else { v };
             if disp.abs() > 1 << 64 {
                 return Err("displacement out of range".to_string());
             }
+        } else if is_symbol(term) && !neg && symbol.is_none() {
+            symbol = Some(term);
         } else {
             return Err(format!("unknown term `{term}` in memory operand"));
         }
+    }
+    let disp32 = |d: i128| i32::try_from(d).map_err(|_| "displacement out of range".to_string());
+    match (rip, symbol) {
+        (true, Some(sym)) if plain[0].is_none() && scaled.is_none() => {
+            let id = pool.symbol(sym)?;
+            return Ok(Mem::constant(id, disp32(disp)?, Size::B64));
+        }
+        (true, Some(_)) => return Err("rip-relative with another register".to_string()),
+        (true, None) => {
+            return Err(
+                "a rip-relative address without a symbol (not a constant this reads)".into(),
+            )
+        }
+        (false, Some(sym)) => {
+            return Err(format!(
+                "an absolute address of `{sym}` (only rip-relative constants are read)"
+            ))
+        }
+        (false, None) => {}
     }
     let (base, index, scale) = match (plain, scaled) {
         ([b, None], Some((x, s))) => (b, Some(x), s),
         ([_, Some(_)], Some(_)) => return Err("more than two address registers".to_string()),
         ([b, x], None) => (b, x, 1),
     };
-    let disp = i32::try_from(disp).map_err(|_| "displacement out of range".to_string())?;
     Ok(Mem {
         base,
         index,
         scale,
-        disp,
-        size: Size::B64,
+        disp: disp32(disp)?,
+        ..Mem::ZERO
     })
+}
+
+/// A label as an operand names it: `.LC0`, `.LCPI0_1`, `table` (not a number).
+fn is_symbol(term: &str) -> bool {
+    term.starts_with(|c: char| c.is_ascii_alphabetic() || c == '.' || c == '_')
+        && term.chars().all(is_ident_char)
 }
 
 #[cfg(test)]

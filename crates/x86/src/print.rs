@@ -15,7 +15,7 @@
 
 use std::fmt::{self, Write};
 
-use crate::inst::{Inst, Mem, Mnemonic, Operand, Program, Reg, Size};
+use crate::inst::{Datum, Inst, Mem, Mnemonic, Operand, Program, Reg, Size};
 
 /// The two dialects.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,21 +41,29 @@ pub fn gas(p: &Program) -> String {
 /// One instruction in NASM syntax, without indentation: `mov rax, qword [rsi + 0x8]`.
 pub fn inst_nasm(i: &Inst) -> String {
     let mut s = String::new();
-    let _ = write_inst(&mut s, i, Syntax::Nasm);
+    let _ = write_inst(&mut s, i, Syntax::Nasm, &[]);
+    s
+}
+
+/// One instruction of a program in NASM syntax, its constants named by their labels
+/// (`vpaddq ymm0, ymm0, yword [rel .LC0]`).
+pub fn inst_in(i: &Inst, data: &[Datum]) -> String {
+    let mut s = String::new();
+    let _ = write_inst(&mut s, i, Syntax::Nasm, data);
     s
 }
 
 /// One instruction in GNU as Intel syntax: `mov rax, qword ptr [rsi + 0x8]`.
 pub fn inst_gas(i: &Inst) -> String {
     let mut s = String::new();
-    let _ = write_inst(&mut s, i, Syntax::Gas);
+    let _ = write_inst(&mut s, i, Syntax::Gas, &[]);
     s
 }
 
 /// NASM syntax (what error messages show).
 impl fmt::Display for Inst {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write_inst(f, self, Syntax::Nasm)
+        write_inst(f, self, Syntax::Nasm, &[])
     }
 }
 
@@ -66,9 +74,10 @@ pub fn write_nasm(out: &mut impl Write, p: &Program) -> fmt::Result {
     writeln!(out, "{}:", p.name)?;
     for i in &p.insts {
         out.write_str("    ")?;
-        write_inst(out, i, Syntax::Nasm)?;
+        write_inst(out, i, Syntax::Nasm, &p.data)?;
         out.write_char('\n')?;
     }
+    write_data(out, &p.data, Syntax::Nasm)?;
     // Without this note, linking the object makes the stack executable (and newer
     // linkers warn). It is a section directive: the parser skips it.
     writeln!(
@@ -89,12 +98,13 @@ pub fn write_gas(out: &mut impl Write, p: &Program) -> fmt::Result {
     writeln!(out, "    .cfi_startproc")?;
     for i in &p.insts {
         out.write_str("    ")?;
-        write_inst(out, i, Syntax::Gas)?;
+        write_inst(out, i, Syntax::Gas, &p.data)?;
         out.write_char('\n')?;
         write_cfi(out, i)?;
     }
     writeln!(out, "    .cfi_endproc")?;
     writeln!(out, ".size {name}, .-{name}")?;
+    write_data(out, &p.data, Syntax::Gas)?;
     writeln!(out, ".section .note.GNU-stack,\"\",@progbits")
 }
 
@@ -126,7 +136,49 @@ fn write_cfi(out: &mut impl Write, i: &Inst) -> fmt::Result {
     Ok(())
 }
 
-fn write_inst(out: &mut impl Write, i: &Inst, syntax: Syntax) -> fmt::Result {
+/// A program's constants in a read-only data section, under their own labels: 8-byte
+/// words as `.quad`/`dq`, the rest as bytes.
+fn write_data(out: &mut impl Write, data: &[Datum], syntax: Syntax) -> fmt::Result {
+    if data.is_empty() {
+        return Ok(());
+    }
+    let nasm = syntax == Syntax::Nasm;
+    writeln!(
+        out,
+        "{}",
+        if nasm {
+            "SECTION .rodata"
+        } else {
+            ".section .rodata"
+        }
+    )?;
+    for d in data {
+        if nasm {
+            writeln!(out, "align {}", d.align.max(1))?;
+        } else {
+            writeln!(out, ".balign {}", d.align.max(1))?;
+        }
+        writeln!(out, "{}:", d.label)?;
+        let words = d.bytes.chunks_exact(8);
+        let rest = words.remainder();
+        for w in words {
+            let v = u64::from_le_bytes(w.try_into().unwrap_or([0; 8]));
+            writeln!(out, "    {} {v:#x}", if nasm { "dq" } else { ".quad" })?;
+        }
+        for b in rest {
+            writeln!(out, "    {} {b:#x}", if nasm { "db" } else { ".byte" })?;
+        }
+    }
+    if nasm {
+        writeln!(out, "SECTION .text")
+    } else {
+        writeln!(out, ".text")
+    }
+}
+
+/// One instruction; a constant is named by its label in `data` (by its number,
+/// `.Ldata0`, where the program is not at hand).
+fn write_inst(out: &mut impl Write, i: &Inst, syntax: Syntax, data: &[Datum]) -> fmt::Result {
     out.write_str(i.mn.name())?;
     for (k, op) in i.operands().iter().enumerate() {
         out.write_str(if k == 0 { " " } else { ", " })?;
@@ -139,7 +191,21 @@ fn write_inst(out: &mut impl Write, i: &Inst, syntax: Syntax) -> fmt::Result {
                     out.write_str(size_keyword(m.size, syntax))?;
                     out.write_str(if syntax == Syntax::Gas { " ptr " } else { " " })?;
                 }
-                write_mem(out, &m)?;
+                if let Some(id) = m.data {
+                    match data.get(id.index()) {
+                        Some(d) => write_constant(out, &d.label, m.disp, syntax)?,
+                        None => write_constant(out, &format!(".Ldata{}", id.0), m.disp, syntax)?,
+                    }
+                } else {
+                    write_mem(out, &m)?;
+                }
+                if m.bcst {
+                    let lanes = i.operands().iter().find_map(|o| match o {
+                        Operand::Vec(_, s) => Some(s.bits() / m.size.bits()),
+                        _ => None,
+                    });
+                    write!(out, "{{1to{}}}", lanes.unwrap_or(1))?;
+                }
             }
         }
     }
@@ -166,6 +232,21 @@ fn write_signed_hex(out: &mut impl Write, v: i64) -> fmt::Result {
     } else {
         write!(out, "{v:#x}")
     }
+}
+
+/// `[rel label + disp]` (NASM), `[rip + label + disp]` (GNU as).
+fn write_constant(out: &mut impl Write, label: &str, disp: i32, syntax: Syntax) -> fmt::Result {
+    let rip = if syntax == Syntax::Nasm {
+        "rel "
+    } else {
+        "rip + "
+    };
+    write!(out, "[{rip}{label}")?;
+    if disp != 0 {
+        let sign = if disp < 0 { '-' } else { '+' };
+        write!(out, " {sign} {:#x}", disp.unsigned_abs())?;
+    }
+    out.write_char(']')
 }
 
 /// `[base + index*scale + disp]`, leaving out what is absent; `[0x0]` when all is.
@@ -206,7 +287,7 @@ mod tests {
             index,
             scale,
             disp,
-            size: Size::B64,
+            ..Mem::ZERO
         };
         let table: &[(Mem, &str)] = &[
             (m(Some(Reg::Rsi), None, 1, 8), "[rsi + 0x8]"),

@@ -171,10 +171,7 @@ fn program() -> Program {
         parse_inst("pop rbx").unwrap(),
         parse_inst("ret").unwrap(),
     ]);
-    Program {
-        name: "fiat_test_mul".into(),
-        insts,
-    }
+    Program::new("fiat_test_mul", insts)
 }
 
 /// An operand kind, immediates of all sizes as one.

@@ -111,6 +111,8 @@ const CANONICAL: &[&str] = &[
     "vpbroadcastq ymm0, xmm1", "vpbroadcastq xmm0, qword [rsi]",
     "vpunpcklqdq xmm0, xmm1, xmm2", "vpand ymm0, ymm1, ymm2", "vpor xmm0, xmm1, oword [rsi]",
     "vpxor ymm3, ymm3, ymm3", "vpaddq ymm0, ymm0, yword [rsi]", "vpsubq ymm0, ymm1, yword [rdx]",
+    "vpmovsxbw ymm0, oword [rsi]", "vpmovsxbw xmm1, xmm2", "vpandq ymm0, ymm1, ymm2",
+    "vpandq ymm0, ymm1, qword [rsi]{1to4}", "vpandq xmm0, xmm1, qword [rsi + 0x8]{1to2}",
     "vzeroupper",
 ];
 
@@ -192,10 +194,7 @@ fn respelled_lines() {
 #[test]
 fn every_form_of_the_table_round_trips() {
     let insts = common::sample_every_form(4);
-    let p = Program {
-        name: "f".into(),
-        insts,
-    };
+    let p = Program::new("f", insts);
     for text in [nasm(&p), gas(&p)] {
         let back = parse(&text).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(back, vec![p.clone()]);
@@ -240,20 +239,20 @@ g:
     .section .note.GNU-stack,\"\",@progbits
     .ident \"clang version 18: x\"
 ";
-    let f = Program {
-        name: "f".into(),
-        insts: vec![
+    let f = Program::new(
+        "f",
+        vec![
             parse_inst("mov rax, qword [rsi + 0x8]").unwrap(),
             Inst::op0(Mnemonic::Ret),
         ],
-    };
-    let g = Program {
-        name: "g".into(),
-        insts: vec![
+    );
+    let g = Program::new(
+        "g",
+        vec![
             parse_inst("add rax, rbx").unwrap(),
             Inst::op0(Mnemonic::Ret),
         ],
-    };
+    );
     for file in [nasm_file, gas_file] {
         assert_eq!(parse(file).unwrap(), vec![f.clone(), g.clone()], "{file}");
     }
@@ -268,9 +267,9 @@ g:
 
 #[test]
 fn printed_files() {
-    let p = Program {
-        name: "fiat_p256_mul".into(),
-        insts: vec![
+    let p = Program::new(
+        "fiat_p256_mul",
+        vec![
             parse_inst("push rbx").unwrap(),
             parse_inst("sub rsp, 0x10").unwrap(),
             parse_inst("mov rax, qword [rsi + 0x8]").unwrap(),
@@ -279,7 +278,7 @@ fn printed_files() {
             parse_inst("pop rbx").unwrap(),
             parse_inst("ret").unwrap(),
         ],
-    };
+    );
     assert_eq!(
         nasm(&p),
         "\
@@ -333,7 +332,7 @@ proptest! {
     /// and every one of them encodes.
     #[test]
     fn print_parse_round_trip(insts in prop::collection::vec(common::inst(), 1..8)) {
-        let p = Program { name: "f".into(), insts };
+        let p = Program::new("f", insts);
         for i in &p.insts {
             prop_assert_eq!(parse_inst(&inst_nasm(i)).map_err(|e| e.to_string()), Ok(*i));
             prop_assert_eq!(parse_inst(&inst_gas(i)).map_err(|e| e.to_string()), Ok(*i));

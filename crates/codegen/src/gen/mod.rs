@@ -329,10 +329,7 @@ impl<'f> Generator<'f> {
 
     /// The last generated program with its name.
     pub fn program(&self) -> Program {
-        Program {
-            name: self.f.name.clone(),
-            insts: self.st.out.clone(),
-        }
+        Program::new(self.f.name.clone(), self.st.out.clone())
     }
 
     // ---------------------------------------------------------------------------------

@@ -35,6 +35,9 @@ pub enum Sym {
     /// The base of the `k`-th stack frame aligned by `and rsp, -2^n`: rsp then, rounded
     /// down to an unknown amount below (see `x86::memory`). Only addresses use it.
     Frame(u8),
+    /// The address of the program's constant `k` (`Program::data`): read-only bytes at
+    /// an address the program only knows rip-relative. Only addresses use it.
+    Data(u8),
     /// The value a register has at entry when it is not an argument.
     Init(Reg),
     /// 64-bit lane `lane` of vector register `reg` at entry.

@@ -74,7 +74,7 @@ impl Machine<'_> {
                 };
                 return Err(Fail::boxed(Problem::UndefinedFlag {
                     index: self.index,
-                    inst: self.inst.to_string(),
+                    inst: self.inst_text(),
                     flag: FLAG_NAMES[i],
                     why,
                 }));

@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 
 use cryptopt_ir::Function;
-use cryptopt_x86::{ArgLoc, Inst, Mnemonic as M, Operand as X, Program, Reg, Size};
+use cryptopt_x86::{ArgLoc, Datum, Inst, Mnemonic as M, Operand as X, Program, Reg, Size};
 
 use super::flags::{FlagState, CF, OF};
 use super::memory::{assemble, stack_words, Base, Byte, Clobber, Frame};
@@ -81,6 +81,8 @@ pub(crate) struct Machine<'a> {
     pub(super) rsp: (Base, i64),
     /// The aligned stack frames made so far (`Base::Frame(k)` is `frames[k]`).
     pub(super) frames: Vec<Frame>,
+    /// The program's constants (`Base::Data(k)` is `data[k]`).
+    pub(super) data: Vec<Datum>,
     /// How far below the entry rsp rsp may go (`CheckOptions::stack_limit`).
     stack_limit: u32,
     /// The position of the instruction being executed, and the instruction.
@@ -165,6 +167,7 @@ impl<'a> Machine<'a> {
             clobbered: HashMap::new(),
             rsp: (Base::Stack, 0),
             frames: Vec::new(),
+            data: Vec::new(),
             stack_limit: crate::verdict::DEFAULT_STACK_LIMIT,
             index: 0,
             inst: Inst::op0(M::Ret),
@@ -181,6 +184,7 @@ impl<'a> Machine<'a> {
     /// Runs `p` to its `ret`. Errors are input problems; a wrong program ends with a
     /// problem in [`Final::problem`].
     pub fn execute(mut self, p: &Program) -> Result<Final> {
+        self.data = p.data.clone();
         let mut problem = Some(Problem::NoRet);
         for (i, inst) in p.insts.iter().enumerate() {
             self.index = i;
@@ -229,10 +233,15 @@ impl<'a> Machine<'a> {
     // ---------------------------------------------------------------------------------
     // errors
 
+    /// The instruction being executed as reports show it (constants by their labels).
+    pub(super) fn inst_text(&self) -> String {
+        cryptopt_x86::print::inst_in(&self.inst, &self.data)
+    }
+
     pub(super) fn unsupported(&self, message: impl Into<String>) -> Fail {
         Fail::Error(Error::Unsupported {
             index: self.index,
-            inst: self.inst.to_string(),
+            inst: self.inst_text(),
             message: message.into(),
         })
     }
@@ -241,7 +250,7 @@ impl<'a> Machine<'a> {
     pub(super) fn variable_count(&self) -> Fail {
         Fail::boxed(Problem::VariableCount {
             index: self.index,
-            inst: self.inst.to_string(),
+            inst: self.inst_text(),
         })
     }
 
@@ -269,7 +278,7 @@ impl<'a> Machine<'a> {
                 _ => {
                     return Err(Fail::boxed(Problem::LostStack {
                         index: self.index,
-                        inst: self.inst.to_string(),
+                        inst: self.inst_text(),
                     }))
                 }
             };
@@ -277,7 +286,7 @@ impl<'a> Machine<'a> {
             if -lo > self.stack_limit as i64 {
                 return Err(Fail::boxed(Problem::StackLimit {
                     index: self.index,
-                    inst: self.inst.to_string(),
+                    inst: self.inst_text(),
                     bytes: -lo,
                     limit: self.stack_limit,
                 }));

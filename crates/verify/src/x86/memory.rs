@@ -39,6 +39,8 @@ pub(crate) enum Base {
     Stack,
     /// Aligned stack frame `k` (offsets relative to its base, [`Frame`]).
     Frame(u8),
+    /// The program's constant `k` (`Program::data`): read-only, its bytes known.
+    Data(u8),
 }
 
 /// A stack frame made by `and rsp, -align` when rsp was rsp0 + `at`: its base is
@@ -65,10 +67,10 @@ pub(super) struct Clobber {
 }
 
 /// The offsets from rsp0 a stack address may have: `(lowest, highest)`; `None` for an
-/// argument's memory.
+/// argument's memory or a constant.
 fn span(frames: &[Frame], b: Base, off: i64) -> Option<(i64, i64)> {
     match b {
-        Base::Arg(_) => None,
+        Base::Arg(_) | Base::Data(_) => None,
         Base::Stack => Some((off, off)),
         Base::Frame(k) => {
             let f = frames[k as usize];
@@ -128,6 +130,11 @@ pub(super) fn assemble(g: &mut Graph, bytes: &[Byte]) -> NodeId {
 impl Machine<'_> {
     /// The address of `m` as a node.
     pub(super) fn address(&mut self, m: Mem) -> NodeId {
+        if let Some(id) = m.data {
+            let label = format!("&{}", self.data[id.index()].label);
+            let at = self.g.sym(Sym::Data(id.0), u64::MAX as u128, label);
+            return self.g.add(64, &[(at, 1)], m.disp as i64 as u64 as u128);
+        }
         let mut terms = Vec::with_capacity(2);
         if let Some(b) = m.base {
             terms.push((self.regs[b.index()], 1));
@@ -144,6 +151,7 @@ impl Machine<'_> {
             Node::Sym(Sym::Pointer(k)) => Some(Base::Arg(*k)),
             Node::Sym(Sym::Rsp0) => Some(Base::Stack),
             Node::Sym(Sym::Frame(k)) => Some(Base::Frame(*k)),
+            Node::Sym(Sym::Data(k)) => Some(Base::Data(*k)),
             _ => None,
         };
         if let Some(b) = base_of(a) {
@@ -163,7 +171,7 @@ impl Machine<'_> {
             Some(x) => Ok(x),
             None => Err(Fail::boxed(Problem::DataAddress {
                 index: self.index,
-                inst: self.inst.to_string(),
+                inst: self.inst_text(),
                 address: self.g.show(a, 120),
             })),
         }
@@ -173,6 +181,10 @@ impl Machine<'_> {
         match b {
             Base::Arg(k) => self.abi.describe(self.f, k as usize, off),
             Base::Stack | Base::Frame(_) => format!("the stack slot {}", self.slot(b, off)),
+            Base::Data(k) => format!(
+                "byte {off} of the constant `{}`",
+                self.data[k as usize].label
+            ),
         }
     }
 
@@ -245,6 +257,20 @@ impl Machine<'_> {
             return Ok(x);
         }
         match b {
+            Base::Data(k) => {
+                let d = &self.data[k as usize];
+                match usize::try_from(off).ok().and_then(|i| d.bytes.get(i)) {
+                    Some(&v) => Ok(Byte {
+                        node: self.g.konst(v as u128),
+                        idx: 0,
+                    }),
+                    None => Err(Fail::boxed(Problem::ReadOutside {
+                        index: self.index,
+                        inst: self.inst_text(),
+                        what: format!("{} (it has {} bytes)", self.describe(b, off), d.bytes.len()),
+                    })),
+                }
+            }
             Base::Arg(k) => {
                 let arg = self.abi.args.get(k as usize).copied();
                 let size = self.abi.array(self.f, k as usize).map(|(_, s)| s);
@@ -253,7 +279,7 @@ impl Machine<'_> {
                         if let Some(c) = self.clobbered.get(&(k, off)).copied() {
                             return Err(Fail::boxed(Problem::AliasedRead {
                                 index: self.index,
-                                inst: self.inst.to_string(),
+                                inst: self.inst_text(),
                                 input: self.describe(b, off),
                                 output: self.abi.describe(self.f, c.out as usize, c.off),
                                 written_at: c.index,
@@ -269,13 +295,13 @@ impl Machine<'_> {
                     (Some(ArgSlot::Output { .. }), Some(size)) if (0..size).contains(&off) => {
                         Err(Fail::boxed(Problem::UndefinedRead {
                             index: self.index,
-                            inst: self.inst.to_string(),
+                            inst: self.inst_text(),
                             what: self.describe(b, off),
                         }))
                     }
                     _ => Err(Fail::boxed(Problem::ReadOutside {
                         index: self.index,
-                        inst: self.inst.to_string(),
+                        inst: self.inst_text(),
                         what: self.describe(b, off),
                     })),
                 }
@@ -283,13 +309,13 @@ impl Machine<'_> {
             Base::Stack | Base::Frame(_) if self.span(b, off).is_some_and(|s| s.1 >= 0) => {
                 Err(Fail::boxed(Problem::ReadOutside {
                     index: self.index,
-                    inst: self.inst.to_string(),
+                    inst: self.inst_text(),
                     what: self.callers(b, off),
                 }))
             }
             Base::Stack | Base::Frame(_) => Err(Fail::boxed(Problem::UndefinedRead {
                 index: self.index,
-                inst: self.inst.to_string(),
+                inst: self.inst_text(),
                 what: self.describe(b, off),
             })),
         }
@@ -307,11 +333,15 @@ impl Machine<'_> {
         let outside = |what: String, m: &Self| {
             Fail::boxed(Problem::WriteOutside {
                 index: m.index,
-                inst: m.inst.to_string(),
+                inst: m.inst_text(),
                 what,
             })
         };
         match b {
+            Base::Data(_) => {
+                let what = format!("{} (read-only data)", self.describe(b, off));
+                return Err(outside(what, self));
+            }
             Base::Stack | Base::Frame(_) => {
                 let (_, hi) = self.span(b, off).expect("a stack base");
                 if hi + n > 0 {

@@ -3,15 +3,17 @@
 //! (`vmovq`), gather limbs into a `ymm` (`vpinsrq`, `vpunpcklqdq`, `vinserti128`,
 //! `vpbroadcastq`) to store them at once (`vmovdqu`), and the odd vectorized limb
 //! operation (`vpand`, `vpor`, `vpxor`, `vpaddq`, `vpsubq`, each lane on its own, sums
-//! modulo 2^64). None of them changes a flag.
+//! modulo 2^64); clang's constant loads `vpmovsxbw` (bytes sign-extended to words) and
+//! AVX-512's `vpandq` with a qword broadcast to every lane (`{1to4}`). None of them
+//! changes a flag.
 //!
 //! A vector register is four 64-bit lanes. These instructions are VEX-encoded, so one
 //! that writes an `xmm` zeroes lanes 2 and 3 of its `ymm` (the SDM's "VEX.128 ... bits
 //! (MAXVL-1:128) of the destination are zeroed"); `vzeroupper` zeroes lanes 2 and 3 of
 //! all sixteen. A vector memory operand is its lanes at consecutive 8-byte offsets,
 //! read and written through the same rules as every other access. `vmovdqa` faults on
-//! an address that is not aligned; alignment of argument memory is not known, so it is
-//! modelled only between registers.
+//! an address that is not aligned; alignment of argument and stack memory is not known,
+//! so it is modelled between registers and from a constant aligned as it needs.
 //!
 //! Like every file of the executor, this one must never use
 //! [`cryptopt_x86::Mnemonic::flags`] or anything else of the code generator's: it *is*
@@ -20,7 +22,7 @@
 use cryptopt_x86::{Mnemonic as M, Operand as X, Size};
 
 use super::machine::{size_of, Machine, Step};
-use crate::graph::{mask, NodeId};
+use crate::graph::{mask, NodeId, Seg};
 
 /// Lanes of a value, lowest first; only the first `n` mean anything.
 type Lanes = ([NodeId; 4], usize);
@@ -50,7 +52,7 @@ impl Machine<'_> {
                 self.set_lanes(d, &[v])?;
             }
             (M::Vmovdqu | M::Vmovdqa, &[d, s]) => {
-                if mn == M::Vmovdqa && (matches!(d, X::Mem(_)) || matches!(s, X::Mem(_))) {
+                if mn == M::Vmovdqa && !(self.aligned(d) && self.aligned(s)) {
                     return Err(self.unsupported(
                         "`vmovdqa` with memory: its alignment is not known (a fault)",
                     ));
@@ -84,12 +86,17 @@ impl Machine<'_> {
                 let l = [x[0], y[0], x[2], y[2]];
                 self.set_lanes(d, &l[..n])?;
             }
-            (M::Vpand | M::Vpor | M::Vpxor | M::Vpaddq | M::Vpsubq, &[d, a, b]) => {
-                let ((x, n), (y, _)) = (self.lanes(a)?, self.lanes(b)?);
+            (M::Vpand | M::Vpandq | M::Vpor | M::Vpxor | M::Vpaddq | M::Vpsubq, &[d, a, b]) => {
+                let (x, n) = self.lanes(a)?;
+                let (y, _) = match b {
+                    // AVX-512's broadcast: one qword in every lane.
+                    X::Mem(m) if m.bcst => ([self.qword(b)?; 4], n),
+                    _ => self.lanes(b)?,
+                };
                 let mut l = x;
                 for k in 0..n {
                     l[k] = match mn {
-                        M::Vpand => self.g.and(64, &[x[k], y[k]]),
+                        M::Vpand | M::Vpandq => self.g.and(64, &[x[k], y[k]]),
                         M::Vpor => self.g.or(64, &[x[k], y[k]]),
                         M::Vpxor => self.g.xor(64, &[x[k], y[k]]),
                         M::Vpaddq => self.g.add(64, &[(x[k], 1), (y[k], 1)], 0),
@@ -98,9 +105,52 @@ impl Machine<'_> {
                 }
                 self.set_lanes(d, &l[..n])?;
             }
+            (M::Vpmovsxbw, &[d @ X::Vec(..), s]) => {
+                // Byte j of the source, sign-extended, is word j of the destination:
+                // four per 64-bit lane.
+                let n = lane_count(d);
+                let src = match s {
+                    X::Mem(m) => {
+                        let (b, off) = self.locate(m)?;
+                        let mut l = [self.g.konst(0); 4];
+                        for (k, lane) in l.iter_mut().enumerate().take(n / 2) {
+                            *lane = self.load(b, off + 8 * k as i64, 8)?;
+                        }
+                        l
+                    }
+                    _ => self.lanes(s)?.0,
+                };
+                let mut l = [self.g.konst(0); 4];
+                for (k, lane) in l.iter_mut().enumerate().take(n) {
+                    let mut segs = Vec::with_capacity(4);
+                    for j in 0..4u8 {
+                        let at = 4 * k + j as usize;
+                        let byte = self.g.slice(src[at / 8], 8 * (at % 8) as u32, 8);
+                        let word = self.g.sext(8, 16, byte);
+                        segs.push(Seg {
+                            node: word,
+                            from: 0,
+                            len: 16,
+                            at: 16 * j,
+                        });
+                    }
+                    *lane = self.g.concat(&segs, 0);
+                }
+                self.set_lanes(d, &l[..n])?;
+            }
             _ => return Err(self.not_modelled()),
         }
         Ok(())
+    }
+
+    /// Whether `vmovdqa` may use `op`: a register, or a constant whose alignment
+    /// (`Program::data`) makes the address a multiple of the operand's size. The
+    /// alignment of argument and stack memory is not known.
+    fn aligned(&self, op: X) -> bool {
+        let X::Mem(m) = op else { return true };
+        let Some(id) = m.data else { return false };
+        let bytes = m.size.bytes();
+        self.data[id.index()].align.is_multiple_of(bytes) && m.disp.rem_euclid(bytes as i32) == 0
     }
 
     /// The low 64 bits of a vector register, or a 64-bit register or memory operand.

@@ -158,7 +158,7 @@ impl Ground {
         aliasing: cryptopt_ir::Aliasing,
     ) -> Result<usize, String> {
         let mut code = Vec::new();
-        cryptopt_x86::encode::encode(&p.insts, &mut code).expect("encodes");
+        cryptopt_x86::encode::encode_program(p, &mut code).expect("encodes");
         runner.load(&code).expect("loads");
         let alias = cryptopt_measure::diff::pairings(f, aliasing);
         let mut runs = 0;

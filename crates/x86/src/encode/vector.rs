@@ -5,7 +5,7 @@
 use iced_x86::{Code, OpKind, Register};
 
 use super::{count, make, op, width, Op, Res, FORM};
-use crate::inst::{Mnemonic, Operand, Size, VReg};
+use crate::inst::{Mem, Mnemonic, Operand, Size, VReg};
 use Code::*;
 
 /// iced's vector registers by number: `xmm`n, `ymm`n.
@@ -29,15 +29,23 @@ pub(super) fn vector(mn: Mnemonic, ops: &[Operand]) -> Res {
     const B64: Size = Size::B64;
     const X: Size = Size::B128;
     const Y: Size = Size::B256;
+    // An embedded broadcast (`{1to4}`) is AVX-512's, of a qword, in `vpandq` only.
+    let bcst = ops.iter().any(|o| matches!(o, M(m) if m.bcst));
+    if bcst && (mn != Mn::Vpandq || ops.iter().any(|o| matches!(o, M(m) if m.size != B64))) {
+        return Err("an embedded broadcast this instruction does not have");
+    }
     let all = |code: Code| {
         let mut v = [Op::R(Register::None); 4];
         for (d, o) in v.iter_mut().zip(ops) {
             *d = match *o {
                 Imm(k) => Op::I(count(k)?, OpKind::Immediate8),
+                M(m) => op(&M(Mem { bcst: false, ..m }))?,
                 _ => op(o)?,
             };
         }
-        make(code, &v[..ops.len()])
+        let mut ins = make(code, &v[..ops.len()])?;
+        ins.set_is_broadcast(bcst);
+        Ok(ins)
     };
     let vx = |o: &Operand, s: Size| matches!(*o, V(_, t) if t == s);
     // A vector register or memory operand of `s` bits.
@@ -107,6 +115,15 @@ pub(super) fn vector(mn: Mnemonic, ops: &[Operand]) -> Res {
             };
             pick(*s == X, x, y)
         }
+        (Mn::Vpandq, [V(_, s), V(_, t), c]) if s == t && (bcst || vm(c, *s)) => pick(
+            *s == X,
+            EVEX_Vpandq_xmm_k1z_xmm_xmmm128b64,
+            EVEX_Vpandq_ymm_k1z_ymm_ymmm256b64,
+        ),
+        (Mn::Vpmovsxbw, [V(_, X), b]) if vx(b, X) || matches!(*b, M(m) if m.size == B64) => {
+            VEX_Vpmovsxbw_xmm_xmmm64
+        }
+        (Mn::Vpmovsxbw, [V(_, Y), b]) if vm(b, X) => VEX_Vpmovsxbw_ymm_xmmm128,
         (Mn::Vzeroupper, []) => VEX_Vzeroupper,
         _ => return Err(FORM),
     };

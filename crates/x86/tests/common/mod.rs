@@ -177,11 +177,15 @@ pub fn forms() -> Vec<(Mnemonic, Vec<K>)> {
     for s in [B128, B256] {
         add(Vpbroadcastq, &[V(s), V(B128)]);
         add(Vpbroadcastq, &[V(s), M(B64)]);
-        for mn in [Vpunpcklqdq, Vpand, Vpor, Vpxor, Vpaddq, Vpsubq] {
+        for mn in [Vpunpcklqdq, Vpand, Vpandq, Vpor, Vpxor, Vpaddq, Vpsubq] {
             add(mn, &[V(s), V(s), V(s)]);
             add(mn, &[V(s), V(s), M(s)]);
         }
     }
+    add(Vpmovsxbw, &[V(B128), V(B128)]);
+    add(Vpmovsxbw, &[V(B128), M(B64)]);
+    add(Vpmovsxbw, &[V(B256), V(B128)]);
+    add(Vpmovsxbw, &[V(B256), M(B128)]);
     add(Vzeroupper, &[]);
     f
 }
@@ -215,6 +219,7 @@ fn mem(size: Size) -> BoxedStrategy<Mem> {
             scale: if index.is_some() { scale } else { 1 },
             disp,
             size,
+            ..Mem::ZERO
         })
         .boxed()
 }

@@ -7,7 +7,7 @@
 
 use cryptopt_ir::lower::{lea_base_factors, shift_add_factors};
 use cryptopt_ir::{InstData, Operand as IrOperand};
-use cryptopt_x86::{Inst, Mem, Mnemonic as M, Operand as X, Size};
+use cryptopt_x86::{Inst, Mem, Mnemonic as M, Operand as X};
 
 use crate::candidate::DecisionSlot;
 use crate::error::Result;
@@ -43,14 +43,14 @@ impl Generator<'_> {
                     index: None,
                     scale: 1,
                     disp: c as u64 as i64 as i32,
-                    size: Size::B64,
+                    ..Mem::ZERO
                 },
                 _ => Mem {
                     base: Some(rx),
                     index: Some(self.reg_operand(y)?),
                     scale: 1,
                     disp: 0,
-                    size: Size::B64,
+                    ..Mem::ZERO
                 },
             };
             let dst = self.result_reg(&[x, y])?;
@@ -253,7 +253,7 @@ impl Generator<'_> {
                     index: Some(dst),
                     scale: k,
                     disp: 0,
-                    size: Size::B64,
+                    ..Mem::ZERO
                 };
                 self.emit(Inst::op2(M::Lea, X::r64(dst), X::Mem(m)), None)?;
                 dst

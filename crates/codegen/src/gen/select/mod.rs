@@ -36,7 +36,7 @@ mod memory;
 mod shift;
 
 use cryptopt_ir::{InstData, Op, Operand as IrOperand};
-use cryptopt_x86::{Inst, Mem, Mnemonic as M, Operand as X, Reg, Size};
+use cryptopt_x86::{Inst, Mem, Mnemonic as M, Operand as X, Reg};
 
 use super::Generator;
 use crate::error::{Error, Result};
@@ -109,6 +109,6 @@ fn times(r: Reg, scale: u8, with_base: bool) -> Mem {
         index: Some(r),
         scale,
         disp: 0,
-        size: Size::B64,
+        ..Mem::ZERO
     }
 }

@@ -198,7 +198,17 @@ fn cpu_agrees() {
         "sub rax, rbx; sbb rcx, rdx; sbb r8, r8",
         "mov r8, rax; shl r8, 13; shr r8, 13",
         "shr rax, 51; shl rbx, 13; or rax, rbx",
+        "vmovq xmm0, rax; vpinsrq xmm0, xmm0, rbx, 1; vpmovsxbw ymm1, xmm0; vextracti128 xmm2, ymm1, 1; vmovq rcx, xmm2; vpextrq rdx, xmm2, 1; vmovq r8, xmm1; vpextrq r9, xmm1, 1",
+        "vmovq xmm0, rax; vpmovsxbw xmm1, xmm0; vmovq rcx, xmm1; vpextrq rdx, xmm1, 1",
     ];
+    // AVX-512VL's vpandq, where the CPU has it.
+    let avx512 = "vmovq xmm0, rax; vpinsrq xmm0, xmm0, rbx, 1; vmovq xmm1, rcx; vpinsrq xmm1, xmm1, rdx, 1; vpandq xmm2, xmm0, xmm1; vmovq r8, xmm2; vpextrq r9, xmm2, 1";
+    let mut snippets = snippets.to_vec();
+    if std::arch::is_x86_feature_detected!("avx512vl") {
+        snippets.push(avx512);
+    } else {
+        eprintln!("SKIPPED in cpu_agrees: `{avx512}` (this CPU has no AVX-512VL)");
+    }
     let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(11);
     let edge = [
         0u64,
@@ -216,7 +226,7 @@ fn cpu_agrees() {
     let mut runner = Runner::new().expect("runner");
     let mut code = Vec::new();
     let mut runs = 0;
-    for snip in snippets {
+    for &snip in &snippets {
         let body = parse(snip);
         for (setup, fl) in setups {
             let sym = run_insts(&body, fl.map(Some)).unwrap_or_else(|e| panic!("{snip}: {e}"));
