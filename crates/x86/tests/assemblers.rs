@@ -89,19 +89,11 @@ fn ours(insts: &[Inst]) -> (Vec<u8>, Vec<std::ops::Range<usize>>) {
 /// among equivalent encodings differs, such as which operand goes in ModRM.reg). Returns
 /// the list of such differences; panics on anything else.
 fn check(test: &str, insts: &[Inst]) -> Vec<String> {
-    let dir = TempDir::new(test);
     let mut src = String::from("BITS 64\n");
     for i in insts {
         writeln!(src, "    {}", inst_nasm(i)).unwrap();
     }
-    let asm = dir.path().join("t.asm");
-    let bin = dir.path().join("t.bin");
-    std::fs::write(&asm, &src).unwrap();
-    run(Command::new("nasm")
-        .args(["-f", "bin", "-o"])
-        .arg(&bin)
-        .arg(&asm));
-    let theirs = std::fs::read(&bin).unwrap();
+    let theirs = common::nasm_bin(test, &src);
 
     let (our_bytes, ranges) = ours(insts);
     let their_insts = decode(&theirs);

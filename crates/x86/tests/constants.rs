@@ -7,9 +7,8 @@
 mod common;
 
 use std::fmt::Write as _;
-use std::process::Command;
 
-use common::{have, run, TempDir};
+use common::have;
 use cryptopt_x86::encode::encode_program;
 use cryptopt_x86::parse::parse;
 use cryptopt_x86::print::{gas, inst_in, nasm};
@@ -249,14 +248,7 @@ fn encoded_constants_match_nasm() {
             writeln!(src, "    db {b:#x}").unwrap();
         }
     }
-    let dir = TempDir::new("encoded_constants_match_nasm");
-    let (asm, bin) = (dir.path().join("t.asm"), dir.path().join("t.bin"));
-    std::fs::write(&asm, &src).unwrap();
-    run(Command::new("nasm")
-        .args(["-f", "bin", "-o"])
-        .arg(&bin)
-        .arg(&asm));
-    let theirs = std::fs::read(&bin).unwrap();
+    let theirs = common::nasm_bin("encoded_constants_match_nasm", &src);
     let mut ours = Vec::new();
     encode_program(&p, &mut ours).unwrap();
     assert_eq!(ours, theirs, "{src}");
