@@ -35,7 +35,8 @@ pub(crate) fn parse_line(s: &str, pool: &mut Pool) -> Result<Inst, String> {
     let (mn, size) = resolve(name).ok_or_else(|| format!("unknown instruction `{name}`"))?;
     let mut parsed = Vec::with_capacity(4);
     for text in split_operands(rest)? {
-        parsed.push(operand(text, pool).map_err(|e| format!("{e} in operand `{text}`"))?);
+        let op = crate::parse::with_broadcast(text, |t| operand(t, pool));
+        parsed.push(op.map_err(|e| format!("{e} in operand `{text}`"))?);
     }
     if parsed.len() > 4 {
         return Err(format!("too many operands for `{name}`"));
@@ -45,9 +46,7 @@ pub(crate) fn parse_line(s: &str, pool: &mut Pool) -> Result<Inst, String> {
     if matches!(mn, Mnemonic::Shl | Mnemonic::Shr | Mnemonic::Sar) && parsed.len() == 1 {
         parsed.push(Parsed::Imm(1));
     }
-    let inst = assemble(mn, name, &parsed, size)?;
-    crate::parse::check_broadcast(rest, &inst)?;
-    Ok(inst)
+    assemble(mn, name, &parsed, size)
 }
 
 /// The instruction a name stands for and the size its suffix gives a memory operand.
@@ -117,17 +116,8 @@ fn split_operands(rest: &str) -> Result<Vec<&str>, String> {
 }
 
 /// `%reg`, `$imm`, `disp(base, index, scale)` or `symbol+disp(%rip)` (a constant of
-/// the file), a memory operand with an optional AVX-512 broadcast `{1toN}`.
+/// the file).
 fn operand(t: &str, pool: &mut Pool) -> Result<Parsed, String> {
-    if let Some((m, n)) = t.strip_suffix('}').and_then(|r| r.rsplit_once("{1to")) {
-        if n.parse::<u8>().is_err() {
-            return Err(format!("unknown decoration `{{1to{n}}}`"));
-        }
-        return match operand(m.trim_end(), pool)? {
-            Parsed::Mem(m, size) => Ok(Parsed::Mem(Mem { bcst: true, ..m }, size)),
-            _ => Err("a broadcast of something not in memory".to_string()),
-        };
-    }
     if let Some(r) = t.strip_prefix('%') {
         if let Some((v, s)) = VReg::parse(r) {
             return Ok(Parsed::Vec(v, s));
@@ -149,7 +139,7 @@ fn operand(t: &str, pool: &mut Pool) -> Result<Parsed, String> {
         // `.LC0+8(%rip)`: the same terms as Intel's `[rip + .LC0 + 8]`.
         let m = crate::parse::mem(&format!("rip + {disp}"), pool)
             .map_err(|e| e.replace("rip-relative", "%rip-relative"))?;
-        return Ok(Parsed::Mem(m, None));
+        return Ok(Parsed::Mem(m, None, None));
     }
     if t.contains("%rip") {
         return Err("a %rip-relative address with a register".to_string());
@@ -196,6 +186,7 @@ fn operand(t: &str, pool: &mut Pool) -> Result<Parsed, String> {
             disp,
             ..Mem::ZERO
         },
+        None,
         None,
     ))
 }

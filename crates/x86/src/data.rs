@@ -22,13 +22,15 @@ use crate::parse::number;
 /// What a file defines and uses: data by label, symbols by first use.
 #[derive(Default)]
 pub(crate) struct Pool {
-    /// Symbols named by operands, in order of first use: (name, line, text of the line).
+    /// Symbols named by operands, in order of first use (the file-wide [`DataId`]):
+    /// (name, line, text of the line).
     used: Vec<(String, usize, String)>,
     by_name: HashMap<String, DataId>,
-    /// Data by label: its bytes, or why they cannot be read.
-    defined: HashMap<String, std::result::Result<Datum, String>>,
-    /// The label data directives now append to.
-    current: Option<String>,
+    /// Data in order of definition: its bytes, or why they cannot be read.
+    defined: Vec<std::result::Result<Datum, String>>,
+    by_label: HashMap<String, usize>,
+    /// The datum data directives now append to.
+    current: Option<usize>,
     /// The alignment the next label gets (from `.p2align`, `.align`, `.balign`).
     align: u32,
     /// The line being read (for [`Pool::symbol`]).
@@ -39,29 +41,29 @@ impl Pool {
     /// The file-wide id of the symbol an operand names. The line readers see lower
     /// case; labels are case-sensitive, so the name is taken as the line writes it.
     pub(crate) fn symbol(&mut self, lower: &str) -> std::result::Result<DataId, String> {
-        let name = as_written(&self.line.1, lower).unwrap_or(lower).to_string();
-        let name = name.as_str();
+        let name = as_written(&self.line.1, lower).unwrap_or(lower);
         if let Some(&id) = self.by_name.get(name) {
             return Ok(id);
         }
         let id = u8::try_from(self.used.len())
             .map(DataId)
             .map_err(|_| "more than 256 constants in one file".to_string())?;
-        let (line, text) = self.line.clone();
-        self.used.push((name.to_string(), line, text));
-        self.by_name.insert(name.to_string(), id);
+        let name = name.to_string();
+        self.by_name.insert(name.clone(), id);
+        self.used.push((name, self.line.0, self.line.1.clone()));
         Ok(id)
     }
 
     /// A label in a data section: data directives after it define it.
     pub(crate) fn label(&mut self, name: &str) {
-        let datum = Datum {
+        self.defined.push(Ok(Datum {
             label: name.to_string(),
             align: self.align.max(1),
             bytes: Vec::new(),
-        };
-        self.defined.insert(name.to_string(), Ok(datum));
-        self.current = Some(name.to_string());
+        }));
+        self.current = Some(self.defined.len() - 1);
+        self.by_label
+            .insert(name.to_string(), self.defined.len() - 1);
         self.align = 1;
     }
 
@@ -71,7 +73,9 @@ impl Pool {
         self.align = 1;
     }
 
-    /// An alignment directive in a data section (`word` lower case, `args` as written).
+    /// An alignment directive in a data section (`word` lower case, `args` as written):
+    /// the next label's alignment, or padding inside the current datum, which is known
+    /// only up to the datum's own alignment.
     pub(crate) fn align(&mut self, word: &str, args: &str) {
         let first = args.split(',').next().unwrap_or("").trim();
         let Some(n) = number(first).filter(|n| (0..=4096).contains(n)) else {
@@ -82,37 +86,35 @@ impl Pool {
             ".p2align" => return,
             _ => n as u32,
         };
-        if self.current.is_none() {
+        let Some(cur) = self.current else {
             self.align = self.align.max(bytes);
-        } else if let Some(cur) = self.current.clone() {
-            // Padding inside a datum is known only up to the datum's own alignment.
-            match self.defined.get_mut(&cur) {
-                Some(Ok(d)) if bytes <= d.align => {
-                    while d.bytes.len() % bytes as usize != 0 {
-                        d.bytes.push(0);
-                    }
+            return;
+        };
+        let d = &mut self.defined[cur];
+        match d {
+            Ok(d) if bytes <= d.align => {
+                while d.bytes.len() % bytes as usize != 0 {
+                    d.bytes.push(0);
                 }
-                Some(Ok(_)) => {
-                    let why = format!("is padded by `{word} {args}` beyond its own alignment");
-                    self.defined.insert(cur, Err(why));
-                }
-                _ => {}
             }
+            Ok(_) => {
+                *d = Err(format!(
+                    "is padded by `{word} {args}` beyond its own alignment"
+                ))
+            }
+            Err(_) => {}
         }
     }
 
     /// A data directive in a data section: its bytes go to the current label.
     pub(crate) fn data(&mut self, word: &str, args: &str) {
-        let Some(cur) = self.current.clone() else {
+        let Some(d) = self.current.map(|c| &mut self.defined[c]) else {
             return;
         };
-        let Some(Ok(d)) = self.defined.get_mut(&cur) else {
-            return;
-        };
-        match data_bytes(word, args) {
-            Ok(b) => d.bytes.extend(b),
-            Err(why) => {
-                self.defined.insert(cur, Err(why));
+        if let Ok(datum) = d {
+            match data_bytes(word, args) {
+                Ok(b) => datum.bytes.extend(b),
+                Err(why) => *d = Err(why),
             }
         }
     }
@@ -127,29 +129,29 @@ impl Pool {
                 for op in i.operands_mut() {
                     let Operand::Mem(m) = op else { continue };
                     let Some(id) = m.data else { continue };
-                    // (At most 256 file-wide ids, so at most 256 per program.)
-                    let next = DataId(local.len() as u8);
-                    let new = *local.entry(id).or_insert(next);
-                    if new == next {
-                        let (name, line, text) = &self.used[id.index()];
-                        let err = |message: String| Error::Parse {
-                            line: *line,
-                            text: text.clone(),
-                            message,
-                        };
-                        match self.defined.get(name) {
-                            Some(Ok(d)) => p.data.push(d.clone()),
-                            Some(Err(why)) => {
-                                return Err(err(format!("the data at `{name}` {why}")))
-                            }
-                            None => {
-                                return Err(err(format!(
-                                    "`{name}` is no data this file defines (only local labels \
-                                     in a data section are read as constants)"
-                                )))
-                            }
+                    if let Some(&new) = local.get(&id) {
+                        m.data = Some(new);
+                        continue;
+                    }
+                    let (name, line, text) = &self.used[id.index()];
+                    let err = |message: String| Error::Parse {
+                        line: *line,
+                        text: text.clone(),
+                        message,
+                    };
+                    match self.by_label.get(name).map(|&k| &self.defined[k]) {
+                        Some(Ok(d)) => p.data.push(d.clone()),
+                        Some(Err(why)) => return Err(err(format!("the data at `{name}` {why}"))),
+                        None => {
+                            return Err(err(format!(
+                                "`{name}` is no data this file defines (only local labels \
+                                 in a data section are read as constants)"
+                            )))
                         }
                     }
+                    // (At most 256 file-wide ids, so at most 256 per program.)
+                    let new = DataId(local.len() as u8);
+                    local.insert(id, new);
                     m.data = Some(new);
                 }
             }

@@ -29,7 +29,7 @@
 use iced_x86::{Code, Encoder, Instruction, MemoryOperand, OpKind, Register};
 
 use crate::error::{Error, Result};
-use crate::inst::{DataId, Inst, Mem, Mnemonic, Operand, Program, Reg, Size};
+use crate::inst::{Inst, Mem, Mnemonic, Operand, Program, Reg, Size};
 
 mod vector;
 use vector::{vector, vreg};
@@ -111,7 +111,7 @@ impl Assembler {
                     // (Only constants lower to rip-relative operands.)
                     if ins.is_ip_rel_memory_operand() {
                         let at = data
-                            .zip(data_of(inst))
+                            .zip(inst.data())
                             .and_then(|(d, id)| d.get(id.index()))
                             .ok_or("a rip-relative constant: encode the whole program")?;
                         ins.set_memory_displacement64(at.wrapping_add(ins.memory_displacement64()));
@@ -137,11 +137,6 @@ impl Assembler {
         }
         result
     }
-}
-
-/// The constant an instruction addresses, if any.
-fn data_of(inst: &Inst) -> Option<DataId> {
-    inst.operands().iter().find_map(|o| o.mem()?.data)
 }
 
 /// Appends the machine code of `insts` to `out` with a fresh [`Assembler`].
@@ -205,6 +200,14 @@ fn reg(r: Reg, s: Size) -> Register {
 
 /// The memory operand, normalized as NASM does (see the module docs).
 fn mem(m: &Mem) -> std::result::Result<MemoryOperand, &'static str> {
+    if m.bcst {
+        return Err("an embedded broadcast `{1toN}` outside an AVX-512 instruction");
+    }
+    if m.data.is_some() {
+        // rip-relative: iced takes the target address; `Assembler::encode_program`
+        // puts the constant's address here (until then, the displacement alone).
+        return Ok(MemoryOperand::with_base_displ(Register::RIP, m.disp as i64));
+    }
     let (mut base, mut index, mut scale) = (m.base, m.index, m.scale as u32);
     if index.is_none() {
         scale = 1;
@@ -223,14 +226,6 @@ fn mem(m: &Mem) -> std::result::Result<MemoryOperand, &'static str> {
         } else {
             return Err("rsp cannot be an index register");
         }
-    }
-    if m.bcst {
-        return Err("an embedded broadcast `{1toN}` outside an AVX-512 instruction");
-    }
-    if m.data.is_some() {
-        // rip-relative: iced takes the target address; `Assembler::encode_program`
-        // puts the constant's address here (until then, the displacement alone).
-        return Ok(MemoryOperand::with_base_displ(Register::RIP, m.disp as i64));
     }
     let r = |x: Option<Reg>| x.map_or(Register::None, |x| reg(x, Size::B64));
     let displ_size = if m.disp == 0 { 0 } else { 1 };

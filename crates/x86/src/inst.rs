@@ -199,9 +199,9 @@ impl Mem {
     pub fn qword(base: Reg, disp: i32) -> Mem {
         Mem {
             base: Some(base),
+            disp,
             ..Mem::ZERO
         }
-        .with_disp(disp)
     }
 
     /// `[base + disp]` of the given size.
@@ -232,10 +232,6 @@ impl Mem {
         size: Size::B64,
         data: None,
     };
-
-    fn with_disp(self, disp: i32) -> Mem {
-        Mem { disp, ..self }
-    }
 }
 
 /// A constant of a program ([`Program::data`]), by position. One byte, so that a
@@ -563,6 +559,24 @@ impl Inst {
     }
     pub fn operands_mut(&mut self) -> &mut [Operand] {
         &mut self.ops[..self.n as usize]
+    }
+
+    /// The program constant the instruction addresses, if any.
+    pub fn data(&self) -> Option<DataId> {
+        self.operands().iter().find_map(|o| o.mem()?.data)
+    }
+
+    /// With an embedded broadcast, the lanes it fills: the vector operand's width over
+    /// the element's (`{1to4}` for a qword into a ymm).
+    pub fn broadcast_lanes(&self) -> Option<u32> {
+        let m = self
+            .operands()
+            .iter()
+            .find_map(|o| o.mem().filter(|m| m.bcst))?;
+        self.operands().iter().find_map(|o| match o {
+            Operand::Vec(_, s) => Some(s.bits() / m.size.bits()),
+            _ => None,
+        })
     }
 
     /// The general registers the instruction reads or writes, as a mask by

@@ -90,12 +90,12 @@ pub fn parse_with(text: &str, syntax: Syntax) -> Result<Vec<Program>> {
             Some((w, a)) => (w, a.trim()),
             None => (lower.as_str(), ""),
         };
-        if !in_code && (crate::data::is_align(word) || NASM_DATA.contains(&word)) {
-            if crate::data::is_align(word) {
-                pool.align(word, args);
-            } else {
-                pool.data(word, args);
-            }
+        if !in_code && crate::data::is_align(word) {
+            pool.align(word, args);
+            continue;
+        }
+        if !in_code && NASM_DATA.contains(&word) {
+            pool.data(word, args);
             continue;
         }
         if let Some(d) = directive(s) {
@@ -162,16 +162,9 @@ pub fn parse_inst(line: &str) -> Result<Inst> {
     } else {
         parse_line(s, &mut pool)
     };
-    let result = result.and_then(|i| {
-        let uses_data = i
-            .operands()
-            .iter()
-            .any(|o| matches!(o, Operand::Mem(m) if m.data.is_some()));
-        if uses_data {
-            Err("a rip-relative constant outside a file that defines it".to_string())
-        } else {
-            Ok(i)
-        }
+    let result = result.and_then(|i| match i.data() {
+        Some(_) => Err("a rip-relative constant outside a file that defines it".to_string()),
+        None => Ok(i),
     });
     result.map_err(|message| Error::Parse {
         line: 1,
@@ -293,13 +286,33 @@ fn directive(s: &str) -> Option<Directive> {
     })
 }
 
-/// An operand as read, before the size of a memory operand is known.
+/// An operand as read, before the size of a memory operand is known: a memory operand
+/// with the size written (if any) and the N of a broadcast `{1toN}` written after it.
 #[derive(Clone, Copy)]
 pub(crate) enum Parsed {
     Reg(Reg, Size),
     Vec(VReg, Size),
-    Mem(Mem, Option<Size>),
+    Mem(Mem, Option<Size>, Option<u32>),
     Imm(i64),
+}
+
+/// An operand that may end in AVX-512's broadcast `{1toN}` (both syntaxes): `read`
+/// reads the rest, which must be memory; N is checked against the instruction by
+/// [`assemble`].
+pub(crate) fn with_broadcast<E: From<String>>(
+    t: &str,
+    read: impl FnOnce(&str) -> std::result::Result<Parsed, E>,
+) -> std::result::Result<Parsed, E> {
+    let Some((m, n)) = t.strip_suffix('}').and_then(|r| r.rsplit_once("{1to")) else {
+        return read(t);
+    };
+    let n: u32 = n
+        .parse()
+        .map_err(|_| format!("unknown decoration `{{1to{n}}}`"))?;
+    match read(m.trim_end())? {
+        Parsed::Mem(m, size, None) => Ok(Parsed::Mem(m, size, Some(n))),
+        _ => Err("a broadcast of something not in memory".to_string().into()),
+    }
 }
 
 /// One instruction, comment and label already removed.
@@ -321,41 +334,20 @@ fn parse_line(s: &str, pool: &mut Pool) -> std::result::Result<Inst, String> {
             if text.is_empty() {
                 return Err("empty operand".to_string());
             }
-            parsed[n] = operand(text, pool).map_err(|e| match e {
+            parsed[n] = with_broadcast(text, |t| operand(t, pool)).map_err(|e| match e {
                 Some(e) => format!("{e} in operand `{text}`"),
                 None => format!("unknown operand `{text}`"),
             })?;
             n += 1;
         }
     }
-    let inst = assemble(mn, name, &parsed[..n], None)?;
-    check_broadcast(rest, &inst)?;
-    Ok(inst)
-}
-
-/// A broadcast `{1toN}` written on a line must fill the instruction's vector operand:
-/// N is its width over the element's.
-pub(crate) fn check_broadcast(rest: &str, inst: &Inst) -> std::result::Result<(), String> {
-    let Some(at) = rest.find("{1to") else {
-        return Ok(());
-    };
-    let n: String = rest[at + 4..]
-        .chars()
-        .take_while(char::is_ascii_digit)
-        .collect();
-    let lanes = inst.operands().iter().find_map(|o| match o {
-        Operand::Vec(_, s) => Some(s.bits() / 64),
-        _ => None,
-    });
-    match lanes {
-        Some(l) if n == l.to_string() => Ok(()),
-        _ => Err(format!("`{{1to{n}}}` does not fill the vector operand")),
-    }
+    assemble(mn, name, &parsed[..n], None)
 }
 
 /// The instruction from its mnemonic and operands in Intel order: a memory operand
 /// without a size gets `size` (an AT&T suffix's) or the one the instruction implies;
-/// every instruction must have an encoding.
+/// a broadcast's N must fill the vector operand; every instruction must have an
+/// encoding.
 pub(crate) fn assemble(
     mn: Mnemonic,
     name: &str,
@@ -367,13 +359,16 @@ pub(crate) fn assemble(
         return Err(format!("too many operands for `{name}`"));
     }
     let mut ops = [Operand::Imm(0); 4];
+    let mut bcst = None;
     let suffix_size = size;
     for (k, p) in parsed.iter().enumerate() {
         ops[k] = match *p {
             Parsed::Reg(r, s) => Operand::Reg(r, s),
             Parsed::Vec(v, s) => Operand::Vec(v, s),
             Parsed::Imm(v) => Operand::Imm(v),
-            Parsed::Mem(mut m, size) => {
+            Parsed::Mem(mut m, size, n) => {
+                bcst = bcst.or(n);
+                m.bcst = n.is_some();
                 m.size = match (mn, size.or(suffix_size)) {
                     // The size of lea's operand means nothing; qword is canonical.
                     (Mnemonic::Lea, _) => Size::B64,
@@ -388,7 +383,12 @@ pub(crate) fn assemble(
     let inst = Inst::new(mn, &ops[..n]);
     crate::encode::check(&inst)
         .map_err(|e| format!("unsupported operand form for `{name}`: {e}"))?;
-    Ok(inst)
+    match bcst {
+        Some(n) if inst.broadcast_lanes() != Some(n) => {
+            Err(format!("`{{1to{n}}}` does not fill the vector operand"))
+        }
+        _ => Ok(inst),
+    }
 }
 
 /// The size of a memory operand written without one: fixed by the mnemonic, or that of
@@ -409,7 +409,7 @@ pub(crate) fn implied_size(mn: Mnemonic, ops: &[Parsed], mem_at: usize) -> Optio
             Size::B64
         });
     }
-    if matches!(ops.get(mem_at), Some(Parsed::Mem(m, _)) if m.bcst) {
+    if matches!(ops.get(mem_at), Some(Parsed::Mem(_, _, Some(_)))) {
         // A broadcast reads one element (`vpandq`'s is a qword).
         return Some(Size::B64);
     }
@@ -426,11 +426,6 @@ pub(crate) fn implied_size(mn: Mnemonic, ops: &[Parsed], mem_at: usize) -> Optio
 
 /// One operand; `Err(None)` when it is no operand at all.
 fn operand(t: &str, pool: &mut Pool) -> std::result::Result<Parsed, Option<String>> {
-    // AVX-512's embedded broadcast: `qword ptr [...]{1to4}`.
-    let (t, bcst) = match t.strip_suffix('}').and_then(|r| r.rsplit_once("{1to")) {
-        Some((m, n)) if n.parse::<u8>().is_ok() => (m.trim_end(), true),
-        _ => (t, false),
-    };
     let mut t = t;
     let mut size = None;
     for (kw, s) in [
@@ -470,14 +465,7 @@ fn operand(t: &str, pool: &mut Pool) -> std::result::Result<Parsed, Option<Strin
         } else {
             mem(&format!("{inner} + {disp}"), pool)
         };
-        let m = Mem {
-            bcst,
-            ..m.map_err(Some)?
-        };
-        return Ok(Parsed::Mem(m, size));
-    }
-    if bcst {
-        return Err(Some("a broadcast of something not in memory".to_string()));
+        return Ok(Parsed::Mem(m.map_err(Some)?, size, None));
     }
     if size.is_some() {
         return Err(Some(

@@ -199,12 +199,8 @@ fn write_inst(out: &mut impl Write, i: &Inst, syntax: Syntax, data: &[Datum]) ->
                 } else {
                     write_mem(out, &m)?;
                 }
-                if m.bcst {
-                    let lanes = i.operands().iter().find_map(|o| match o {
-                        Operand::Vec(_, s) => Some(s.bits() / m.size.bits()),
-                        _ => None,
-                    });
-                    write!(out, "{{1to{}}}", lanes.unwrap_or(1))?;
+                if let Some(n) = i.broadcast_lanes() {
+                    write!(out, "{{1to{n}}}")?;
                 }
             }
         }
@@ -242,11 +238,17 @@ fn write_constant(out: &mut impl Write, label: &str, disp: i32, syntax: Syntax) 
         "rip + "
     };
     write!(out, "[{rip}{label}")?;
+    write_disp(out, disp)?;
+    out.write_char(']')
+}
+
+/// ` + 0x8`, ` - 0x10`, nothing for 0: a displacement after a base or a label.
+fn write_disp(out: &mut impl Write, disp: i32) -> fmt::Result {
     if disp != 0 {
         let sign = if disp < 0 { '-' } else { '+' };
         write!(out, " {sign} {:#x}", disp.unsigned_abs())?;
     }
-    out.write_char(']')
+    Ok(())
 }
 
 /// `[base + index*scale + disp]`, leaving out what is absent; `[0x0]` when all is.
@@ -269,9 +271,8 @@ fn write_mem(out: &mut impl Write, m: &Mem) -> fmt::Result {
     }
     if first {
         write_signed_hex(out, m.disp as i64)?;
-    } else if m.disp != 0 {
-        let sign = if m.disp < 0 { '-' } else { '+' };
-        write!(out, " {sign} {:#x}", m.disp.unsigned_abs())?;
+    } else {
+        write_disp(out, m.disp)?;
     }
     out.write_char(']')
 }

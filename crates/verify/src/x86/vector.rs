@@ -19,7 +19,7 @@
 //! [`cryptopt_x86::Mnemonic::flags`] or anything else of the code generator's: it *is*
 //! the meaning of these instructions for the checker.
 
-use cryptopt_x86::{Mnemonic as M, Operand as X, Size};
+use cryptopt_x86::{Mem, Mnemonic as M, Operand as X, Size};
 
 use super::machine::{size_of, Machine, Step};
 use crate::graph::{mask, NodeId, Seg};
@@ -110,14 +110,8 @@ impl Machine<'_> {
                 // four per 64-bit lane.
                 let n = lane_count(d);
                 let src = match s {
-                    X::Mem(m) => {
-                        let (b, off) = self.locate(m)?;
-                        let mut l = [self.g.konst(0); 4];
-                        for (k, lane) in l.iter_mut().enumerate().take(n / 2) {
-                            *lane = self.load(b, off + 8 * k as i64, 8)?;
-                        }
-                        l
-                    }
+                    // Half the destination's bytes: one lane for an xmm, two for a ymm.
+                    X::Mem(m) => self.load_lanes(m, n / 2)?,
                     _ => self.lanes(s)?.0,
                 };
                 let mut l = [self.g.konst(0); 4];
@@ -166,16 +160,19 @@ impl Machine<'_> {
         let n = lane_count(op);
         match op {
             X::Vec(v, _) if n > 0 => Ok((self.vregs[v.index() & 15], n)),
-            X::Mem(m) if n > 0 => {
-                let (b, off) = self.locate(m)?;
-                let mut l = [self.g.konst(0); 4];
-                for (k, lane) in l.iter_mut().enumerate().take(n) {
-                    *lane = self.load(b, off + 8 * k as i64, 8)?;
-                }
-                Ok((l, n))
-            }
+            X::Mem(m) if n > 0 => Ok((self.load_lanes(m, n)?, n)),
             _ => Err(self.bad_form()),
         }
+    }
+
+    /// `n` 64-bit lanes from memory at consecutive 8-byte offsets (the rest zero).
+    fn load_lanes(&mut self, m: Mem, n: usize) -> Step<[NodeId; 4]> {
+        let (b, off) = self.locate(m)?;
+        let mut l = [self.g.konst(0); 4];
+        for (k, lane) in l.iter_mut().enumerate().take(n) {
+            *lane = self.load(b, off + 8 * k as i64, 8)?;
+        }
+        Ok(l)
     }
 
     /// Writes `lanes` to a vector register (the lanes above them become zero) or to

@@ -343,7 +343,6 @@ impl Drop for TempDir {
 /// Runs a command, panicking with its stderr if it fails.
 /// What `nasm -f bin` makes of `src` (flat machine code), assembled in a fresh
 /// directory for `test`.
-#[allow(dead_code)] // (not every test binary that includes this module uses it)
 pub fn nasm_bin(test: &str, src: &str) -> Vec<u8> {
     let dir = TempDir::new(test);
     let (asm, bin) = (dir.path().join("t.asm"), dir.path().join("t.bin"));
