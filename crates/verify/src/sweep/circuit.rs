@@ -165,6 +165,12 @@ impl Circuit {
         s
     }
 
+    /// `(2^w - x) mod 2^w`: the two's complement negation of `x` in `w` bits.
+    pub(crate) fn neg_mod(&mut self, x: &[Lit], w: usize) -> Bits {
+        let inv: Bits = (0..w).map(|i| -bit(x, i)).collect();
+        self.add_mod(&inv, &[], TRUE, w)
+    }
+
     /// The exact sum of `xs` and the constant `k`.
     pub(crate) fn sum(&mut self, xs: &[Bits], k: u128) -> Bits {
         let mut acc = trim(Circuit::constant(k, 128));
@@ -438,6 +444,13 @@ mod tests {
                     run(&[a, b], 64, |c, x| c.add_mod(&x[0], &x[1], FALSE, 64)),
                     (a + b) & mask(64)
                 );
+                for w in [1, 8, 64, 65] {
+                    assert_eq!(
+                        run(&[a], 64, |c, x| c.neg_mod(&x[0], w)),
+                        a.wrapping_neg() & mask(w),
+                        "-{a:#x} mod 2^{w}"
+                    );
+                }
                 assert_eq!(
                     run(&[a, b], 64, |c, x| vec![c.less(&x[0], &x[1])]),
                     (a < b) as u128

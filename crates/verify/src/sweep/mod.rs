@@ -17,8 +17,15 @@
 //!    their ranges, and "some bit differs" refuted by the solver (CaDiCaL, within a
 //!    conflict budget). A proved pair is merged (union-find), so later queries stop at
 //!    it: each query covers only the few nodes where the two programs part ways.
+//!    Before any query, a candidate the node is congruent to (the same operation on
+//!    arguments already merged) is taken: no query, and the IR's structure above it
+//!    stays usable. A program node with no equal IR node may be the *negation* of one
+//!    modulo `2^w` (a borrow kept as the signed word 0 or -1, as clang propagates it);
+//!    proved so, it is not merged but related, and later queries blast it as the
+//!    negation of the IR node's bits.
 //! 3. The outputs are equal when each differing program output has been merged into
-//!    the IR's output node.
+//!    the IR's output node. An output that no candidate matched gets one more query
+//!    with a larger conflict budget (the sweep ends there otherwise).
 //!
 //! Why sound: leaving a shared node free only widens the set of values the query ranges
 //! over (its range is one the analysis proved), so "no assignment makes them differ" is
@@ -28,10 +35,12 @@
 //! solver runs out of conflicts.
 //!
 //! With `$CRYPTOPT_SWEEP_DEBUG` set, each sweep prints one line to stderr (queries,
-//! timeouts, merges, time): what to look at when foreign code is not proved.
+//! timeouts, merges, time): what to look at when foreign code is not proved; with
+//! `CRYPTOPT_SWEEP_DEBUG=2`, also every query (its size, answer and the two sides) and
+//! the output where the sweep stopped.
 //!
-//! This module must never merge two nodes on any evidence other than an UNSAT answer
-//! for the exact difference of the two, nor change the graph.
+//! This module must never merge or relate two nodes on any evidence other than an
+//! UNSAT answer for the exact difference of the two, nor change the graph.
 
 mod blast;
 mod circuit;
@@ -64,6 +73,10 @@ pub(crate) struct Limits {
     /// cheap there, and some identities of a few words need many.
     pub small_conflicts: i32,
     pub small: usize,
+    /// Conflicts per small query for a program output that no candidate matched within
+    /// `small_conflicts`: the last chance of the sweep (it ends at an output it cannot
+    /// merge), so it is spent at most once per output.
+    pub output_conflicts: i32,
     /// SAT queries in all.
     pub queries: usize,
     /// Variables a query's circuit may have (a larger one is not solved: the queries that
@@ -82,7 +95,8 @@ impl Default for Limits {
             expand: 3,
             conflicts: 1_500,
             small_conflicts: 30_000,
-            small: 4_000,
+            small: 12_000,
+            output_conflicts: 400_000,
             queries: 2_000,
             timeouts: 4,
             vars: 80_000,
@@ -96,6 +110,8 @@ pub(crate) struct Stats {
     pub queries: usize,
     pub timeouts: usize,
     pub merged: usize,
+    /// Program nodes proved to be an IR node's negation.
+    pub negated: usize,
 }
 
 /// Whether every pair `(ir, program)` is proved equal. `ir` nodes are the IR's outputs;
@@ -112,7 +128,7 @@ pub(crate) fn prove_pairs(g: &Graph, pairs: &[(NodeId, NodeId)], limits: Limits)
         return (false, s.stats);
     }
     let ok = s.run(pairs);
-    if std::env::var_os("CRYPTOPT_SWEEP_DEBUG").is_some() {
+    if debug() >= 1 {
         eprintln!("sweep: proved={ok} {:?} in {:?}", s.stats, t.elapsed());
     }
     (ok, s.stats)
@@ -133,12 +149,21 @@ struct Sweep<'g> {
     konst: Vec<Option<u128>>,
     /// Program nodes proved constant that have no constant node to be merged into.
     known: HashMap<NodeId, u128>,
+    /// Simulation signature of `-x mod 2^w` for program nodes of `w ≥ 2` bits (`w` from
+    /// the node's upper bound), and that `w`.
+    nsig: Vec<u64>,
+    negw: Vec<u8>,
+    /// Program nodes proved to be the negation of an IR node modulo `2^w` (a borrow
+    /// kept as a signed word: `sbb r, r` or a sign-extended high word), as `(r, w)`.
+    neg: HashMap<NodeId, (NodeId, u8)>,
     /// IR-cone nodes by signature, ascending.
     by_sig: HashMap<u64, Vec<NodeId>>,
     /// Per-query marks (stamp-based, so they are never cleared).
     mark_a: Vec<u32>,
     mark_b: Vec<u32>,
     stamp: u32,
+    /// Whether queries get `output_conflicts` (see [`Limits::output_conflicts`]).
+    last_chance: bool,
     stats: Stats,
 }
 
@@ -157,9 +182,13 @@ impl<'g> Sweep<'g> {
             konst: vec![None; n],
             by_sig: HashMap::new(),
             known: HashMap::new(),
+            nsig: vec![0; n],
+            negw: vec![0; n],
+            neg: HashMap::new(),
             mark_a: vec![0; n],
             mark_b: vec![0; n],
             stamp: 0,
+            last_chance: false,
             stats: Stats::default(),
         };
         s.simulate();
@@ -204,6 +233,13 @@ impl<'g> Sweep<'g> {
                     same[i] = false;
                 }
                 self.sig[i] = mix(self.sig[i], x);
+                if self.prog[i] && !self.ir[i] {
+                    let w = sig(g.info(id).ub).min(128);
+                    if w >= 2 {
+                        self.negw[i] = w as u8;
+                        self.nsig[i] = mix(self.nsig[i], x.wrapping_neg() & mask(w));
+                    }
+                }
             }
         }
         for i in 0..n {
@@ -242,7 +278,18 @@ impl<'g> Sweep<'g> {
             }
             self.merge_with_candidate(m);
             if let Some(wants) = open.get(&m) {
+                if wants.iter().any(|&w| self.find(m) != self.find(w)) && !self.spent() {
+                    self.last_chance = true;
+                    self.merge_with_candidate(m);
+                    self.last_chance = false;
+                }
                 if wants.iter().any(|&w| self.find(m) != self.find(w)) {
+                    if debug() >= 2 {
+                        eprintln!("sweep: stopped at output {}", self.g.show(m, 400));
+                        for &w in wants {
+                            eprintln!("  wanted: {}", self.g.show(w, 400));
+                        }
+                    }
                     // An output that could not be merged: the rest cannot help it.
                     return false;
                 }
@@ -272,22 +319,69 @@ impl<'g> Sweep<'g> {
                 return;
             }
         }
-        let cands: Vec<NodeId> = self
+        let all: &[NodeId] = self
             .by_sig
             .get(&self.sig[m.index()])
-            .map(|v| v.iter().copied().take(self.limits.candidates).collect())
-            .unwrap_or_default();
+            .map_or(&[], |v| v.as_slice());
+        // Congruence first, over every candidate: it needs no query, and merging into the
+        // node the IR builds the same way keeps the IR's own structure above it usable.
+        if let Some(&r) = all.iter().find(|&&r| congruent(self.g, &self.parent, m, r)) {
+            self.merge(m, r);
+            return;
+        }
+        let cands: Vec<NodeId> = all.iter().copied().take(self.limits.candidates).collect();
         for r in cands {
-            if congruent(self.g, &self.parent, m, r) {
-                self.merge(m, r);
-                return;
-            }
             if self.spent() {
                 return;
             }
             if self.query(m, Target::Node(r)) {
                 self.merge(m, r);
                 return;
+            }
+        }
+        // A value the IR has only negated (a borrow as the signed word 0 or -1).
+        let w = self.negw[m.index()];
+        if w == 0 {
+            return;
+        }
+        let cands: Vec<NodeId> = self
+            .by_sig
+            .get(&self.nsig[m.index()])
+            .map(|v| v.iter().copied().take(self.limits.candidates).collect())
+            .unwrap_or_default();
+        for r in cands {
+            if self.spent() {
+                return;
+            }
+            if self.query(m, Target::Neg(r, w)) {
+                self.neg.insert(m, (r, w));
+                self.stats.negated += 1;
+                return;
+            }
+        }
+    }
+
+    /// The arguments of `id` as the queries see it: a node proved a negation stands on
+    /// the node it negates; others on their arguments' representatives.
+    fn args(&self, id: NodeId) -> Vec<NodeId> {
+        if let Some(&(r, _)) = self.neg.get(&id) {
+            return vec![self.find(r)];
+        }
+        let mut v = Vec::new();
+        self.g.for_each_arg(id, |a| v.push(self.find(a)));
+        v
+    }
+
+    /// Marks the cone of `root` (through merges and negations) with `stamp`.
+    fn mark_cone(&self, marks: &mut [u32], stamp: u32, root: NodeId) {
+        let mut stack = vec![root];
+        marks[root.index()] = stamp;
+        while let Some(x) = stack.pop() {
+            for a in self.args(x) {
+                if marks[a.index()] != stamp {
+                    marks[a.index()] = stamp;
+                    stack.push(a);
+                }
             }
         }
     }
@@ -303,21 +397,25 @@ impl<'g> Sweep<'g> {
     fn query(&mut self, m: NodeId, target: Target) -> bool {
         self.stamp += 1;
         let stamp = self.stamp;
-        mark_cone(self.g, &self.parent, &mut self.mark_a, stamp, m);
-        if let Target::Node(r) = target {
-            mark_cone(self.g, &self.parent, &mut self.mark_b, stamp, r);
+        let mut marks = std::mem::take(&mut self.mark_a);
+        self.mark_cone(&mut marks, stamp, m);
+        self.mark_a = marks;
+        if let Target::Node(r) | Target::Neg(r, _) = target {
+            let mut marks = std::mem::take(&mut self.mark_b);
+            self.mark_cone(&mut marks, stamp, r);
+            self.mark_b = marks;
         }
         // The region: nodes in exactly one cone; for a constant target, the program's
         // own nodes in m's cone (the IR's nodes are where it stops).
         let hi = m.index().max(match target {
-            Target::Node(r) => r.index(),
+            Target::Node(r) | Target::Neg(r, _) => r.index(),
             Target::Const(_) => 0,
         });
         let mut region = Vec::new();
         for i in 0..=hi {
             let (a, b) = (self.mark_a[i] == stamp, self.mark_b[i] == stamp);
             let inside = match target {
-                Target::Node(_) => a != b,
+                Target::Node(_) | Target::Neg(..) => a != b,
                 Target::Const(_) => a && !self.ir[i],
             };
             if inside && !matches!(self.g.node(NodeId(i as u32)), Node::Sym(_) | Node::Const(_)) {
@@ -337,10 +435,7 @@ impl<'g> Sweep<'g> {
         for _ in 0..self.limits.expand {
             let mut next = Vec::new();
             for &id in &layer {
-                let mut args = Vec::new();
-                g.for_each_arg(id, |a| args.push(a));
-                for a in args {
-                    let a = self.find(a);
+                for a in self.args(id) {
                     if !inside.contains(&a) && cheap(g.node(a)) {
                         inside.insert(a);
                         next.push(a);
@@ -355,7 +450,7 @@ impl<'g> Sweep<'g> {
         }
         region.sort();
         self.stats.queries += 1;
-        let mut q = query::Query::new(g, &self.parent, &self.known, &region);
+        let mut q = query::Query::new(g, &self.parent, &self.known, &self.neg, &region);
         for &id in &region {
             q.bits(id);
             if q.c.vars() > self.limits.vars {
@@ -365,6 +460,10 @@ impl<'g> Sweep<'g> {
         let x = q.bits(m);
         let y = match target {
             Target::Node(r) => q.bits(r),
+            Target::Neg(r, w) => {
+                let b = q.bits(r);
+                q.c.neg_mod(&b, w as usize)
+            }
             Target::Const(k) => Circuit::constant(k, 128),
         };
         let c = &mut q.c;
@@ -374,16 +473,47 @@ impl<'g> Sweep<'g> {
         }
         c.clause(&[diff]);
         let budget = if c.vars() < self.limits.small {
-            self.limits.small_conflicts
+            if self.last_chance {
+                self.limits.output_conflicts
+            } else {
+                self.limits.small_conflicts
+            }
         } else {
             self.limits.conflicts
         };
         let r = c.solve(budget);
+        if debug() >= 2 {
+            let answer = match r {
+                Some(false) => "equal",
+                Some(true) => "differ",
+                None => "out of conflicts",
+            };
+            let t = match target {
+                Target::Node(r) => self.g.show(r, 300),
+                Target::Neg(r, w) => format!("-{} mod 2^{w}", self.g.show(r, 300)),
+                Target::Const(k) => format!("{k:#x}"),
+            };
+            eprintln!(
+                "sweep: query of {} nodes, {} variables: {answer}\n  program: {}\n  target:  {t}",
+                region.len(),
+                c.vars(),
+                self.g.show(m, 300)
+            );
+        }
         if r.is_none() {
             self.stats.timeouts += 1;
         }
         r == Some(false)
     }
+}
+
+/// `$CRYPTOPT_SWEEP_DEBUG` as a level: 0 unset, 1 set, else its number.
+fn debug() -> u8 {
+    static LEVEL: std::sync::OnceLock<u8> = std::sync::OnceLock::new();
+    *LEVEL.get_or_init(|| match std::env::var("CRYPTOPT_SWEEP_DEBUG") {
+        Err(_) => 0,
+        Ok(v) => v.parse().unwrap_or(1),
+    })
 }
 
 /// The representative of `x` in the union-find `parent`.
@@ -487,21 +617,6 @@ pub(super) fn combine(
     out
 }
 
-/// Marks the cone of `root` (through merges) with `stamp`.
-fn mark_cone(g: &Graph, parent: &[NodeId], marks: &mut [u32], stamp: u32, root: NodeId) {
-    let mut stack = vec![root];
-    marks[root.index()] = stamp;
-    while let Some(x) = stack.pop() {
-        g.for_each_arg(x, |a| {
-            let a = find(parent, a);
-            if marks[a.index()] != stamp {
-                marks[a.index()] = stamp;
-                stack.push(a);
-            }
-        });
-    }
-}
-
 /// Whether a shared node is cheap enough to blast for the relations it gives (slices
 /// cost no gates; sums of a few words, selects and bitwise operations a few hundred).
 /// Products, leaves and the long sums of a reduction stay free: their relations come
@@ -520,6 +635,8 @@ fn cheap(n: &Node) -> bool {
 #[derive(Clone, Copy)]
 enum Target {
     Node(NodeId),
+    /// `-r mod 2^w`.
+    Neg(NodeId, u8),
     Const(u128),
 }
 

@@ -23,6 +23,8 @@ pub(crate) struct Query<'a> {
     parent: &'a [NodeId],
     /// Nodes proved constant (without a constant node to stand for them).
     known: &'a HashMap<NodeId, u128>,
+    /// Nodes proved to be `-r mod 2^w` of another.
+    neg: &'a HashMap<NodeId, (NodeId, u8)>,
     region: HashSet<NodeId>,
     pub(crate) c: Circuit,
     bits: HashMap<NodeId, Bits>,
@@ -35,12 +37,14 @@ impl<'a> Query<'a> {
         g: &'a Graph,
         parent: &'a [NodeId],
         known: &'a HashMap<NodeId, u128>,
+        neg: &'a HashMap<NodeId, (NodeId, u8)>,
         region: &[NodeId],
     ) -> Query<'a> {
         Query {
             g,
             parent,
             known,
+            neg,
             region: region.iter().copied().collect(),
             c: Circuit::new(),
             bits: HashMap::new(),
@@ -60,6 +64,12 @@ impl<'a> Query<'a> {
             return b.clone();
         }
         let g = self.g;
+        if let Some(&(r, w)) = self.neg.get(&id) {
+            let rb = self.bits(r);
+            let b = self.c.neg_mod(&rb, w as usize);
+            self.bits.insert(id, b.clone());
+            return b;
+        }
         let b = match (self.known.get(&id), g.node(id)) {
             (Some(&k), _) | (None, &Node::Const(k)) => Circuit::constant(k, sig(k) as usize),
             (None, Node::Add { w, k, terms }) => match self.base(id, *w, terms) {
