@@ -109,6 +109,8 @@ pub(crate) struct CodegenArgs {
     pub out: Option<PathBuf>,
     #[command(flatten)]
     pub cg: InterfaceArgs,
+    #[command(flatten)]
+    pub object: ObjectArgs,
 }
 
 // `cryptopt check`
@@ -260,6 +262,10 @@ pub(crate) struct InterfaceArgs {
     pub no_red_zone: bool,
     #[command(flatten)]
     pub aliasing: AliasingArgs,
+    /// Start the function with `endbr64`, as CET's indirect branch tracking requires of
+    /// a function called through a pointer (`-fcf-protection`).
+    #[arg(long)]
+    pub cet: bool,
 }
 
 impl InterfaceArgs {
@@ -272,7 +278,72 @@ impl InterfaceArgs {
             },
             red_zone: !self.no_red_zone,
             aliasing: self.aliasing.aliasing.policy(),
+            cet: self.cet,
         }
+    }
+}
+
+/// The object conventions of the written assembly (`cryptopt_x86::object`).
+#[derive(clap::Args, Debug)]
+pub(crate) struct ObjectArgs {
+    /// Object format the assembly is written for: elf (Linux, BSD), macho (macOS: `_`
+    /// prefix), coff (Windows: `nasm -f win64`, MinGW).
+    #[arg(long, value_enum, default_value = "elf")]
+    pub format: FormatArg,
+    /// hidden: global for the static link, not exported from a shared library (ELF
+    /// `.hidden`, Mach-O `.private_extern`; COFF exports nothing by default).
+    #[arg(long, value_enum, default_value = "default")]
+    pub visibility: VisibilityArg,
+    /// The function's name in the assembly and the header (the input function's name
+    /// when left out).
+    #[arg(long, value_name = "NAME", value_parser = c_identifier)]
+    pub symbol: Option<String>,
+}
+
+impl ObjectArgs {
+    pub(crate) fn object(&self) -> cryptopt_x86::object::Object {
+        use cryptopt_x86::object::{Format, Object, Visibility};
+        Object {
+            format: match self.format {
+                FormatArg::Elf => Format::Elf,
+                FormatArg::Macho => Format::MachO,
+                FormatArg::Coff => Format::Coff,
+            },
+            visibility: match self.visibility {
+                VisibilityArg::Default => Visibility::Default,
+                VisibilityArg::Hidden => Visibility::Hidden,
+            },
+            symbol: self.symbol.clone(),
+        }
+    }
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+pub(crate) enum FormatArg {
+    Elf,
+    Macho,
+    Coff,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+pub(crate) enum VisibilityArg {
+    Default,
+    Hidden,
+}
+
+/// A C identifier (what `--symbol` must be: the header declares it).
+fn c_identifier(s: &str) -> std::result::Result<String, String> {
+    let mut chars = s.chars();
+    let ok = chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if ok {
+        Ok(s.to_string())
+    } else {
+        Err(format!(
+            "`{s}` is not a C identifier (letters, digits and `_`, not starting with a digit)"
+        ))
     }
 }
 
@@ -439,6 +510,8 @@ pub(crate) struct OptimizeArgs {
     pub verify_every: u64,
     #[command(flatten)]
     pub cg: InterfaceArgs,
+    #[command(flatten)]
+    pub object: ObjectArgs,
 }
 
 /// `10000`, `10k`, `2M`.

@@ -89,9 +89,10 @@ pub(crate) fn codegen(a: CodegenArgs, out: &mut dyn Write) -> Result<()> {
     let program = gen.program();
     check_natively(&f, &program, &opts, a.seed)?;
     prove(&f, &program, &opts)?;
+    let object = a.object.object();
     let text = match a.syntax {
-        Syntax::Nasm => cryptopt_x86::print::nasm(&program),
-        Syntax::Gas => cryptopt_x86::print::gas(&program),
+        Syntax::Nasm => cryptopt_x86::print::nasm_for(&program, &object),
+        Syntax::Gas => cryptopt_x86::print::gas_for(&program, &object),
     };
     match a.out {
         Some(path) => write_atomically(&path, text.as_bytes())?,

@@ -43,6 +43,8 @@ pub struct Job<'a> {
     /// header of every written program; Fiat JSON does not say).
     pub representation: Option<String>,
     pub opts: Options,
+    /// The written assembly's object format, symbol and visibility.
+    pub object: cryptopt_x86::object::Object,
     pub params: local_search::Params,
     /// A saved search to continue instead of starting one.
     pub resume: Option<SearchState>,
@@ -172,6 +174,7 @@ pub fn command(args: OptimizeArgs) -> Result<()> {
         input,
         representation,
         opts,
+        object: args.object.object(),
         params,
         resume: saved.map(|s| s.search),
         cfg: Config {
@@ -425,6 +428,7 @@ pub fn optimize(job: Job<'_>, stop: &AtomicBool) -> Result<Outcome> {
         speedup: base / cycles,
         proved: job.verify,
         opts: &opts,
+        object: &job.object,
     };
     let svg = report::progress_svg(
         &format!("{}: speed-up over {} ({})", f.name, job.cc, counter.name()),
@@ -571,6 +575,7 @@ struct Provenance<'a> {
     speedup: f64,
     proved: bool,
     opts: &'a Options,
+    object: &'a cryptopt_x86::object::Object,
 }
 
 /// Every argument and output with its shape and Fiat's bounds:
@@ -651,16 +656,19 @@ impl Provenance<'_> {
     }
 
     fn nasm(&self, p: &cryptopt_x86::Program) -> String {
-        self.commented(p, "; ", "") + &cryptopt_x86::print::nasm(p)
+        self.commented(p, "; ", "") + &cryptopt_x86::print::nasm_for(p, self.object)
     }
 
     fn gas(&self, p: &cryptopt_x86::Program) -> String {
         // C comments: a .S file goes through the C preprocessor.
-        self.commented(p, "/* ", " */") + &cryptopt_x86::print::gas(p)
+        self.commented(p, "/* ", " */") + &cryptopt_x86::print::gas_for(p, self.object)
     }
 
+    /// The C header: the prototype under the name the assembly defines (`--symbol`).
     fn header(&self, p: &cryptopt_x86::Program) -> String {
-        let f = self.f;
+        let mut f = self.f.clone();
+        f.name = self.object.c_name(p).to_string();
+        let f = &f;
         let guard = format!("{}_H", f.name.to_uppercase());
         format!(
             "{}#ifndef {guard}\n#define {guard}\n{}\n#ifdef __cplusplus\nextern \"C\" {{\n#endif\n{}\n#ifdef __cplusplus\n}}\n#endif\n#endif\n",

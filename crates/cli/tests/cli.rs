@@ -162,22 +162,30 @@ int main(int argc, char **argv) {
 }
 "#;
     std::fs::write(dir.join("main.c"), c_main).unwrap();
-    for (seed, syntax, file) in [
-        (1, "nasm", "f.asm"),
-        (2, "gas", "f.S"),
-        (3, "nasm", "g.asm"),
+    // The object conventions (issue 16): CET's endbr64, hidden visibility and another
+    // symbol name link the same way (the caller is compiled with the name changed).
+    let conventions = ["--cet", "--visibility", "hidden", "--symbol", "renamed_fn"];
+    for (seed, syntax, file, extra) in [
+        (1, "nasm", "f.asm", &[][..]),
+        (2, "gas", "f.S", &[][..]),
+        (3, "nasm", "g.asm", &[][..]),
+        (4, "gas", "h.S", &conventions[..]),
+        (5, "nasm", "h.asm", &conventions[..]),
     ] {
         let path = dir.join(file);
-        let (code, out, err) = cryptopt(&[
-            "codegen",
-            &ex,
-            "--seed",
-            &seed.to_string(),
-            "--syntax",
-            syntax,
-            "-o",
-            path.to_str().unwrap(),
-        ]);
+        let mut args = vec![
+            "codegen".to_string(),
+            ex.clone(),
+            "--seed".into(),
+            seed.to_string(),
+            "--syntax".into(),
+            syntax.into(),
+            "-o".into(),
+            path.to_str().unwrap().into(),
+        ];
+        args.extend(extra.iter().map(|s| s.to_string()));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let (code, out, err) = cryptopt(&args);
         assert_eq!((code, out.as_str()), (0, ""), "{err}");
         let obj = dir.join(format!("{file}.o"));
         if syntax == "nasm" {
@@ -188,12 +196,20 @@ int main(int argc, char **argv) {
         } else {
             sh(Command::new("gcc").arg("-c").arg("-o").arg(&obj).arg(&path));
         }
+        let text = std::fs::read_to_string(&path).unwrap();
         let exe = dir.join(format!("{file}.exe"));
-        sh(Command::new("gcc")
-            .arg("-o")
-            .arg(&exe)
-            .arg(dir.join("main.c"))
-            .arg(&obj));
+        let mut gcc = Command::new("gcc");
+        if !extra.is_empty() {
+            assert!(text.contains("endbr64"), "{file}: no endbr64\n{text}");
+            let hidden = if syntax == "gas" {
+                ".hidden renamed_fn"
+            } else {
+                "GLOBAL renamed_fn:function hidden"
+            };
+            assert!(text.contains(hidden), "{file}: not hidden\n{text}");
+            gcc.arg("-Dexample_running=renamed_fn");
+        }
+        sh(gcc.arg("-o").arg(&exe).arg(dir.join("main.c")).arg(&obj));
         for args in [
             ["2", "3", "4"],
             ["ffffffffffffffff", "ffffffffffffffff", "ffffffffffffffff"],

@@ -32,6 +32,10 @@ pub struct Options {
     /// Which outputs may alias which inputs in callers (saved as `memory_constraints`).
     #[serde(rename = "memory_constraints")]
     pub aliasing: Aliasing,
+    /// An `endbr64` at entry (`--cet`): the function is a valid indirect-branch target
+    /// under CET's indirect branch tracking.
+    #[serde(default)]
+    pub cet: bool,
 }
 
 impl Default for Options {
@@ -40,12 +44,15 @@ impl Default for Options {
             frame_pointer: FramePointer::Omit,
             red_zone: true,
             aliasing: Aliasing::All,
+            cet: false,
         }
     }
 }
 
 impl Options {
-    /// Every combination, for tests.
+    /// Every combination of the options that change code generation's choices, for
+    /// tests; `cet` (one fixed instruction at entry, no choice) is on in the half
+    /// without the red zone, so that the count stays 18.
     pub fn all() -> Vec<Options> {
         let mut v = Vec::new();
         for frame_pointer in [FramePointer::Omit, FramePointer::Save, FramePointer::Keep] {
@@ -55,6 +62,7 @@ impl Options {
                         frame_pointer,
                         red_zone,
                         aliasing,
+                        cet: !red_zone,
                     });
                 }
             }

@@ -27,7 +27,13 @@ use crate::{ir, ir::IrResult, sweep};
 /// The program for function `name` among `programs`: the one with that name, or the
 /// only one.
 pub fn select_program<'p>(programs: &'p [Program], name: &str) -> Result<&'p Program> {
-    match (programs.iter().find(|p| p.name == name), programs) {
+    // Mach-O's C symbols carry a leading `_`.
+    let named = programs.iter().find(|p| p.name == name).or_else(|| {
+        programs
+            .iter()
+            .find(|p| p.name.strip_prefix('_') == Some(name))
+    });
+    match (named, programs) {
         (Some(p), _) | (None, [p]) => Ok(p),
         _ => Err(no_such_program(programs, name)),
     }

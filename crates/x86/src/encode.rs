@@ -716,6 +716,7 @@ fn lower(i: &Inst) -> Res {
         Mn::Clc => none(Clc, ops),
         Mn::Stc => none(Stc, ops),
         Mn::Ret => none(Retnq, ops),
+        Mn::Endbr64 => none(Endbr64, ops),
         Mn::Setc => setcc(Setb_rm8, ops),
         Mn::Seto => setcc(Seto_rm8, ops),
         Mn::Setz => setcc(Sete_rm8, ops),

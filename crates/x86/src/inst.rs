@@ -408,6 +408,8 @@ mnemonics! {
     Push = "push",
     Pop = "pop",
     Ret = "ret",
+    /// CET's indirect-branch target marker (`--cet`): a no-op that writes nothing.
+    Endbr64 = "endbr64",
     // AVX2 (VEX) moves and lane operations on 64-bit lanes, as compilers use vector
     // registers for spills, stores and the odd vectorized limb operation.
     Vmovq = "vmovq",
@@ -483,7 +485,7 @@ impl Mnemonic {
         };
         match self {
             Mov | Movzx | Movsx | Lea | Xchg | Not | Mulx | Shlx | Shrx | Sarx | Rorx | Push
-            | Pop | Ret => FlagEffect::default(),
+            | Pop | Ret | Endbr64 => FlagEffect::default(),
             Setz | Setnz | Cmovz | Cmovnz => FlagEffect::default(),
             Setc | Cmovc | Cmovnc => FlagEffect {
                 reads_cf: true,

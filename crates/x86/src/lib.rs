@@ -1,7 +1,8 @@
 //! The x86-64 instruction model of cryptopt.
 //!
 //! * [`inst`]: registers, operands, instructions, programs;
-//! * [`print`]: NASM and GNU as (Intel syntax) text;
+//! * [`print`]: NASM and GNU as (Intel syntax) text, for the object conventions of
+//!   [`object`] (ELF, Mach-O, COFF; symbol name and visibility);
 //! * [`parse`]: both syntaxes read back, and GNU as AT&T syntax ([`att`]);
 //! * [`encode`]: machine code, through iced-x86.
 //!
@@ -13,6 +14,7 @@ mod data;
 pub mod encode;
 pub mod error;
 pub mod inst;
+pub mod object;
 pub mod parse;
 pub mod print;
 

@@ -240,9 +240,13 @@ fn directive(s: &str) -> Option<Directive> {
     let lower = s.to_ascii_lowercase();
     let mut words = lower.split(|c: char| c.is_whitespace() || c == ',');
     let word = words.next().unwrap_or("");
-    let section = |name: Option<&str>| {
+    // Mach-O names a section by segment and section (`__TEXT,__text`).
+    let section = |name: Option<&str>, sub: Option<&str>| {
         let name = name.unwrap_or("").trim_matches('"');
-        if name == ".text" || name.starts_with(".text.") {
+        if name == ".text"
+            || name.starts_with(".text.")
+            || (name == "__text" && sub == Some("__text"))
+        {
             Directive::Code
         } else {
             Directive::OtherSection
@@ -253,8 +257,12 @@ fn directive(s: &str) -> Option<Directive> {
         ".4byte", ".8byte", ".ascii", ".asciz", ".string", ".zero", ".fill", ".space", ".skip",
         ".incbin", ".insn", ".inst", ".uleb128", ".sleb128", ".float", ".double", ".single",
     ];
-    const HARMLESS: [&str; 16] = [
+    const HARMLESS: [&str; 20] = [
         ".globl",
+        ".private_extern",
+        ".def",
+        ".scl",
+        ".endef",
         ".global",
         ".type",
         ".size",
@@ -277,7 +285,10 @@ fn directive(s: &str) -> Option<Directive> {
         ".att_syntax" => Directive::Syntax(Syntax::Att),
         ".text" => Directive::Code,
         ".data" | ".bss" | ".rodata" => Directive::OtherSection,
-        ".section" | "section" | "segment" => section(words.find(|w| !w.is_empty())),
+        ".section" | "section" | "segment" => {
+            let mut names = words.filter(|w| !w.is_empty());
+            section(names.next(), names.next())
+        }
         w if w.starts_with(".cfi_") || w.starts_with('[') => Directive::Harmless,
         w if w.starts_with(".dc.") || DATA.contains(&w) => Directive::Data,
         w if HARMLESS.contains(&w) || NASM.contains(&w) => Directive::Harmless,
@@ -683,6 +694,10 @@ mod tests {
             "\t.file \"f.c\"\n\t.text\nf:\n\t.loc 1 2 3\n\tret\n\t.section .debug_info\n\t.uleb128 0x1\n\t.byte 0x2\n",
             "SECTION .text\nGLOBAL f\nf:\n    ret\n",
             "f:\n    ret\n",
+            // Mach-O (clang's section names, `.private_extern`) and COFF (`.def` records).
+            "\t.section __TEXT,__const\n.LC0:\n\t.quad 1\n\t.section __TEXT,__text,regular,pure_instructions\n\t.globl _f\n\t.private_extern _f\n_f:\n\tret\n",
+            "\t.text\n\t.globl f\n\t.def f; .scl 2; .type 32; .endef\nf:\n\tret\n\t.section .rdata,\"dr\"\n",
+            "SECTION .text\nGLOBAL _f:private_extern\n_f:\n    ret\n",
         ];
         for text in ok {
             assert!(parse(text).is_ok(), "{text}: {:?}", parse(text));
@@ -696,6 +711,10 @@ mod tests {
             ),
             ("\t.data\nf:\n\tret\n", "outside a code section"),
             ("\t.section .rodata\n\tret\n", "outside a code section"),
+            (
+                "\t.section __TEXT,__const\n\tret\n",
+                "outside a code section",
+            ),
         ];
         for (text, want) in refused {
             let e = parse(text).unwrap_err().to_string();

@@ -16,6 +16,7 @@
 use std::fmt::{self, Write};
 
 use crate::inst::{Datum, Inst, Mem, Mnemonic, Operand, Program, Reg, Size};
+use crate::object::{Dialect, Object};
 
 /// The two dialects.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -24,14 +25,16 @@ enum Syntax {
     Gas,
 }
 
-/// The whole program as a NASM source file (`nasm -f elf64`).
+/// The whole program as a NASM source file (`nasm -f elf64`; other formats:
+/// [`nasm_for`]).
 pub fn nasm(p: &Program) -> String {
     let mut s = String::with_capacity(64 + 32 * p.insts.len());
     let _ = write_nasm(&mut s, p);
     s
 }
 
-/// The whole program as a GNU as source file in Intel syntax, with CFI (`gcc -c`).
+/// The whole program as a GNU as source file in Intel syntax, with CFI (`gcc -c`; other
+/// formats: [`gas_for`]).
 pub fn gas(p: &Program) -> String {
     let mut s = String::with_capacity(256 + 40 * p.insts.len());
     let _ = write_gas(&mut s, p);
@@ -69,43 +72,80 @@ impl fmt::Display for Inst {
 
 /// Writes [`nasm`]'s text into any writer.
 pub fn write_nasm(out: &mut impl Write, p: &Program) -> fmt::Result {
-    writeln!(out, "SECTION .text")?;
-    writeln!(out, "GLOBAL {}", p.name)?;
-    writeln!(out, "{}:", p.name)?;
+    write_nasm_for(out, p, &Object::default())
+}
+
+/// Writes [`gas`]'s text into any writer.
+pub fn write_gas(out: &mut impl Write, p: &Program) -> fmt::Result {
+    write_gas_for(out, p, &Object::default())
+}
+
+/// The whole program as a NASM source file for `o`'s format (`nasm -f
+/// {o.nasm_format()}`), symbol and visibility.
+pub fn nasm_for(p: &Program, o: &Object) -> String {
+    let mut s = String::with_capacity(64 + 32 * p.insts.len());
+    let _ = write_nasm_for(&mut s, p, o);
+    s
+}
+
+/// The whole program as a GNU as source file in Intel syntax for `o`'s format, symbol
+/// and visibility, with CFI where the format has it.
+pub fn gas_for(p: &Program, o: &Object) -> String {
+    let mut s = String::with_capacity(256 + 40 * p.insts.len());
+    let _ = write_gas_for(&mut s, p, o);
+    s
+}
+
+/// Writes [`nasm_for`]'s text into any writer.
+pub fn write_nasm_for(out: &mut impl Write, p: &Program, o: &Object) -> fmt::Result {
+    let sym = o.symbol(p);
+    for l in o.header(&sym, Dialect::Nasm) {
+        writeln!(out, "{l}")?;
+    }
+    writeln!(out, "{sym}:")?;
     for i in &p.insts {
         out.write_str("    ")?;
         write_inst(out, i, Syntax::Nasm, &p.data)?;
         out.write_char('\n')?;
     }
-    write_data(out, &p.data, Syntax::Nasm)?;
-    // Without this note, linking the object makes the stack executable (and newer
-    // linkers warn). It is a section directive: the parser skips it.
-    writeln!(
-        out,
-        "SECTION .note.GNU-stack noalloc noexec nowrite progbits"
-    )
+    write_data(out, &p.data, Syntax::Nasm, o)?;
+    match o.trailer(Dialect::Nasm) {
+        Some(t) => writeln!(out, "{t}"),
+        None => Ok(()),
+    }
 }
 
-/// Writes [`gas`]'s text into any writer.
-pub fn write_gas(out: &mut impl Write, p: &Program) -> fmt::Result {
-    let name = &p.name;
+/// Writes [`gas_for`]'s text into any writer.
+pub fn write_gas_for(out: &mut impl Write, p: &Program, o: &Object) -> fmt::Result {
+    let sym = o.symbol(p);
     writeln!(out, ".intel_syntax noprefix")?;
-    writeln!(out, ".text")?;
-    writeln!(out, ".globl {name}")?;
-    writeln!(out, ".type {name}, @function")?;
-    writeln!(out, ".p2align 4")?;
-    writeln!(out, "{name}:")?;
-    writeln!(out, "    .cfi_startproc")?;
+    for l in o.header(&sym, Dialect::Gas) {
+        writeln!(out, "{l}")?;
+    }
+    writeln!(out, "{sym}:")?;
+    let cfi = o.cfi();
+    if cfi {
+        writeln!(out, "    .cfi_startproc")?;
+    }
     for i in &p.insts {
         out.write_str("    ")?;
         write_inst(out, i, Syntax::Gas, &p.data)?;
         out.write_char('\n')?;
-        write_cfi(out, i)?;
+        if cfi {
+            write_cfi(out, i)?;
+        }
     }
-    writeln!(out, "    .cfi_endproc")?;
-    writeln!(out, ".size {name}, .-{name}")?;
-    write_data(out, &p.data, Syntax::Gas)?;
-    writeln!(out, ".section .note.GNU-stack,\"\",@progbits")
+    if cfi {
+        writeln!(out, "    .cfi_endproc")?;
+    }
+    for l in o.footer(&sym, Dialect::Gas) {
+        writeln!(out, "{l}")?;
+    }
+    write_data(out, &p.data, Syntax::Gas, o)?;
+    match o.trailer(Dialect::Gas) {
+        Some(t) => writeln!(out, "{t}"),
+        None => Ok(()),
+    }
 }
 
 /// The call frame bookkeeping after an instruction that moves `rsp` (the CFA is tracked
@@ -138,20 +178,13 @@ fn write_cfi(out: &mut impl Write, i: &Inst) -> fmt::Result {
 
 /// A program's constants in a read-only data section, under their own labels: 8-byte
 /// words as `.quad`/`dq`, the rest as bytes.
-fn write_data(out: &mut impl Write, data: &[Datum], syntax: Syntax) -> fmt::Result {
+fn write_data(out: &mut impl Write, data: &[Datum], syntax: Syntax, o: &Object) -> fmt::Result {
     if data.is_empty() {
         return Ok(());
     }
     let nasm = syntax == Syntax::Nasm;
-    writeln!(
-        out,
-        "{}",
-        if nasm {
-            "SECTION .rodata"
-        } else {
-            ".section .rodata"
-        }
-    )?;
+    let dialect = if nasm { Dialect::Nasm } else { Dialect::Gas };
+    writeln!(out, "{}", o.rodata(dialect))?;
     for d in data {
         if nasm {
             writeln!(out, "align {}", d.align.max(1))?;

@@ -96,7 +96,7 @@ const CANONICAL: &[&str] = &[
     "cmovc rax, rbx", "cmovc rax, qword [rsi]", "cmovnc r8, r9", "cmovo rax, rbx",
     "cmovno eax, ebx", "cmovz rax, qword [rsp + 0x10]", "cmovnz cx, dx",
     // stack and return
-    "push rbx", "push r15", "push qword [rsi]", "pop rbp", "pop r12", "pop qword [rdi]", "ret",
+    "push rbx", "push r15", "push qword [rsi]", "pop rbp", "pop r12", "pop qword [rdi]", "ret", "endbr64",
     // sign extension and bit fields
     "movsx rax, byte [rsi]", "movsx rbx, r15b", "movsx eax, word [rdi]", "movsx rax, ecx",
     "bextr rax, rbx, rcx", "bextr r8d, dword [rsi], r9d",

@@ -230,6 +230,7 @@ pub fn command(args: BenchArgs) -> Result<()> {
                 input: input.clone(),
                 representation: representation.clone(),
                 opts,
+                object: Default::default(),
                 params: args.search.params(args.evals),
                 resume: None,
                 cfg: args.search.config(mode),

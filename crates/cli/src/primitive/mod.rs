@@ -169,6 +169,7 @@ pub(crate) fn make(name: PrimitiveName, s: &Settings, out: &Path) -> Result<Path
             )),
             representation: Some(piece.representation.clone()),
             opts: cryptopt_codegen::Options::default(),
+            object: Default::default(),
             params: s.search.params(s.evals),
             resume: None,
             cfg: s.search.config(mode),

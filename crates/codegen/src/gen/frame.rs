@@ -1,5 +1,5 @@
 //! The prologue and epilogue, added once the body is generated and the frame is known:
-//! the frame pointer (`--frame-pointer save`), pushes and pops of the callee-saved
+//! CET's `endbr64` first (`--cet`), the frame pointer (`--frame-pointer save`), pushes and pops of the callee-saved
 //! registers the body used, and the spill area (in the red zone below rsp, or made with
 //! `sub rsp`), with the body's spill slots rebased to it, and the loads of stack-passed
 //! arguments rebased from the entry rsp to the final one; then `ret`.
@@ -29,6 +29,9 @@ impl Generator<'_> {
         let slots_bytes = 8 * st.nslots as i32;
         let use_red_zone = self.opts.red_zone && slots_bytes <= 128;
         let frame = if use_red_zone { 0 } else { slots_bytes };
+        if self.opts.cet {
+            st.out.push(Inst::op0(M::Endbr64));
+        }
         if self.opts.frame_pointer == FramePointer::Save {
             st.out.push(Inst::op1(M::Push, X::r64(Reg::Rbp)));
             st.out

@@ -350,6 +350,9 @@ impl<'a> Machine<'a> {
         match mn {
             M::Ret if ops.is_empty() => return Ok(true),
             M::Ret => return Err(self.not_modelled()),
+            // A marker that writes nothing (no register, flag or memory).
+            M::Endbr64 if ops.is_empty() => {}
+            M::Endbr64 => return Err(self.bad_form()),
             M::Mov
             | M::Movzx
             | M::Movsx

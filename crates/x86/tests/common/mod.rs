@@ -137,7 +137,7 @@ pub fn forms() -> Vec<(Mnemonic, Vec<K>)> {
         add(mn, &[R(B64)]);
         add(mn, &[M(B64)]);
     }
-    for mn in [Clc, Stc, Ret] {
+    for mn in [Clc, Stc, Ret, Endbr64] {
         add(mn, &[]);
     }
     for s in [B16, B32, B64] {
@@ -340,7 +340,6 @@ impl Drop for TempDir {
     }
 }
 
-/// Runs a command, panicking with its stderr if it fails.
 /// What `nasm -f bin` makes of `src` (flat machine code), assembled in a fresh
 /// directory for `test`.
 pub fn nasm_bin(test: &str, src: &str) -> Vec<u8> {
@@ -354,6 +353,7 @@ pub fn nasm_bin(test: &str, src: &str) -> Vec<u8> {
     std::fs::read(&bin).unwrap()
 }
 
+/// Runs a command, panicking with its stderr if it fails.
 pub fn run(cmd: &mut Command) {
     let out = cmd.output().unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
     assert!(
@@ -362,4 +362,17 @@ pub fn run(cmd: &mut Command) {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+/// Runs a command and returns its standard output, panicking with its stderr if it
+/// fails.
+pub fn output(cmd: &mut Command) -> String {
+    let out = cmd.output().unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
+    assert!(
+        out.status.success(),
+        "{cmd:?} failed:\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
 }
