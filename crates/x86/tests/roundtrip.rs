@@ -283,7 +283,7 @@ fn printed_files() {
         nasm(&p),
         "\
 SECTION .text
-GLOBAL fiat_p256_mul
+GLOBAL fiat_p256_mul:function
 fiat_p256_mul:
     push rbx
     sub rsp, 0x10

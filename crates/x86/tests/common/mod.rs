@@ -355,13 +355,7 @@ pub fn nasm_bin(test: &str, src: &str) -> Vec<u8> {
 
 /// Runs a command, panicking with its stderr if it fails.
 pub fn run(cmd: &mut Command) {
-    let out = cmd.output().unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
-    assert!(
-        out.status.success(),
-        "{cmd:?} failed:\n{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    output(cmd);
 }
 
 /// Runs a command and returns its standard output, panicking with its stderr if it
