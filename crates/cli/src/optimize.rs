@@ -666,15 +666,13 @@ impl Provenance<'_> {
 
     /// The C header: the prototype under the name the assembly defines (`--symbol`).
     fn header(&self, p: &cryptopt_x86::Program) -> String {
-        let mut f = self.f.clone();
-        f.name = self.object.c_name(p).to_string();
-        let f = &f;
-        let guard = format!("{}_H", f.name.to_uppercase());
+        let name = self.object.c_name(p);
+        let guard = format!("{}_H", name.to_uppercase());
         format!(
             "{}#ifndef {guard}\n#define {guard}\n{}\n#ifdef __cplusplus\nextern \"C\" {{\n#endif\n{}\n#ifdef __cplusplus\n}}\n#endif\n#endif\n",
             self.commented(p, "/* ", " */"),
             cryptopt_measure::c::PRELUDE,
-            cryptopt_measure::c::prototype(f)
+            cryptopt_measure::c::prototype_as(self.f, name)
         )
     }
 

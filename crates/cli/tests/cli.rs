@@ -1007,9 +1007,22 @@ fn optimize_builtin_field() {
         "5",
         "--out",
         dir.to_str().unwrap(),
+        "--cet",
+        "--symbol",
+        "my_p256_mul",
     ]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("result: function=fiat_p256_mul"), "{out}");
+    // `--symbol` names the function in the assembly and the header; `--cet` starts it
+    // with endbr64.
+    let read = |file: &str| std::fs::read_to_string(dir.join("fiat_p256_mul").join(file)).unwrap();
+    let (h, s) = (read("fiat_p256_mul.h"), read("fiat_p256_mul.S"));
+    assert!(h.contains("void my_p256_mul(uint64_t out1[4]"), "{h}");
+    assert!(!h.contains("void fiat_p256_mul("), "{h}");
+    assert!(
+        s.contains("\nmy_p256_mul:\n    .cfi_startproc\n    endbr64\n"),
+        "{s}"
+    );
     // The header says what the limbs mean (the generator knows) and their bounds, and
     // so does a resumed run's.
     let asm = dir.join("fiat_p256_mul/fiat_p256_mul.asm");

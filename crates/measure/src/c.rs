@@ -69,7 +69,7 @@ pub fn emit(f: &Function) -> String {
     let mut out = String::new();
     out.push_str(PRELUDE);
     let _ = writeln!(out, "\n/* {} (cryptopt C baseline) */", f.name);
-    let _ = writeln!(out, "{} {{", e.signature());
+    let _ = writeln!(out, "{} {{", e.signature(&f.name));
     for data in &f.insts {
         e.inst(data);
     }
@@ -81,12 +81,17 @@ pub fn emit(f: &Function) -> String {
 /// The declaration of `f` with `;`: `void NAME(uint64_t out1[4], const uint64_t arg1[4]);`.
 /// A header needs [`PRELUDE`] before it for the `fiat_*` types.
 pub fn prototype(f: &Function) -> String {
-    format!("{};", signature(f))
+    prototype_as(f, &f.name)
+}
+
+/// [`prototype`] under another name (the symbol an assembly file defines for `f`).
+pub fn prototype_as(f: &Function, name: &str) -> String {
+    format!("{};", Emitter::new(f).signature(name))
 }
 
 /// The head of `f`'s definition, without `;`: `void NAME(uint64_t out1[4], …)`.
 pub fn signature(f: &Function) -> String {
-    Emitter::new(f).signature()
+    Emitter::new(f).signature(&f.name)
 }
 
 /// The C type of an argument or output element of type `ty` in the emitted signature:
@@ -389,7 +394,8 @@ impl<'a> Emitter<'a> {
         }
     }
 
-    fn signature(&self) -> String {
+    /// `void NAME(...)` for `f`'s arguments.
+    fn signature(&self, name: &str) -> String {
         let mut parts = Vec::new();
         let decl = |p: &Param, name: &str, out: bool| {
             let t = CTy::interface(p.ty).name();
@@ -409,7 +415,7 @@ impl<'a> Emitter<'a> {
         if parts.is_empty() {
             parts.push("void".to_string());
         }
-        format!("void {}({})", self.f.name, parts.join(", "))
+        format!("void {name}({})", parts.join(", "))
     }
 
     /// The exact value of an operand, in its own C type.

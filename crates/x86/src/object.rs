@@ -47,8 +47,9 @@ pub struct Object {
     pub symbol: Option<String>,
 }
 
-/// The dialect a line is for.
-#[derive(Clone, Copy, PartialEq, Eq)]
+/// The assembler dialect a line is for (NASM, or GNU as in Intel syntax): the one
+/// type both this module and the printers use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Dialect {
     Nasm,
     Gas,

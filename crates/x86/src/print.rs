@@ -18,33 +18,22 @@ use std::fmt::{self, Write};
 use crate::inst::{Datum, Inst, Mem, Mnemonic, Operand, Program, Reg, Size};
 use crate::object::{Dialect, Object};
 
-/// The two dialects.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Syntax {
-    Nasm,
-    Gas,
-}
-
 /// The whole program as a NASM source file (`nasm -f elf64`; other formats:
 /// [`nasm_for`]).
 pub fn nasm(p: &Program) -> String {
-    let mut s = String::with_capacity(64 + 32 * p.insts.len());
-    let _ = write_nasm(&mut s, p);
-    s
+    nasm_for(p, &Object::default())
 }
 
 /// The whole program as a GNU as source file in Intel syntax, with CFI (`gcc -c`; other
 /// formats: [`gas_for`]).
 pub fn gas(p: &Program) -> String {
-    let mut s = String::with_capacity(256 + 40 * p.insts.len());
-    let _ = write_gas(&mut s, p);
-    s
+    gas_for(p, &Object::default())
 }
 
 /// One instruction in NASM syntax, without indentation: `mov rax, qword [rsi + 0x8]`.
 pub fn inst_nasm(i: &Inst) -> String {
     let mut s = String::new();
-    let _ = write_inst(&mut s, i, Syntax::Nasm, &[]);
+    let _ = write_inst(&mut s, i, Dialect::Nasm, &[]);
     s
 }
 
@@ -52,39 +41,29 @@ pub fn inst_nasm(i: &Inst) -> String {
 /// (`vpaddq ymm0, ymm0, yword [rel .LC0]`).
 pub fn inst_in(i: &Inst, data: &[Datum]) -> String {
     let mut s = String::new();
-    let _ = write_inst(&mut s, i, Syntax::Nasm, data);
+    let _ = write_inst(&mut s, i, Dialect::Nasm, data);
     s
 }
 
 /// One instruction in GNU as Intel syntax: `mov rax, qword ptr [rsi + 0x8]`.
 pub fn inst_gas(i: &Inst) -> String {
     let mut s = String::new();
-    let _ = write_inst(&mut s, i, Syntax::Gas, &[]);
+    let _ = write_inst(&mut s, i, Dialect::Gas, &[]);
     s
 }
 
 /// NASM syntax (what error messages show).
 impl fmt::Display for Inst {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write_inst(f, self, Syntax::Nasm, &[])
+        write_inst(f, self, Dialect::Nasm, &[])
     }
-}
-
-/// Writes [`nasm`]'s text into any writer.
-pub fn write_nasm(out: &mut impl Write, p: &Program) -> fmt::Result {
-    write_nasm_for(out, p, &Object::default())
-}
-
-/// Writes [`gas`]'s text into any writer.
-pub fn write_gas(out: &mut impl Write, p: &Program) -> fmt::Result {
-    write_gas_for(out, p, &Object::default())
 }
 
 /// The whole program as a NASM source file for `o`'s format (`nasm -f
 /// {o.nasm_format()}`), symbol and visibility.
 pub fn nasm_for(p: &Program, o: &Object) -> String {
     let mut s = String::with_capacity(64 + 32 * p.insts.len());
-    let _ = write_nasm_for(&mut s, p, o);
+    let _ = write_nasm(&mut s, p, o);
     s
 }
 
@@ -92,12 +71,12 @@ pub fn nasm_for(p: &Program, o: &Object) -> String {
 /// and visibility, with CFI where the format has it.
 pub fn gas_for(p: &Program, o: &Object) -> String {
     let mut s = String::with_capacity(256 + 40 * p.insts.len());
-    let _ = write_gas_for(&mut s, p, o);
+    let _ = write_gas(&mut s, p, o);
     s
 }
 
-/// Writes [`nasm_for`]'s text into any writer.
-pub fn write_nasm_for(out: &mut impl Write, p: &Program, o: &Object) -> fmt::Result {
+/// Writes [`nasm_for`]'s text.
+fn write_nasm(out: &mut impl Write, p: &Program, o: &Object) -> fmt::Result {
     let sym = o.symbol(p);
     for l in o.header(&sym, Dialect::Nasm) {
         writeln!(out, "{l}")?;
@@ -105,18 +84,18 @@ pub fn write_nasm_for(out: &mut impl Write, p: &Program, o: &Object) -> fmt::Res
     writeln!(out, "{sym}:")?;
     for i in &p.insts {
         out.write_str("    ")?;
-        write_inst(out, i, Syntax::Nasm, &p.data)?;
+        write_inst(out, i, Dialect::Nasm, &p.data)?;
         out.write_char('\n')?;
     }
-    write_data(out, &p.data, Syntax::Nasm, o)?;
+    write_data(out, &p.data, Dialect::Nasm, o)?;
     match o.trailer(Dialect::Nasm) {
         Some(t) => writeln!(out, "{t}"),
         None => Ok(()),
     }
 }
 
-/// Writes [`gas_for`]'s text into any writer.
-pub fn write_gas_for(out: &mut impl Write, p: &Program, o: &Object) -> fmt::Result {
+/// Writes [`gas_for`]'s text.
+fn write_gas(out: &mut impl Write, p: &Program, o: &Object) -> fmt::Result {
     let sym = o.symbol(p);
     writeln!(out, ".intel_syntax noprefix")?;
     for l in o.header(&sym, Dialect::Gas) {
@@ -129,7 +108,7 @@ pub fn write_gas_for(out: &mut impl Write, p: &Program, o: &Object) -> fmt::Resu
     }
     for i in &p.insts {
         out.write_str("    ")?;
-        write_inst(out, i, Syntax::Gas, &p.data)?;
+        write_inst(out, i, Dialect::Gas, &p.data)?;
         out.write_char('\n')?;
         if cfi {
             write_cfi(out, i)?;
@@ -141,7 +120,7 @@ pub fn write_gas_for(out: &mut impl Write, p: &Program, o: &Object) -> fmt::Resu
     for l in o.footer(&sym, Dialect::Gas) {
         writeln!(out, "{l}")?;
     }
-    write_data(out, &p.data, Syntax::Gas, o)?;
+    write_data(out, &p.data, Dialect::Gas, o)?;
     match o.trailer(Dialect::Gas) {
         Some(t) => writeln!(out, "{t}"),
         None => Ok(()),
@@ -178,13 +157,12 @@ fn write_cfi(out: &mut impl Write, i: &Inst) -> fmt::Result {
 
 /// A program's constants in a read-only data section, under their own labels: 8-byte
 /// words as `.quad`/`dq`, the rest as bytes.
-fn write_data(out: &mut impl Write, data: &[Datum], syntax: Syntax, o: &Object) -> fmt::Result {
+fn write_data(out: &mut impl Write, data: &[Datum], syntax: Dialect, o: &Object) -> fmt::Result {
     if data.is_empty() {
         return Ok(());
     }
-    let nasm = syntax == Syntax::Nasm;
-    let dialect = if nasm { Dialect::Nasm } else { Dialect::Gas };
-    writeln!(out, "{}", o.rodata(dialect))?;
+    let nasm = syntax == Dialect::Nasm;
+    writeln!(out, "{}", o.rodata(syntax))?;
     for d in data {
         if nasm {
             writeln!(out, "align {}", d.align.max(1))?;
@@ -211,7 +189,7 @@ fn write_data(out: &mut impl Write, data: &[Datum], syntax: Syntax, o: &Object) 
 
 /// One instruction; a constant is named by its label in `data` (by its number,
 /// `.Ldata0`, where the program is not at hand).
-fn write_inst(out: &mut impl Write, i: &Inst, syntax: Syntax, data: &[Datum]) -> fmt::Result {
+fn write_inst(out: &mut impl Write, i: &Inst, syntax: Dialect, data: &[Datum]) -> fmt::Result {
     out.write_str(i.mn.name())?;
     for (k, op) in i.operands().iter().enumerate() {
         out.write_str(if k == 0 { " " } else { ", " })?;
@@ -222,7 +200,7 @@ fn write_inst(out: &mut impl Write, i: &Inst, syntax: Syntax, data: &[Datum]) ->
             Operand::Mem(m) => {
                 if i.mn != Mnemonic::Lea {
                     out.write_str(size_keyword(m.size, syntax))?;
-                    out.write_str(if syntax == Syntax::Gas { " ptr " } else { " " })?;
+                    out.write_str(if syntax == Dialect::Gas { " ptr " } else { " " })?;
                 }
                 if let Some(id) = m.data {
                     match data.get(id.index()) {
@@ -241,10 +219,10 @@ fn write_inst(out: &mut impl Write, i: &Inst, syntax: Syntax, data: &[Datum]) ->
     Ok(())
 }
 
-fn size_keyword(s: Size, syntax: Syntax) -> &'static str {
+fn size_keyword(s: Size, syntax: Dialect) -> &'static str {
     match s {
-        Size::B128 if syntax == Syntax::Gas => "xmmword",
-        Size::B256 if syntax == Syntax::Gas => "ymmword",
+        Size::B128 if syntax == Dialect::Gas => "xmmword",
+        Size::B256 if syntax == Dialect::Gas => "ymmword",
         Size::B8 => "byte",
         Size::B16 => "word",
         Size::B32 => "dword",
@@ -264,8 +242,8 @@ fn write_signed_hex(out: &mut impl Write, v: i64) -> fmt::Result {
 }
 
 /// `[rel label + disp]` (NASM), `[rip + label + disp]` (GNU as).
-fn write_constant(out: &mut impl Write, label: &str, disp: i32, syntax: Syntax) -> fmt::Result {
-    let rip = if syntax == Syntax::Nasm {
+fn write_constant(out: &mut impl Write, label: &str, disp: i32, syntax: Dialect) -> fmt::Result {
+    let rip = if syntax == Dialect::Nasm {
         "rel "
     } else {
         "rip + "

@@ -149,5 +149,4 @@ fn every_convention_reads_back_assembles_and_defines_its_symbol() {
             }
         }
     }
-    assert_eq!(n, 24);
 }

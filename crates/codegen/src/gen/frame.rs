@@ -1,8 +1,9 @@
 //! The prologue and epilogue, added once the body is generated and the frame is known:
-//! CET's `endbr64` first (`--cet`), the frame pointer (`--frame-pointer save`), pushes and pops of the callee-saved
-//! registers the body used, and the spill area (in the red zone below rsp, or made with
-//! `sub rsp`), with the body's spill slots rebased to it, and the loads of stack-passed
-//! arguments rebased from the entry rsp to the final one; then `ret`.
+//! CET's `endbr64` first (`--cet`), the frame pointer (`--frame-pointer save`), pushes
+//! and pops of the callee-saved registers the body used, and the spill area (in the red
+//! zone below rsp, or made with `sub rsp`), with the body's spill slots rebased to it,
+//! and the loads of stack-passed arguments rebased from the entry rsp to the final one;
+//! then `ret`.
 //!
 //! It must never touch rbp unless the options allow it, and never use memory below rsp
 //! without the red zone.

@@ -149,10 +149,8 @@ struct Sweep<'g> {
     konst: Vec<Option<u128>>,
     /// Program nodes proved constant that have no constant node to be merged into.
     known: HashMap<NodeId, u128>,
-    /// Simulation signature of `-x mod 2^w` for program nodes of `w ≥ 2` bits (`w` from
-    /// the node's upper bound), and that `w`.
+    /// Simulation signature of `-x mod 2^w` for program nodes ([`Sweep::neg_width`]).
     nsig: Vec<u64>,
-    negw: Vec<u8>,
     /// Program nodes proved to be the negation of an IR node modulo `2^w` (a borrow
     /// kept as a signed word: `sbb r, r` or a sign-extended high word), as `(r, w)`.
     neg: HashMap<NodeId, (NodeId, u8)>,
@@ -162,8 +160,6 @@ struct Sweep<'g> {
     mark_a: Vec<u32>,
     mark_b: Vec<u32>,
     stamp: u32,
-    /// Whether queries get `output_conflicts` (see [`Limits::output_conflicts`]).
-    last_chance: bool,
     stats: Stats,
 }
 
@@ -183,12 +179,10 @@ impl<'g> Sweep<'g> {
             by_sig: HashMap::new(),
             known: HashMap::new(),
             nsig: vec![0; n],
-            negw: vec![0; n],
             neg: HashMap::new(),
             mark_a: vec![0; n],
             mark_b: vec![0; n],
             stamp: 0,
-            last_chance: false,
             stats: Stats::default(),
         };
         s.simulate();
@@ -233,12 +227,9 @@ impl<'g> Sweep<'g> {
                     same[i] = false;
                 }
                 self.sig[i] = mix(self.sig[i], x);
-                if self.prog[i] && !self.ir[i] {
-                    let w = sig(g.info(id).ub).min(128);
-                    if w >= 2 {
-                        self.negw[i] = w as u8;
-                        self.nsig[i] = mix(self.nsig[i], x.wrapping_neg() & mask(w));
-                    }
+                if let (true, false, Some(w)) = (self.prog[i], self.ir[i], self.neg_width(id)) {
+                    let nx = x.wrapping_neg() & mask(w as u32);
+                    self.nsig[i] = mix(self.nsig[i], nx);
                 }
             }
         }
@@ -278,10 +269,11 @@ impl<'g> Sweep<'g> {
             }
             self.merge_with_candidate(m);
             if let Some(wants) = open.get(&m) {
-                if wants.iter().any(|&w| self.find(m) != self.find(w)) && !self.spent() {
-                    self.last_chance = true;
-                    self.merge_with_candidate(m);
-                    self.last_chance = false;
+                if wants.iter().any(|&w| self.find(m) != self.find(w)) {
+                    // The output's last chance: its equal candidates with a larger budget.
+                    if let Some(r) = self.first_proved(m, self.sig[m.index()], Target::Node, true) {
+                        self.merge(m, r);
+                    }
                 }
                 if wants.iter().any(|&w| self.find(m) != self.find(w)) {
                     if debug() >= 2 {
@@ -302,7 +294,7 @@ impl<'g> Sweep<'g> {
     /// merging `m` into the first one proved equal.
     fn merge_with_candidate(&mut self, m: NodeId) {
         if let Some(k) = self.konst[m.index()] {
-            if self.query(m, Target::Const(k)) {
+            if self.query(m, Target::Const(k), false) {
                 // Into the IR's node for the constant when its cone has one (it has
                 // `m`'s signature), else later queries see `m` as the constant.
                 let node = self
@@ -319,71 +311,69 @@ impl<'g> Sweep<'g> {
                 return;
             }
         }
-        let all: &[NodeId] = self
-            .by_sig
-            .get(&self.sig[m.index()])
-            .map_or(&[], |v| v.as_slice());
         // Congruence first, over every candidate: it needs no query, and merging into the
         // node the IR builds the same way keeps the IR's own structure above it usable.
-        if let Some(&r) = all.iter().find(|&&r| congruent(self.g, &self.parent, m, r)) {
+        let sig = self.sig[m.index()];
+        if let Some(&r) = self
+            .candidates(sig)
+            .iter()
+            .find(|&&r| congruent(self.g, &self.parent, m, r))
+        {
             self.merge(m, r);
             return;
         }
-        let cands: Vec<NodeId> = all.iter().copied().take(self.limits.candidates).collect();
-        for r in cands {
-            if self.spent() {
-                return;
-            }
-            if self.query(m, Target::Node(r)) {
-                self.merge(m, r);
-                return;
-            }
-        }
-        // A value the IR has only negated (a borrow as the signed word 0 or -1).
-        let w = self.negw[m.index()];
-        if w == 0 {
+        if let Some(r) = self.first_proved(m, sig, Target::Node, false) {
+            self.merge(m, r);
             return;
         }
+        // A value the IR has only negated (a borrow as the signed word 0 or -1).
+        let Some(w) = self.neg_width(m) else {
+            return;
+        };
+        let nsig = self.nsig[m.index()];
+        if let Some(r) = self.first_proved(m, nsig, |r| Target::Neg(r, w), false) {
+            self.neg.insert(m, (r, w));
+            self.stats.negated += 1;
+        }
+    }
+
+    /// The IR nodes with simulation signature `sig`, ascending.
+    fn candidates(&self, sig: u64) -> &[NodeId] {
+        self.by_sig.get(&sig).map_or(&[], |v| v.as_slice())
+    }
+
+    /// The first of the first `limits.candidates` IR nodes with signature `sig` that a
+    /// query proves `m` equal to as `target(r)`; `last` gives the queries an output's
+    /// last-chance budget.
+    fn first_proved(
+        &mut self,
+        m: NodeId,
+        sig: u64,
+        target: impl Fn(NodeId) -> Target,
+        last: bool,
+    ) -> Option<NodeId> {
         let cands: Vec<NodeId> = self
-            .by_sig
-            .get(&self.nsig[m.index()])
-            .map(|v| v.iter().copied().take(self.limits.candidates).collect())
-            .unwrap_or_default();
+            .candidates(sig)
+            .iter()
+            .copied()
+            .take(self.limits.candidates)
+            .collect();
         for r in cands {
             if self.spent() {
-                return;
+                return None;
             }
-            if self.query(m, Target::Neg(r, w)) {
-                self.neg.insert(m, (r, w));
-                self.stats.negated += 1;
-                return;
+            if self.query(m, target(r), last) {
+                return Some(r);
             }
         }
+        None
     }
 
-    /// The arguments of `id` as the queries see it: a node proved a negation stands on
-    /// the node it negates; others on their arguments' representatives.
-    fn args(&self, id: NodeId) -> Vec<NodeId> {
-        if let Some(&(r, _)) = self.neg.get(&id) {
-            return vec![self.find(r)];
-        }
-        let mut v = Vec::new();
-        self.g.for_each_arg(id, |a| v.push(self.find(a)));
-        v
-    }
-
-    /// Marks the cone of `root` (through merges and negations) with `stamp`.
-    fn mark_cone(&self, marks: &mut [u32], stamp: u32, root: NodeId) {
-        let mut stack = vec![root];
-        marks[root.index()] = stamp;
-        while let Some(x) = stack.pop() {
-            for a in self.args(x) {
-                if marks[a.index()] != stamp {
-                    marks[a.index()] = stamp;
-                    stack.push(a);
-                }
-            }
-        }
+    /// The width `w` in which a program node may be an IR node's negation (`-r mod 2^w`):
+    /// its upper bound's, when that is at least 2 bits (below, negation is the identity).
+    fn neg_width(&self, id: NodeId) -> Option<u8> {
+        let w = sig(self.g.info(id).ub).min(128);
+        (w >= 2).then_some(w as u8)
     }
 
     /// Records that program node `m` equals `r`.
@@ -393,17 +383,14 @@ impl<'g> Sweep<'g> {
     }
 
     /// Whether `m` is proved equal to `target`: one SAT query over the nodes where their
-    /// cones differ.
-    fn query(&mut self, m: NodeId, target: Target) -> bool {
+    /// cones differ; `last` gives it the conflict budget of an output's last chance.
+    fn query(&mut self, m: NodeId, target: Target, last: bool) -> bool {
         self.stamp += 1;
         let stamp = self.stamp;
-        let mut marks = std::mem::take(&mut self.mark_a);
-        self.mark_cone(&mut marks, stamp, m);
-        self.mark_a = marks;
+        let (g, parent, neg) = (self.g, &self.parent, &self.neg);
+        mark_cone(g, parent, neg, &mut self.mark_a, stamp, m);
         if let Target::Node(r) | Target::Neg(r, _) = target {
-            let mut marks = std::mem::take(&mut self.mark_b);
-            self.mark_cone(&mut marks, stamp, r);
-            self.mark_b = marks;
+            mark_cone(g, parent, neg, &mut self.mark_b, stamp, r);
         }
         // The region: nodes in exactly one cone; for a constant target, the program's
         // own nodes in m's cone (the IR's nodes are where it stops).
@@ -435,12 +422,11 @@ impl<'g> Sweep<'g> {
         for _ in 0..self.limits.expand {
             let mut next = Vec::new();
             for &id in &layer {
-                for a in self.args(id) {
-                    if !inside.contains(&a) && cheap(g.node(a)) {
-                        inside.insert(a);
+                each_arg(g, &self.parent, &self.neg, id, |a| {
+                    if cheap(g.node(a)) && inside.insert(a) {
                         next.push(a);
                     }
-                }
+                });
             }
             if inside.len() > self.limits.region {
                 return false;
@@ -473,7 +459,7 @@ impl<'g> Sweep<'g> {
         }
         c.clause(&[diff]);
         let budget = if c.vars() < self.limits.small {
-            if self.last_chance {
+            if last {
                 self.limits.output_conflicts
             } else {
                 self.limits.small_conflicts
@@ -615,6 +601,43 @@ pub(super) fn combine(
     }
     out.retain(|&(_, c)| c != 0);
     out
+}
+
+/// Calls `f` with each argument of `id` as the queries see it: a node proved a negation
+/// ([`Sweep::neg`]) stands on the node it negates; others on their arguments'
+/// representatives.
+fn each_arg(
+    g: &Graph,
+    parent: &[NodeId],
+    neg: &HashMap<NodeId, (NodeId, u8)>,
+    id: NodeId,
+    mut f: impl FnMut(NodeId),
+) {
+    match neg.get(&id) {
+        Some(&(r, _)) => f(find(parent, r)),
+        None => g.for_each_arg(id, |a| f(find(parent, a))),
+    }
+}
+
+/// Marks the cone of `root` (through merges and negations) with `stamp`.
+fn mark_cone(
+    g: &Graph,
+    parent: &[NodeId],
+    neg: &HashMap<NodeId, (NodeId, u8)>,
+    marks: &mut [u32],
+    stamp: u32,
+    root: NodeId,
+) {
+    let mut stack = vec![root];
+    marks[root.index()] = stamp;
+    while let Some(x) = stack.pop() {
+        each_arg(g, parent, neg, x, |a| {
+            if marks[a.index()] != stamp {
+                marks[a.index()] = stamp;
+                stack.push(a);
+            }
+        });
+    }
 }
 
 /// Whether a shared node is cheap enough to blast for the relations it gives (slices

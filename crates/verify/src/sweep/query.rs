@@ -64,15 +64,15 @@ impl<'a> Query<'a> {
             return b.clone();
         }
         let g = self.g;
-        if let Some(&(r, w)) = self.neg.get(&id) {
-            let rb = self.bits(r);
-            let b = self.c.neg_mod(&rb, w as usize);
-            self.bits.insert(id, b.clone());
-            return b;
-        }
-        let b = match (self.known.get(&id), g.node(id)) {
-            (Some(&k), _) | (None, &Node::Const(k)) => Circuit::constant(k, sig(k) as usize),
-            (None, Node::Add { w, k, terms }) => match self.base(id, *w, terms) {
+        let b = match (self.neg.get(&id), self.known.get(&id), g.node(id)) {
+            (Some(&(r, w)), ..) => {
+                let rb = self.bits(r);
+                self.c.neg_mod(&rb, w as usize)
+            }
+            (None, Some(&k), _) | (None, None, &Node::Const(k)) => {
+                Circuit::constant(k, sig(k) as usize)
+            }
+            (None, None, Node::Add { w, k, terms }) => match self.base(id, *w, terms) {
                 Some(x) => self.relative(x, *w, *k, terms),
                 None if self.region.contains(&id) => self.computed(id),
                 None => self.free(id),
