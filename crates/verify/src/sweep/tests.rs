@@ -130,30 +130,28 @@ fn ir_borrow_mask(g: &mut Graph, [x, y, _, u, v]: [NodeId; 5]) -> NodeId {
     g.ite(b1, ones, zero)
 }
 
+/// `u + mask` (leaf 3 plus the mask `mask` builds), so the mask is used as a word.
+fn u_plus(
+    g: &mut Graph,
+    l: [NodeId; 5],
+    mask: impl FnOnce(&mut Graph, [NodeId; 5]) -> NodeId,
+) -> NodeId {
+    let m = mask(g, l);
+    g.sum(64, &[l[3], m])
+}
+
 fn cases() -> Vec<Case> {
     vec![
         Case {
             what: "a borrow chain's mask from signed high words = the select on its borrow",
-            ir: |g, l| {
-                let m = ir_borrow_mask(g, l);
-                g.sum(64, &[l[3], m])
-            },
-            program: |g, l| {
-                let m = signed_borrow_mask(g, l, true);
-                g.sum(64, &[l[3], m])
-            },
+            ir: |g, l| u_plus(g, l, ir_borrow_mask),
+            program: |g, l| u_plus(g, l, |g, l| signed_borrow_mask(g, l, true)),
             equal: true,
         },
         Case {
             what: "wrong twin: the signed high word without the low half's carry",
-            ir: |g, l| {
-                let m = ir_borrow_mask(g, l);
-                g.sum(64, &[l[3], m])
-            },
-            program: |g, l| {
-                let m = signed_borrow_mask(g, l, false);
-                g.sum(64, &[l[3], m])
-            },
+            ir: |g, l| u_plus(g, l, ir_borrow_mask),
+            program: |g, l| u_plus(g, l, |g, l| signed_borrow_mask(g, l, false)),
             equal: false,
         },
         Case {
