@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
-use cryptopt_codegen::{FramePointer, Options};
+use cryptopt_codegen::{FramePointer, Options, Target};
 use cryptopt_ir::{Aliasing, Function};
 use cryptopt_measure::timing::{Config, Mode};
 use cryptopt_search::Params;
@@ -136,6 +136,10 @@ pub(crate) struct CheckArgs {
     /// (faster on programs that are not equivalent; proves less foreign code)
     #[arg(long)]
     pub no_sweep: bool,
+    /// Also require that the program keeps to this instruction-set level (an
+    /// instruction beyond it is reported, exit 1); any level when left out.
+    #[arg(long, value_enum)]
+    pub target: Option<TargetArg>,
 }
 
 /// `--formula`'s help: every formula with the field it is over, from `Formula::ALL`.
@@ -266,6 +270,30 @@ pub(crate) struct InterfaceArgs {
     /// a function called through a pointer (`-fcf-protection`).
     #[arg(long)]
     pub cet: bool,
+    /// Instruction-set level: x86-64-adx (BMI2 + ADX: two carry chains), x86-64-bmi2
+    /// (mulx, one carry chain), x86-64 (baseline: mul with rax/rdx, adc).
+    #[arg(long, value_enum, default_value = "x86-64-adx")]
+    pub target: TargetArg,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+pub(crate) enum TargetArg {
+    #[value(name = "x86-64-adx")]
+    Adx,
+    #[value(name = "x86-64-bmi2")]
+    Bmi2,
+    #[value(name = "x86-64")]
+    X86_64,
+}
+
+impl TargetArg {
+    pub(crate) fn target(self) -> Target {
+        match self {
+            TargetArg::Adx => Target::Adx,
+            TargetArg::Bmi2 => Target::Bmi2,
+            TargetArg::X86_64 => Target::X86_64,
+        }
+    }
 }
 
 impl InterfaceArgs {
@@ -279,6 +307,7 @@ impl InterfaceArgs {
             red_zone: !self.no_red_zone,
             aliasing: self.aliasing.aliasing.policy(),
             cet: self.cet,
+            target: self.target.target(),
         }
     }
 }

@@ -7,6 +7,7 @@
 //! and callee-saved registers (rbp included) restored.
 
 use cryptopt_ir::Aliasing;
+pub use cryptopt_x86::Target;
 
 /// What happens to rbp.
 #[derive(
@@ -36,6 +37,9 @@ pub struct Options {
     /// under CET's indirect branch tracking.
     #[serde(default)]
     pub cet: bool,
+    /// The instruction-set level (`--target`).
+    #[serde(default)]
+    pub target: Target,
 }
 
 impl Default for Options {
@@ -45,6 +49,7 @@ impl Default for Options {
             red_zone: true,
             aliasing: Aliasing::All,
             cet: false,
+            target: Target::Adx,
         }
     }
 }
@@ -52,17 +57,23 @@ impl Default for Options {
 impl Options {
     /// Every combination of the options that change code generation's choices, for
     /// tests; `cet` (one fixed instruction at entry, no choice) is on in the half
-    /// without the red zone, so that the count stays 18.
+    /// without the red zone, and the target turns with the others (each target meets
+    /// each frame pointer, each aliasing and both red-zone settings), so that the count
+    /// stays 18.
     pub fn all() -> Vec<Options> {
         let mut v = Vec::new();
-        for frame_pointer in [FramePointer::Omit, FramePointer::Save, FramePointer::Keep] {
-            for red_zone in [true, false] {
-                for aliasing in Aliasing::ALL {
+        for (fi, frame_pointer) in [FramePointer::Omit, FramePointer::Save, FramePointer::Keep]
+            .into_iter()
+            .enumerate()
+        {
+            for (ri, red_zone) in [true, false].into_iter().enumerate() {
+                for (ai, aliasing) in Aliasing::ALL.into_iter().enumerate() {
                     v.push(Options {
                         frame_pointer,
                         red_zone,
                         aliasing,
                         cet: !red_zone,
+                        target: Target::ALL[(fi + ri + ai) % 3],
                     });
                 }
             }

@@ -104,6 +104,27 @@ pub fn check_asm_in(
 /// both steps are this crate's own proofs. When that does not prove it, the program is
 /// checked against `f` directly, and a failure reports that check.
 pub fn check(f: &Function, program: &Program, opts: CheckOptions) -> Result<Verdict> {
+    if let Some(target) = opts.target {
+        let beyond: Vec<Problem> = program
+            .insts
+            .iter()
+            .enumerate()
+            .filter(|(_, i)| !target.allows(i.mn))
+            .map(|(index, i)| Problem::BeyondTarget {
+                index,
+                inst: i.to_string(),
+                feature: i.mn.feature().unwrap_or("?"),
+                target,
+            })
+            .collect();
+        if !beyond.is_empty() {
+            return Ok(Verdict::NotEquivalent(Report {
+                function: f.name.clone(),
+                program: program.name.clone(),
+                problems: beyond,
+            }));
+        }
+    }
     let hint = cryptopt_ir::reassoc::share_sums(f);
     // The hint is tried by the normal form alone: the sweep, if needed, runs once, in
     // the direct check (against the hint too it would double the cost of a failure).

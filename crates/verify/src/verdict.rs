@@ -9,7 +9,7 @@
 use std::fmt;
 
 pub use cryptopt_ir::Aliasing;
-use cryptopt_x86::Reg;
+use cryptopt_x86::{Reg, Target};
 
 /// Length at which printed expressions are cut.
 pub const SHOW_LIMIT: usize = 300;
@@ -29,6 +29,9 @@ pub struct CheckOptions {
     /// off, a check is the normal form's verdict alone, which is faster on programs that
     /// are not equivalent and proves less foreign code).
     pub sweep: bool,
+    /// The instruction-set level the program must keep to, if one is asked: an
+    /// instruction beyond it is a [`Problem::BeyondTarget`].
+    pub target: Option<Target>,
 }
 
 impl Default for CheckOptions {
@@ -37,6 +40,7 @@ impl Default for CheckOptions {
             aliasing: Aliasing::default(),
             stack_limit: DEFAULT_STACK_LIMIT,
             sweep: true,
+            target: None,
         }
     }
 }
@@ -155,6 +159,13 @@ pub enum Problem {
     /// Instructions follow the `ret` that ends the run (dead code, or an entry the check
     /// never saw).
     CodeAfterRet { index: usize, count: usize },
+    /// An instruction needs a CPU feature the asked target does not have.
+    BeyondTarget {
+        index: usize,
+        inst: String,
+        feature: &'static str,
+        target: Target,
+    },
 }
 
 impl fmt::Display for Problem {
@@ -190,6 +201,15 @@ impl fmt::Display for Problem {
                 }
             }
             Problem::OutputNotWritten { output } => write!(f, "{output} is never written"),
+            Problem::BeyondTarget {
+                index,
+                inst,
+                feature,
+                target,
+            } => write!(
+                f,
+                "instruction {index} `{inst}` needs {feature}, which target {target} does not have"
+            ),
             Problem::CalleeSaved { reg, found } => write!(
                 f,
                 "callee-saved {reg} is not restored at ret (it holds {found})"

@@ -475,6 +475,22 @@ impl Mnemonic {
         matches!(self, vector_mnemonic!())
     }
 
+    /// The CPU feature beyond baseline x86-64 that the instruction needs, by CPUID's
+    /// name: `BMI1` for andn and bextr, `BMI2` for mulx, shlx/shrx/sarx, rorx and
+    /// bzhi, `ADX` for adcx/adox, `AVX2` for the vector instructions; none for the rest.
+    pub fn feature(self) -> Option<&'static str> {
+        use Mnemonic::*;
+        if self.is_vector() {
+            return Some("AVX2");
+        }
+        match self {
+            Andn | Bextr => Some("BMI1"),
+            Mulx | Shlx | Shrx | Sarx | Rorx | Bzhi => Some("BMI2"),
+            Adcx | Adox => Some("ADX"),
+            _ => None,
+        }
+    }
+
     /// CF/OF effects (conservative: "undefined afterwards" counts as written).
     pub fn flags(self) -> FlagEffect {
         use Mnemonic::*;
@@ -626,22 +642,13 @@ impl Program {
 
 impl Program {
     /// The CPU features beyond baseline x86-64 that the program's instructions need
-    /// (`BMI1` for andn; `BMI2` for mulx, shlx/shrx/sarx, rorx and bzhi; `ADX` for
-    /// adcx/adox), in that order; what a caller must check (CPUID) before calling it.
+    /// (each [`Mnemonic::feature`]), in the order BMI1, BMI2, ADX, AVX2; what a caller
+    /// must check (CPUID) before calling it.
     pub fn required_features(&self) -> Vec<&'static str> {
-        let uses = |ms: &[Mnemonic]| self.insts.iter().any(|i| ms.contains(&i.mn));
-        let mut out = Vec::new();
-        use Mnemonic::*;
-        if uses(&[Andn]) {
-            out.push("BMI1");
-        }
-        if uses(&[Mulx, Shlx, Shrx, Sarx, Rorx, Bzhi]) {
-            out.push("BMI2");
-        }
-        if uses(&[Adcx, Adox]) {
-            out.push("ADX");
-        }
-        out
+        ["BMI1", "BMI2", "ADX", "AVX2"]
+            .into_iter()
+            .filter(|&f| self.insts.iter().any(|i| i.mn.feature() == Some(f)))
+            .collect()
     }
 
     /// Bytes of stack the program uses: its pushes, its `sub rsp, n`, and the deepest

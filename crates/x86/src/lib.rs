@@ -17,8 +17,10 @@ pub mod inst;
 pub mod object;
 pub mod parse;
 pub mod print;
+pub mod target;
 
 pub use error::{Error, Result};
 pub use inst::{
     ArgLoc, DataId, Datum, FlagEffect, Inst, Mem, Mnemonic, Operand, Program, Reg, Size, VReg,
 };
+pub use target::Target;

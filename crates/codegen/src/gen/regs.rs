@@ -1,7 +1,8 @@
 //! Register allocation and spilling: who holds each register (a value, a pointer
 //! argument, or the current operation's scratch), pinning of the current operation's
 //! registers, eviction of the holder whose next use is furthest away (to a spill slot
-//! unless it has another home), rdx for `mulx`, and freeing what dies.
+//! unless it has another home), rdx for `mulx` and rax/rdx for `mul` (`vacate`), and
+//! freeing what dies.
 //!
 //! It must never evict a pinned register (an operand of the current operation), never
 //! leave a live value without a location, and never write a flag (its moves are `mov`s).
@@ -189,6 +190,55 @@ impl Generator<'_> {
         Some(r)
     }
 
+    /// Empties `r` for an instruction that writes it implicitly (rdx for `mulx`'s
+    /// factor, rax and rdx for `mul`): its holder moves to another register (a free one,
+    /// or any when it is an operand of the current operation) or is dropped to its
+    /// memory home or a spill slot. `r` comes back taken (pinned, Temp).
+    pub(super) fn vacate(&mut self, r: Reg) -> Result<()> {
+        // Pinned first, so that moving its holder never picks r itself.
+        self.pin(r);
+        match self.st.owner[r.index()] {
+            Owner::Val(w) if self.in_memory(w) => {
+                // Dropped, not copied: its later uses read memory (an operand in place,
+                // or a load where a register is needed), which costs no more than the
+                // copy, and the register stays free.
+                self.evict(r);
+            }
+            Owner::Val(w) if self.occurrences(w) > 0 => {
+                // An operand of the current operation is in r: move it out of the way.
+                let to = self.alloc_reg()?;
+                self.st.body.push(Inst::op2(M::Mov, X::r64(to), X::r64(r)));
+                self.bind(Value(w), to);
+                self.st.owner[r.index()] = Owner::Free;
+            }
+            Owner::Free | Owner::Const(_) => {}
+            Owner::Temp | Owner::Reserved => {
+                return Err(Error::Internal(format!("{r:?} is busy")));
+            }
+            _ => {
+                // Evicting r's holder: prefer a free register over the stack.
+                if let Some(to) = self.free_reg() {
+                    self.take(to);
+                    self.st.body.push(Inst::op2(M::Mov, X::r64(to), X::r64(r)));
+                    match self.st.owner[r.index()] {
+                        Owner::Val(w) => self.bind(Value(w), to),
+                        Owner::Abi(k) => {
+                            self.st.owner[to.index()] = Owner::Abi(k);
+                            self.st.abi_reg[k as usize] = Some(to);
+                        }
+                        _ => {}
+                    }
+                    self.unpin(to);
+                    self.st.owner[r.index()] = Owner::Free;
+                } else {
+                    self.evict(r);
+                }
+            }
+        }
+        self.take(r);
+        Ok(())
+    }
+
     /// Puts `x` into rdx (pinned), moving whatever rdx held.
     pub(super) fn load_rdx(&mut self, x: IrOperand) -> Result<()> {
         let already = match x {
@@ -200,47 +250,7 @@ impl Generator<'_> {
             return Ok(());
         }
         let rdx = Reg::Rdx;
-        // Pinned first, so that moving its holder never picks rdx itself.
-        self.pin(rdx);
-        match self.st.owner[rdx.index()] {
-            Owner::Val(w) if self.in_memory(w) => {
-                // Dropped, not copied: its later uses read memory (an operand in place,
-                // or a load where a register is needed), which costs no more than the
-                // copy, and the register stays free.
-                self.evict(rdx);
-            }
-            Owner::Val(w) if self.occurrences(w) > 0 => {
-                // The other operand is in rdx: move it out of the way.
-                let r = self.alloc_reg()?;
-                self.st.body.push(Inst::op2(M::Mov, X::r64(r), X::r64(rdx)));
-                self.bind(Value(w), r);
-                self.st.owner[rdx.index()] = Owner::Free;
-            }
-            Owner::Free | Owner::Const(_) => {}
-            Owner::Temp | Owner::Reserved => {
-                return Err(Error::Internal("rdx is busy".into()));
-            }
-            _ => {
-                // Evicting rdx's holder: prefer a free register over the stack.
-                if let Some(r) = self.free_reg() {
-                    self.take(r);
-                    self.st.body.push(Inst::op2(M::Mov, X::r64(r), X::r64(rdx)));
-                    match self.st.owner[rdx.index()] {
-                        Owner::Val(w) => self.bind(Value(w), r),
-                        Owner::Abi(k) => {
-                            self.st.owner[r.index()] = Owner::Abi(k);
-                            self.st.abi_reg[k as usize] = Some(r);
-                        }
-                        _ => {}
-                    }
-                    self.unpin(r);
-                    self.st.owner[rdx.index()] = Owner::Free;
-                } else {
-                    self.evict(rdx);
-                }
-            }
-        }
-        self.take(rdx);
+        self.vacate(rdx)?;
         match x {
             IrOperand::Const(c) => {
                 // mulx only reads rdx: the literal stays for the next one.

@@ -146,7 +146,8 @@ impl Generator<'_> {
         };
         let Some(c) = c else {
             // value × value: imul or mulx (low half).
-            if self.decide(DecisionSlot::Flavor, 2) == 0 {
+            let n = if self.allows(M::Mulx) { 2 } else { 1 };
+            if self.decide(DecisionSlot::Flavor, n) == 0 {
                 let dst = self.dest_from(a)?;
                 let src = self.operand(b, true, false)?;
                 self.emit(Inst::op2(M::Imul, X::r64(dst), src), None)?;
@@ -183,7 +184,9 @@ impl Generator<'_> {
             add(F::Imul3);
         }
         add(F::ImulReg);
-        add(F::Mulx);
+        if self.allows(M::Mulx) {
+            add(F::Mulx);
+        }
         if c.is_power_of_two() {
             add(F::Shl(c.trailing_zeros()));
         }

@@ -1,4 +1,5 @@
-//! Templates for the carry operations (see the table in `select`): `mulx`, addcarry
+//! Templates for the carry operations (see the table in `select`): `mulx` (or `mul`
+//! with rax and rdx on the baseline target), addcarry
 //! (`add`/`adc`, `adcx` on CF, `adox` on OF), subborrow (`sub`/`sbb`), and narrow
 //! addcarry/subborrow computed in 64 bits.
 //!
@@ -6,7 +7,7 @@
 //! first (flag-neutral moves only), then the carry-in, then the consuming instruction.
 
 use cryptopt_ir::{InstData, Op, Operand as IrOperand};
-use cryptopt_x86::{Inst, Mnemonic as M, Operand as X};
+use cryptopt_x86::{Inst, Mnemonic as M, Operand as X, Reg};
 
 use crate::candidate::DecisionSlot;
 use crate::error::Result;
@@ -31,6 +32,45 @@ impl Generator<'_> {
         Ok(())
     }
 
+    /// The full product on the baseline target: `mul src` computes rdx:rax = rax · src
+    /// (and writes CF and OF, so `emit` saves a live flag first). rdx is emptied first,
+    /// then one factor goes into rax (its own register when it dies here, else a copy:
+    /// rax is overwritten), the other is the register or memory operand.
+    pub(super) fn t_mul_wide(&mut self, d: &InstData) -> Result<()> {
+        let (a, b) = (d.args[0], d.args[1]);
+        let (x, y) = if self.decide(DecisionSlot::Swap, 2) == 0 {
+            (a, b)
+        } else {
+            (b, a)
+        };
+        let (rax, rdx) = (Reg::Rax, Reg::Rdx);
+        self.vacate(rdx)?;
+        let in_rax = x
+            .value()
+            .is_some_and(|v| self.st.v_reg[v.index()] == Some(rax));
+        if !(in_rax && self.reuse_dying(x).is_some()) {
+            self.vacate(rax)?;
+            match x {
+                IrOperand::Const(c) => self.load_const(rax, c as u64),
+                IrOperand::Value(_) => {
+                    let src = self.operand(x, true, false)?;
+                    self.st.body.push(Inst::op2(M::Mov, X::r64(rax), src));
+                    self.release(src, rax);
+                }
+            }
+        }
+        let src = if x == y {
+            X::r64(rax)
+        } else {
+            self.operand(y, true, false)?
+        };
+        self.emit(Inst::op1(M::Mul, src), None)?;
+        self.release(src, rax);
+        self.bind(d.results[0], rax);
+        self.bind(d.results[1], rdx);
+        Ok(())
+    }
+
     pub(super) fn t_addcarry(&mut self, d: &InstData) -> Result<()> {
         #[derive(PartialEq, Clone, Copy)]
         enum F {
@@ -41,12 +81,14 @@ impl Generator<'_> {
         }
         let (c, a, b) = (d.args[0], d.args[1], d.args[2]);
         let c_flag = c.value().and_then(|v| self.st.v_flag[v.index()]);
+        // Without ADX, nothing ever leaves a carry in OF: `add`/`adc` only.
+        let n = if self.allows(M::Adcx) { 3 } else { 1 };
         let fam = match (c, c_flag) {
             (IrOperand::Const(0), _) => {
-                [F::Add, F::Adcx, F::Adox][self.decide(DecisionSlot::Flavor, 3)]
+                [F::Add, F::Adcx, F::Adox][self.decide(DecisionSlot::Flavor, n)]
             }
             (_, Some(FlagReg::OF)) => F::Adox,
-            _ => [F::Adc, F::Adcx][self.decide(DecisionSlot::Flavor, 2)],
+            _ => [F::Adc, F::Adcx][self.decide(DecisionSlot::Flavor, n.min(2))],
         };
         let (x, y) = if self.decide(DecisionSlot::Swap, 2) == 0 {
             (a, b)

@@ -72,7 +72,9 @@ impl Generator<'_> {
             _ => {}
         }
         add(F::ShlShr);
-        add(F::Bzhi);
+        if self.allows(M::Bzhi) {
+            add(F::Bzhi);
+        }
         let pick = options[self.decide(DecisionSlot::Flavor, n)].expect("filled");
         let dst = match pick {
             F::AndImm => {

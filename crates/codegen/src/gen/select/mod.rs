@@ -4,18 +4,22 @@
 //!
 //! | operation          | alternatives (Flavor)                          | other decisions          |
 //! |--------------------|------------------------------------------------|--------------------------|
-//! | addcarry.64, c = 0 | `add` · `clc/test; adcx` · `test; adox`        | Swap (dest), Clear       |
-//! | addcarry.64, c set | `adc` · `adcx` (CF); `adox` when c is in OF     | Swap                     |
+//! | addcarry.64, c = 0 | `add` · `clc/test; adcx` · `test; adox` (ADX)  | Swap (dest), Clear       |
+//! | addcarry.64, c set | `adc` · `adcx` (CF); `adox` when c is in OF (ADX) | Swap                  |
 //! | subborrow.64       | `sub` / `sbb` (`stc`/`bt` to load the borrow)   |                          |
-//! | mulx.64            | `mulx`                                         | Swap (which factor → rdx), Mem |
+//! | mulx.64            | `mulx`; `mul` (rax × r/m → rdx:rax) on the x86-64 target | Swap (which factor → rdx, or rax), Mem |
 //! | add (n-ary)        | `add` chain, a carry read with `adc`/`adcx` (CF) or `adox` (OF) · `lea` (two operands) | Swap (dest) |
-//! | mul by constant    | `imul r, r/m, imm` · `mov; imul` · `mulx` · `shl` · `lea` · `lea; shl` or `lea; lea` (c = m·n, `lower::shift_add_factors`) · `lea; lea [x + k·t]` (c = 1 + k·m: 19) | |
-//! | mul                | `imul` · `mulx`                                |                          |
-//! | and with a mask    | `and imm` · `movzx` (0xff) · `mov r32` (2^32-1) · `shl; shr` · `bzhi` | |
-//! | shr / shl          | `shr`/`shl imm` · `shrx`/`shlx` · `lea` (shl ≤ 3) |                        |
+//! | mul by constant    | `imul r, r/m, imm` · `mov; imul` · `mulx` (BMI2) · `shl` · `lea` · `lea; shl` or `lea; lea` (c = m·n, `lower::shift_add_factors`) · `lea; lea [x + k·t]` (c = 1 + k·m: 19) | |
+//! | mul                | `imul` · `mulx` (BMI2)                         |                          |
+//! | and with a mask    | `and imm` · `movzx` (0xff) · `mov r32` (2^32-1) · `shl; shr` · `bzhi` (BMI2) | |
+//! | shr / shl          | `shr`/`shl imm` · `shrx`/`shlx` (BMI2) · `lea` (shl ≤ 3) |                 |
 //! | shrd               | `shrd` · `shr; shl; or`                        |                          |
 //! | cmovznz            | `cmovc`/`cmovo` on a live flag, else `test; cmovnz` | Swap (z or nz first) |
 //! | cast (truncation)  | `movzx` · `and` · `mov r32` · `shl; shr`       |                          |
+//!
+//! The alternatives marked BMI2 or ADX are offered only where the target
+//! ([`crate::Target`]) allows the instruction (asked through `allows`, one home); the
+//! others are baseline x86-64.
 //!
 //! A template first gets its operands (only flag-neutral moves), then puts a carry-in
 //! into its flag, then emits the flag-consuming instruction, so a carry is never lost
@@ -46,7 +50,8 @@ impl Generator<'_> {
         match d.op {
             Op::Load { param, index } => self.t_load(d, param, index),
             Op::Store { ret, index } => self.t_store(d, ret, index),
-            Op::Mulx { size: 64 } => self.t_mulx(d),
+            Op::Mulx { size: 64 } if self.allows(M::Mulx) => self.t_mulx(d),
+            Op::Mulx { size: 64 } => self.t_mul_wide(d),
             Op::AddCarry { size: 64 } => self.t_addcarry(d),
             Op::SubBorrow { size: 64 } => self.t_subborrow(d),
             Op::AddCarry { size } | Op::SubBorrow { size } => self.t_carry_narrow(d, size),
@@ -64,6 +69,11 @@ impl Generator<'_> {
             Op::Cast => self.t_cast(d),
             Op::Mulx { size } => Err(Error::Unsupported(format!("mulx of size {size}"))),
         }
+    }
+
+    /// May the target's code use `mn` ([`crate::Target::allows`], the one home)?
+    fn allows(&self, mn: M) -> bool {
+        self.opts.target.allows(mn)
     }
 
     /// `lea dst, [x·scale]` or, `with_base`, `[x + x·scale]`: x times 1, 2, 4, 8 (or 3,

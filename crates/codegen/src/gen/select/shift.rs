@@ -24,9 +24,24 @@ impl Generator<'_> {
             self.load_const(dst, 0);
             return self.finish_result(d, dst);
         }
-        let alternatives = if left && n <= 3 { 3 } else { 2 };
-        let dst = match self.decide(DecisionSlot::Flavor, alternatives) {
-            0 => {
+        #[derive(Clone, Copy)]
+        enum F {
+            Imm,
+            Bmi2,
+            Lea,
+        }
+        let mut options = [F::Imm; 3];
+        let mut k = 1;
+        if self.allows(M::Shlx) {
+            options[k] = F::Bmi2;
+            k += 1;
+        }
+        if left && n <= 3 {
+            options[k] = F::Lea;
+            k += 1;
+        }
+        let dst = match options[self.decide(DecisionSlot::Flavor, k)] {
+            F::Imm => {
                 let dst = self.dest_from(x)?;
                 if n > 0 {
                     let mn = if left { M::Shl } else { M::Shr };
@@ -34,7 +49,7 @@ impl Generator<'_> {
                 }
                 dst
             }
-            1 => {
+            F::Bmi2 => {
                 let src = self.operand(x, true, false)?;
                 let cnt = self.const_reg(n as u64)?;
                 let dst = self.result_reg(&[x])?;
@@ -42,7 +57,7 @@ impl Generator<'_> {
                 self.emit(Inst::op3(mn, X::r64(dst), src, X::r64(cnt)), None)?;
                 dst
             }
-            _ => self.lea_scaled(x, 1 << n, false)?,
+            F::Lea => self.lea_scaled(x, 1 << n, false)?,
         };
         self.finish_result(d, dst)
     }
