@@ -276,6 +276,12 @@ pub(crate) struct InterfaceArgs {
     pub target: TargetArg,
 }
 
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum EmitArg {
+    Asm,
+    Dispatch,
+}
+
 #[derive(clap::ValueEnum, Clone, Copy, Debug)]
 pub(crate) enum TargetArg {
     #[value(name = "x86-64-adx")]
@@ -478,6 +484,12 @@ pub(crate) struct OptimizeArgs {
     /// A Fiat JSON file; leave it out with --field or --resume.
     #[arg(required_unless_present_any = ["field", "resume"])]
     pub input: Option<PathBuf>,
+    /// asm: the program for --target (DIR/<function>/: .asm, .S, .h); dispatch: one
+    /// program per target (DIR/<target>/<function>/) and DIR/<name>_dispatch/ with the
+    /// three .S files, a C file that picks the best for the CPU at run time, and its
+    /// header.
+    #[arg(long, value_enum, default_value = "asm", conflicts_with = "resume")]
+    pub emit: EmitArg,
     /// The function's name (e.g. fiat_p256_mul); may be left out when the file has
     /// only one.
     #[arg(long, short)]

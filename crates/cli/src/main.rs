@@ -17,6 +17,7 @@ mod args;
 mod bench;
 mod checks;
 mod commands;
+mod dispatch;
 mod files;
 mod optimize;
 mod pool;

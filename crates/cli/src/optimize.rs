@@ -20,7 +20,7 @@ use std::time::Instant;
 use anyhow::{anyhow, bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use cryptopt_codegen::{Generator, Options};
+use cryptopt_codegen::{Generator, Options, Target};
 use cryptopt_ir::{lower, Function};
 use cryptopt_measure::baseline::CompiledC;
 use cryptopt_measure::counter::{self, Counter};
@@ -29,7 +29,7 @@ use cryptopt_measure::timing::{self, Config, Mode};
 use cryptopt_search::native::Native;
 use cryptopt_search::{local_search, Phase, SearchState};
 
-use crate::args::{parse_count, MeasureArg, OptimizeArgs, DEFAULT_EVALS};
+use crate::args::{parse_count, EmitArg, MeasureArg, OptimizeArgs, DEFAULT_EVALS};
 use crate::checks::{check_baseline, check_natively, prove, CheckFailed, Interrupted};
 use crate::files::{ensure_writable, load, write_atomically};
 use crate::report::{self, Log, Row};
@@ -169,14 +169,16 @@ pub fn command(args: OptimizeArgs) -> Result<()> {
         // A second registration (tests calling run twice) is harmless to ignore.
         let _ = ctrlc::set_handler(move || stop.store(true, Ordering::SeqCst));
     }
-    let job = Job {
+    let object = args.object.object();
+    let resume = saved.map(|s| s.search);
+    let job = |opts: Options, object: cryptopt_x86::object::Object, out: PathBuf| Job {
         f: &f,
-        input,
-        representation,
+        input: input.clone(),
+        representation: representation.clone(),
         opts,
-        object: args.object.object(),
+        object,
         params,
-        resume: saved.map(|s| s.search),
+        resume: resume.clone(),
         cfg: Config {
             cyclegoal: args.cycle_goal,
             batches: args.batches,
@@ -191,9 +193,49 @@ pub fn command(args: OptimizeArgs) -> Result<()> {
         verify: !args.no_verify,
         verify_every: args.verify_every,
     };
-    let o = optimize(job, &stop)?;
+    if args.emit == EmitArg::Dispatch {
+        if opts.target != Target::default() {
+            bail!("--emit dispatch makes a program for every target; leave out --target");
+        }
+        let public = object.symbol.clone().unwrap_or_else(|| f.name.clone());
+        let mut gas = Vec::new();
+        for t in Target::ALL {
+            let named = cryptopt_x86::object::Object {
+                symbol: Some(crate::dispatch::symbol(&public, t)),
+                ..object.clone()
+            };
+            let o = optimize(
+                job(Options { target: t, ..opts }, named, out.join(t.name())),
+                &stop,
+            )?;
+            print_result(&f, &o, &format!(" target={t}"));
+            if o.stopped {
+                return Err(Interrupted.into());
+            }
+            gas.push((t, o.gas_path));
+        }
+        let dir = crate::dispatch::write(&out, &f, &public, &gas)?;
+        println!("dispatch: {}", dir.display());
+        return Ok(());
+    }
+    let o = optimize(job(opts, object, out), &stop)?;
+    print_result(&f, &o, "");
+    if o.stopped {
+        let state = o.asm_path.with_file_name("state.json");
+        eprintln!(
+            "interrupted by Ctrl-C after {} evaluations; the best program and the state are written; continue with: cryptopt optimize --resume {}",
+            o.evals,
+            state.display()
+        );
+        return Err(Interrupted.into());
+    }
+    Ok(())
+}
+
+/// The one `result:` line of an optimization (`extra`: more `key=value` fields).
+fn print_result(f: &Function, o: &Outcome, extra: &str) {
     println!(
-        "result: function={} cycles={:.1} baseline={:.1} speedup={:.3} counter={} evals={} seconds={:.1} proof={} status={} file={}",
+        "result: function={}{extra} cycles={:.1} baseline={:.1} speedup={:.3} counter={} evals={} seconds={:.1} proof={} status={} file={}",
         f.name,
         o.cycles,
         o.baseline,
@@ -205,16 +247,6 @@ pub fn command(args: OptimizeArgs) -> Result<()> {
         if o.stopped { "interrupted" } else { "complete" },
         o.asm_path.display()
     );
-    if o.stopped {
-        let state = o.asm_path.with_file_name("state.json");
-        eprintln!(
-            "interrupted by Ctrl-C after {} evaluations; the best program and the state are written; continue with: cryptopt optimize --resume {}",
-            o.evals,
-            state.display()
-        );
-        return Err(Interrupted.into());
-    }
-    Ok(())
 }
 
 /// Reads a saved `state.json`.
@@ -269,7 +301,12 @@ pub fn optimize(job: Job<'_>, stop: &AtomicBool) -> Result<Outcome> {
 
     // The baseline, checked like our own code before it is trusted.
     let c_source = cryptopt_measure::c::emit(f);
-    let baseline = CompiledC::build(&c_source, &f.name, &job.cc, &[])?;
+    let baseline = CompiledC::build(
+        &c_source,
+        &f.name,
+        &job.cc,
+        cryptopt_measure::baseline::target_flags(job.opts.target),
+    )?;
     if alone {
         eprintln!(
             "baseline: {} -O3 -march=native -mtune=native ({})",

@@ -26,6 +26,18 @@ use crate::error::{Error, Result};
 /// Flags always passed to the compiler, before the caller's.
 pub const DEFAULT_FLAGS: &[&str] = &["-O3", "-march=native", "-mtune=native", "-fPIC", "-shared"];
 
+/// The flags, after [`DEFAULT_FLAGS`], that give the compilers the instruction set of
+/// cryptopt's `target` (the last `-march` wins): the baseline x86-64 target against
+/// `-march=x86-64-v2` (no BMI), x86-64-bmi2 against `-march=x86-64-v3` (BMI2, no ADX),
+/// x86-64-adx against the machine's own `-march=native` (a superset of BMI2 + ADX).
+pub fn target_flags(target: cryptopt_x86::Target) -> &'static [&'static str] {
+    match target {
+        cryptopt_x86::Target::X86_64 => &["-march=x86-64-v2"],
+        cryptopt_x86::Target::Bmi2 => &["-march=x86-64-v3"],
+        cryptopt_x86::Target::Adx => &[],
+    }
+}
+
 /// How many lines of the compiler's stderr a [`Error::CompileFailed`] keeps.
 const STDERR_LINES: usize = 20;
 

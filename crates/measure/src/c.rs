@@ -89,6 +89,13 @@ pub fn prototype_as(f: &Function, name: &str) -> String {
     format!("{};", Emitter::new(f).signature(name))
 }
 
+/// The C names of `f`'s arguments in the order of its signature (outputs first): what a
+/// wrapper passes on to the function it forwards to.
+pub fn argument_names(f: &Function) -> Vec<String> {
+    let e = Emitter::new(f);
+    e.ret_names.iter().chain(&e.param_names).cloned().collect()
+}
+
 /// The head of `f`'s definition, without `;`: `void NAME(uint64_t out1[4], …)`.
 pub fn signature(f: &Function) -> String {
     Emitter::new(f).signature(&f.name)

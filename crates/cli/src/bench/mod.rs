@@ -328,7 +328,12 @@ pub fn command(args: BenchArgs) -> Result<()> {
         let source = cryptopt_measure::c::emit(f);
         let mut compiled = Vec::new();
         for cc in &args.compilers {
-            let c = CompiledC::build(&source, &f.name, cc, &[])?;
+            let c = CompiledC::build(
+                &source,
+                &f.name,
+                cc,
+                cryptopt_measure::baseline::target_flags(opts.target),
+            )?;
             check_baseline(f, c.ptr(), &format!("the C baseline of {cc}"))?;
             compiled.push(c);
         }
