@@ -16,12 +16,7 @@ use crate::gen::Generator;
 
 impl Generator<'_> {
     pub(super) fn t_mulx(&mut self, d: &InstData) -> Result<()> {
-        let (a, b) = (d.args[0], d.args[1]);
-        let (x, y) = if self.decide(DecisionSlot::Swap, 2) == 0 {
-            (a, b)
-        } else {
-            (b, a)
-        };
+        let (x, y) = self.swapped(d.args[0], d.args[1]);
         self.load_rdx(x)?;
         let src = self.operand(y, true, false)?;
         let lo = self.mulx_result_reg(y, x)?;
@@ -37,12 +32,7 @@ impl Generator<'_> {
     /// then one factor goes into rax (its own register when it dies here, else a copy:
     /// rax is overwritten), the other is the register or memory operand.
     pub(super) fn t_mul_wide(&mut self, d: &InstData) -> Result<()> {
-        let (a, b) = (d.args[0], d.args[1]);
-        let (x, y) = if self.decide(DecisionSlot::Swap, 2) == 0 {
-            (a, b)
-        } else {
-            (b, a)
-        };
+        let (x, y) = self.swapped(d.args[0], d.args[1]);
         let (rax, rdx) = (Reg::Rax, Reg::Rdx);
         self.vacate(rdx)?;
         let in_rax = x
@@ -90,11 +80,7 @@ impl Generator<'_> {
             (_, Some(FlagReg::OF)) => F::Adox,
             _ => [F::Adc, F::Adcx][self.decide(DecisionSlot::Flavor, n.min(2))],
         };
-        let (x, y) = if self.decide(DecisionSlot::Swap, 2) == 0 {
-            (a, b)
-        } else {
-            (b, a)
-        };
+        let (x, y) = self.swapped(a, b);
         let dst = self.dest_from(x)?;
         let src = self.operand(y, true, matches!(fam, F::Add | F::Adc))?;
         let (mn, fl, consumed) = match fam {

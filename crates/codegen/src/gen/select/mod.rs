@@ -71,6 +71,16 @@ impl Generator<'_> {
         }
     }
 
+    /// Two commuting operands in the order the Swap decision says (which one becomes the
+    /// destination, or goes into rdx / rax).
+    fn swapped(&mut self, a: IrOperand, b: IrOperand) -> (IrOperand, IrOperand) {
+        if self.decide(crate::candidate::DecisionSlot::Swap, 2) == 0 {
+            (a, b)
+        } else {
+            (b, a)
+        }
+    }
+
     /// May the target's code use `mn` ([`crate::Target::allows`], the one home)?
     fn allows(&self, mn: M) -> bool {
         self.opts.target.allows(mn)
