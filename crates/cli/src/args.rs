@@ -138,8 +138,8 @@ pub(crate) struct CheckArgs {
     pub no_sweep: bool,
     /// Also require that the program keeps to this instruction-set level (an
     /// instruction beyond it is reported, exit 1); any level when left out.
-    #[arg(long, value_enum)]
-    pub target: Option<TargetArg>,
+    #[arg(long, value_parser = target_parser())]
+    pub target: Option<Target>,
 }
 
 /// `--formula`'s help: every formula with the field it is over, from `Formula::ALL`.
@@ -272,8 +272,8 @@ pub(crate) struct InterfaceArgs {
     pub cet: bool,
     /// Instruction-set level: x86-64-adx (BMI2 + ADX: two carry chains), x86-64-bmi2
     /// (mulx, one carry chain), x86-64 (baseline: mul with rax/rdx, adc).
-    #[arg(long, value_enum, default_value = "x86-64-adx")]
-    pub target: TargetArg,
+    #[arg(long, default_value = "x86-64-adx", value_parser = target_parser())]
+    pub target: Target,
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -282,24 +282,12 @@ pub(crate) enum EmitArg {
     Dispatch,
 }
 
-#[derive(clap::ValueEnum, Clone, Copy, Debug)]
-pub(crate) enum TargetArg {
-    #[value(name = "x86-64-adx")]
-    Adx,
-    #[value(name = "x86-64-bmi2")]
-    Bmi2,
-    #[value(name = "x86-64")]
-    X86_64,
-}
-
-impl TargetArg {
-    pub(crate) fn target(self) -> Target {
-        match self {
-            TargetArg::Adx => Target::Adx,
-            TargetArg::Bmi2 => Target::Bmi2,
-            TargetArg::X86_64 => Target::X86_64,
-        }
-    }
+/// `--target`: one of [`Target::ALL`] by its name (the choices listed in `--help` and in
+/// the error for any other).
+fn target_parser() -> impl clap::builder::TypedValueParser<Value = Target> {
+    use clap::builder::TypedValueParser;
+    clap::builder::PossibleValuesParser::new(Target::ALL.map(Target::name))
+        .map(|name: String| Target::from_name(&name).expect("one of the possible values"))
 }
 
 impl InterfaceArgs {
@@ -313,7 +301,7 @@ impl InterfaceArgs {
             red_zone: !self.no_red_zone,
             aliasing: self.aliasing.aliasing.policy(),
             cet: self.cet,
-            target: self.target.target(),
+            target: self.target,
         }
     }
 }

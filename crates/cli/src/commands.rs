@@ -109,7 +109,7 @@ pub(crate) fn check(a: CheckArgs, out: &mut dyn Write) -> Result<()> {
         aliasing: a.aliasing.aliasing.policy(),
         stack_limit: a.max_stack,
         sweep: !a.no_sweep,
-        target: a.target.map(|t| t.target()),
+        target: a.target,
     };
     let src = cryptopt_verify::AsmSource {
         syntax: a.syntax.syntax(),

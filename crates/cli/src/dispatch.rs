@@ -66,9 +66,8 @@ of its proved implementations this CPU can run (see {public}_dispatch.c). */
 extern \"C\" {{
 #endif
 {proto}
-/* Forces an implementation: 0 = x86-64 (mul/adc), 1 = x86-64-bmi2 (mulx), 2 =
-   x86-64-adx (mulx, adcx/adox); -1 = the CPU's best. Returns the one now in use, or
-   -1 (nothing changed) when the CPU cannot run the one asked for. */
+/* Forces an implementation: {choices}; -1 = the CPU's best. Returns the one now in
+   use, or -1 (nothing changed) when the CPU cannot run the one asked for. */
 int {public}_select(int target);
 #ifdef __cplusplus
 }}
@@ -78,6 +77,12 @@ int {public}_select(int target);
         version = env!("CARGO_PKG_VERSION"),
         prelude = c::PRELUDE,
         proto = c::prototype_as(f, public),
+        choices = Target::ALL
+            .iter()
+            .enumerate()
+            .map(|(k, t)| format!("{k} = {t}"))
+            .collect::<Vec<_>>()
+            .join(", "),
     )
 }
 

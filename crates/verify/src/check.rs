@@ -105,15 +105,12 @@ pub fn check_asm_in(
 /// checked against `f` directly, and a failure reports that check.
 pub fn check(f: &Function, program: &Program, opts: CheckOptions) -> Result<Verdict> {
     if let Some(target) = opts.target {
-        let beyond: Vec<Problem> = program
-            .insts
-            .iter()
-            .enumerate()
-            .filter(|(_, i)| !target.allows(i.mn))
-            .map(|(index, i)| Problem::BeyondTarget {
+        let beyond: Vec<Problem> = target
+            .beyond(program)
+            .map(|(index, i, feature)| Problem::BeyondTarget {
                 index,
                 inst: i.to_string(),
-                feature: i.mn.feature().unwrap_or("?"),
+                feature,
                 target,
             })
             .collect();

@@ -9,7 +9,7 @@
 use std::fmt;
 
 pub use cryptopt_ir::Aliasing;
-use cryptopt_x86::{Reg, Target};
+use cryptopt_x86::{Feature, Reg, Target};
 
 /// Length at which printed expressions are cut.
 pub const SHOW_LIMIT: usize = 300;
@@ -163,7 +163,7 @@ pub enum Problem {
     BeyondTarget {
         index: usize,
         inst: String,
-        feature: &'static str,
+        feature: Feature,
         target: Target,
     },
 }

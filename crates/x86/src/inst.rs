@@ -469,24 +469,53 @@ pub struct FlagEffect {
     pub reads_of: bool,
 }
 
+/// A CPU feature beyond baseline x86-64 that an instruction may need (CPUID's names).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Feature {
+    Bmi1,
+    Bmi2,
+    Adx,
+    Avx2,
+}
+
+impl Feature {
+    pub const ALL: [Feature; 4] = [Feature::Bmi1, Feature::Bmi2, Feature::Adx, Feature::Avx2];
+
+    /// CPUID's name: `BMI1`, `BMI2`, `ADX`, `AVX2`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Feature::Bmi1 => "BMI1",
+            Feature::Bmi2 => "BMI2",
+            Feature::Adx => "ADX",
+            Feature::Avx2 => "AVX2",
+        }
+    }
+}
+
+impl fmt::Display for Feature {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 impl Mnemonic {
     /// Whether this is one of the AVX2 vector instructions.
     pub fn is_vector(self) -> bool {
         matches!(self, vector_mnemonic!())
     }
 
-    /// The CPU feature beyond baseline x86-64 that the instruction needs, by CPUID's
-    /// name: `BMI1` for andn and bextr, `BMI2` for mulx, shlx/shrx/sarx, rorx and
-    /// bzhi, `ADX` for adcx/adox, `AVX2` for the vector instructions; none for the rest.
-    pub fn feature(self) -> Option<&'static str> {
+    /// The CPU feature beyond baseline x86-64 that the instruction needs: BMI1 for andn
+    /// and bextr, BMI2 for mulx, shlx/shrx/sarx, rorx and bzhi, ADX for adcx/adox, AVX2
+    /// for the vector instructions; none for the rest.
+    pub fn feature(self) -> Option<Feature> {
         use Mnemonic::*;
         if self.is_vector() {
-            return Some("AVX2");
+            return Some(Feature::Avx2);
         }
         match self {
-            Andn | Bextr => Some("BMI1"),
-            Mulx | Shlx | Shrx | Sarx | Rorx | Bzhi => Some("BMI2"),
-            Adcx | Adox => Some("ADX"),
+            Andn | Bextr => Some(Feature::Bmi1),
+            Mulx | Shlx | Shrx | Sarx | Rorx | Bzhi => Some(Feature::Bmi2),
+            Adcx | Adox => Some(Feature::Adx),
             _ => None,
         }
     }
@@ -642,10 +671,10 @@ impl Program {
 
 impl Program {
     /// The CPU features beyond baseline x86-64 that the program's instructions need
-    /// (each [`Mnemonic::feature`]), in the order BMI1, BMI2, ADX, AVX2; what a caller
+    /// (each [`Mnemonic::feature`]), in the order of [`Feature::ALL`]; what a caller
     /// must check (CPUID) before calling it.
-    pub fn required_features(&self) -> Vec<&'static str> {
-        ["BMI1", "BMI2", "ADX", "AVX2"]
+    pub fn required_features(&self) -> Vec<Feature> {
+        Feature::ALL
             .into_iter()
             .filter(|&f| self.insts.iter().any(|i| i.mn.feature() == Some(f)))
             .collect()

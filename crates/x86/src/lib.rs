@@ -21,6 +21,7 @@ pub mod target;
 
 pub use error::{Error, Result};
 pub use inst::{
-    ArgLoc, DataId, Datum, FlagEffect, Inst, Mem, Mnemonic, Operand, Program, Reg, Size, VReg,
+    ArgLoc, DataId, Datum, Feature, FlagEffect, Inst, Mem, Mnemonic, Operand, Program, Reg, Size,
+    VReg,
 };
 pub use target::Target;

@@ -3,24 +3,20 @@
 //! binary and the checker ask it whether a finished program keeps to its level. It
 //! knows nothing of how code is made or proved: only [`Mnemonic::feature`].
 
-use crate::{Mnemonic, Program};
+use crate::{Feature, Inst, Mnemonic, Program};
 
 /// The instruction-set level the code is made for (`--target`): which instructions code
-/// generation may choose. Every level runs on the ones above it.
-#[derive(
-    Clone, Copy, Debug, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize,
-)]
+/// generation may choose. Every level runs on the ones above it. Saved (serde) and
+/// given on the command line by its [`Target::name`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum Target {
     /// Baseline x86-64: `mul` with its fixed rax/rdx operands, `adc`, `imul`; no BMI.
-    #[serde(rename = "x86-64")]
     X86_64,
     /// BMI2 without ADX: `mulx`, `shlx`/`shrx`, `bzhi`; one carry chain at a time
     /// (`add`/`adc` on CF only).
-    #[serde(rename = "x86-64-bmi2")]
     Bmi2,
     /// BMI2 and ADX: two carry chains at once (`adcx` on CF, `adox` on OF).
     #[default]
-    #[serde(rename = "x86-64-adx")]
     Adx,
 }
 
@@ -28,7 +24,7 @@ impl Target {
     /// Every target, from the most general to the most specific.
     pub const ALL: [Target; 3] = [Target::X86_64, Target::Bmi2, Target::Adx];
 
-    /// Its name on the command line and in saved results.
+    /// Its name on the command line and in saved results (the one home of the names).
     pub fn name(self) -> &'static str {
         match self {
             Target::X86_64 => "x86-64",
@@ -37,43 +33,52 @@ impl Target {
         }
     }
 
-    /// The CPU features beyond baseline x86-64 that code for this target may need, as
-    /// [`Mnemonic::feature`] names them (BMI1 comes with every BMI2 CPU).
-    pub fn features(self) -> &'static [&'static str] {
-        match self {
-            Target::X86_64 => &[],
-            Target::Bmi2 => &["BMI1", "BMI2"],
-            Target::Adx => &["BMI1", "BMI2", "ADX"],
-        }
+    /// The target of that [`Target::name`].
+    pub fn from_name(name: &str) -> Option<Target> {
+        Target::ALL.into_iter().find(|t| t.name() == name)
     }
 
     /// May code for this target use `mn`? The one home of what each level allows:
-    /// code generation's templates ask it, and [`Target::foreign`] checks a finished
-    /// program with it.
+    /// code generation's templates ask it (in the hot loop: a match, no lookup), and
+    /// [`Target::beyond`] checks a finished program with it. BMI1 comes with every
+    /// BMI2 CPU; no target has the vector instructions.
     pub fn allows(self, mn: Mnemonic) -> bool {
-        mn.feature().is_none_or(|f| self.features().contains(&f))
+        match mn.feature() {
+            None => true,
+            Some(Feature::Bmi1 | Feature::Bmi2) => self != Target::X86_64,
+            Some(Feature::Adx) => self == Target::Adx,
+            Some(Feature::Avx2) => false,
+        }
     }
 
-    /// The first instruction of `p` this target does not allow, if any: what a caller
-    /// checks before writing a program out as code for this target.
-    pub fn foreign(self, p: &Program) -> Option<Mnemonic> {
-        p.insts.iter().map(|i| i.mn).find(|&mn| !self.allows(mn))
-    }
-
-    /// Does this target have `mulx` (else: `mul` with rax/rdx)?
-    pub fn has_mulx(self) -> bool {
-        self != Target::X86_64
-    }
-
-    /// Does this target have `adcx`/`adox` (two carry chains)?
-    pub fn has_adx(self) -> bool {
-        self == Target::Adx
+    /// The instructions of `p` this target does not allow, with their index and the
+    /// feature each needs: what the binary checks before writing a program out as code
+    /// for this target, and what the checker reports when told a target.
+    pub fn beyond(self, p: &Program) -> impl Iterator<Item = (usize, &Inst, Feature)> {
+        p.insts.iter().enumerate().filter_map(move |(k, i)| {
+            let f = i.mn.feature()?;
+            (!self.allows(i.mn)).then_some((k, i, f))
+        })
     }
 }
 
 impl std::fmt::Display for Target {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())
+    }
+}
+
+impl serde::Serialize for Target {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Target {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Target, D::Error> {
+        let name = String::deserialize(d)?;
+        Target::from_name(&name)
+            .ok_or_else(|| serde::de::Error::custom(format!("unknown target `{name}`")))
     }
 }
 
@@ -103,5 +108,15 @@ mod tests {
         check(M::Adcx, [false, false, true]);
         check(M::Adox, [false, false, true]);
         check(M::Vpaddq, [false, false, false]);
+    }
+
+    /// Every name reads back as its target; anything else is none.
+    #[test]
+    fn names_read_back() {
+        for t in Target::ALL {
+            assert_eq!(Target::from_name(t.name()), Some(t));
+        }
+        assert_eq!(Target::from_name("x86_64"), None);
+        assert_eq!(Target::from_name(""), None);
     }
 }

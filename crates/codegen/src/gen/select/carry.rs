@@ -71,14 +71,19 @@ impl Generator<'_> {
         }
         let (c, a, b) = (d.args[0], d.args[1], d.args[2]);
         let c_flag = c.value().and_then(|v| self.st.v_flag[v.index()]);
-        // Without ADX, nothing ever leaves a carry in OF: `add`/`adc` only.
-        let n = if self.allows(M::Adcx) { 3 } else { 1 };
+        // Without ADX only the first alternative of each row (`add`, `adc`): nothing
+        // then ever leaves a carry in OF.
+        let adx = self.allows(M::Adcx);
         let fam = match (c, c_flag) {
             (IrOperand::Const(0), _) => {
+                let n = if adx { 3 } else { 1 };
                 [F::Add, F::Adcx, F::Adox][self.decide(DecisionSlot::Flavor, n)]
             }
             (_, Some(FlagReg::OF)) => F::Adox,
-            _ => [F::Adc, F::Adcx][self.decide(DecisionSlot::Flavor, n.min(2))],
+            _ => {
+                let n = if adx { 2 } else { 1 };
+                [F::Adc, F::Adcx][self.decide(DecisionSlot::Flavor, n)]
+            }
         };
         let (x, y) = self.swapped(a, b);
         let dst = self.dest_from(x)?;
