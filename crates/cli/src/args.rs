@@ -506,7 +506,8 @@ pub(crate) struct OptimizeArgs {
     /// Batches per program in one interleaved measurement.
     #[arg(long, default_value_t = Config::default().batches)]
     pub batches: usize,
-    /// C compiler of the baseline (compiled with -O3 -march=native -mtune=native).
+    /// C compiler of the baseline (compiled with -O3 -march=native -mtune=native, and the
+    /// -march of --target: x86-64-v2 for x86-64, x86-64-v3 for x86-64-bmi2).
     #[arg(long, default_value = "gcc")]
     pub cc: String,
     /// throughput: repeated independent calls; latency: each call's output feeds the next.
@@ -581,7 +582,8 @@ pub(crate) struct BenchArgs {
     /// Evaluations per function (the same default as `optimize`).
     #[arg(long, default_value = DEFAULT_EVALS, value_parser = parse_count)]
     pub evals: u64,
-    /// Baseline compilers (each with -O3 -march=native -mtune=native).
+    /// Baseline compilers (each with -O3 -march=native -mtune=native, and the -march of
+    /// --target: x86-64-v2 for x86-64, x86-64-v3 for x86-64-bmi2).
     #[arg(long, value_delimiter = ',', default_value = "gcc,clang-19")]
     pub compilers: Vec<String>,
     /// Output folder: the reports, and each function's results in DIR/<function>/.

@@ -309,8 +309,9 @@ pub fn optimize(job: Job<'_>, stop: &AtomicBool) -> Result<Outcome> {
     )?;
     if alone {
         eprintln!(
-            "baseline: {} -O3 -march=native -mtune=native ({})",
+            "baseline: {} {} ({})",
             job.cc,
+            cryptopt_measure::baseline::flags_line(job.opts.target),
             baseline.compiler_version()
         );
     }

@@ -38,6 +38,17 @@ pub fn target_flags(target: cryptopt_x86::Target) -> &'static [&'static str] {
     }
 }
 
+/// The compilers' flags for `target` as one line ([`DEFAULT_FLAGS`], then
+/// [`target_flags`]): what reports and messages print.
+pub fn flags_line(target: cryptopt_x86::Target) -> String {
+    DEFAULT_FLAGS
+        .iter()
+        .chain(target_flags(target))
+        .copied()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// How many lines of the compiler's stderr a [`Error::CompileFailed`] keeps.
 const STDERR_LINES: usize = 20;
 

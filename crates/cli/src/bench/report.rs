@@ -94,16 +94,6 @@ fn programs(args: &BenchArgs) -> String {
     }
 }
 
-/// The compilers' command-line flags for the bench's target, as one string.
-fn compiler_flags(args: &BenchArgs) -> String {
-    baseline::DEFAULT_FLAGS
-        .iter()
-        .chain(baseline::target_flags(args.cg.options().target))
-        .copied()
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
 /// The markdown report and the CSV.
 fn markdown_and_csv(
     args: &BenchArgs,
@@ -121,7 +111,7 @@ fn markdown_and_csv(
     let _ = writeln!(
         md,
         "# cryptopt bench\n\nFunctions from {}; {}; target {} (compilers: `{}`); every program run against the interpreter and proved equivalent by the checker; counter `{counter}` (median ticks per call, mean of {} repeated interleaved measurements; a speed-up is the geometric mean of the per-measurement ratios); CPU {}; total time {:.0} s.\n",
-        setting.source, programs(args), args.cg.options().target, compiler_flags(args), args.repeats, counter::cpu_model(), setting.seconds
+        setting.source, programs(args), args.cg.options().target, baseline::flags_line(args.cg.options().target), args.repeats, counter::cpu_model(), setting.seconds
     );
     for (mode, latency) in MEASURES {
         let rows = rows(lines, latency);
@@ -248,7 +238,7 @@ fn html(args: &BenchArgs, ccs: &[String], lines: &[Line], setting: &Setting) -> 
             &format!(
                 "{} <span class=\"note\">(<code>{}</code>)</span>",
                 escape(version),
-                escape(&compiler_flags(args))
+                escape(&baseline::flags_line(args.cg.options().target))
             ),
         );
     }
