@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
-use cryptopt_codegen::{FramePointer, Options, Target};
+use cryptopt_codegen::{Abi, FramePointer, Options, Target};
 use cryptopt_ir::{Aliasing, Function};
 use cryptopt_measure::timing::{Config, Mode};
 use cryptopt_search::Params;
@@ -140,6 +140,11 @@ pub(crate) struct CheckArgs {
     /// instruction beyond it is reported, exit 1); any level when left out.
     #[arg(long, value_parser = target_parser())]
     pub target: Option<Target>,
+    /// The calling convention the program is called with and must keep: sysv, or win64
+    /// (arguments in rcx, rdx, r8, r9 and above the home space; rdi, rsi, xmm6–xmm15
+    /// saved; no red zone).
+    #[arg(long, default_value = "sysv", value_parser = abi_parser())]
+    pub abi: Abi,
 }
 
 /// `--formula`'s help: every formula with the field it is over, from `Formula::ALL`.
@@ -274,12 +279,17 @@ pub(crate) struct InterfaceArgs {
     /// (mulx, one carry chain), x86-64 (baseline: mul with rax/rdx, adc).
     #[arg(long, default_value = "x86-64-adx", value_parser = target_parser())]
     pub target: Target,
+    /// Calling convention: sysv (Linux, BSD, macOS) or win64 (Windows x64: arguments in
+    /// rcx, rdx, r8, r9, rdi/rsi saved, no red zone).
+    #[arg(long, default_value = "sysv", value_parser = abi_parser())]
+    pub abi: Abi,
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum EmitArg {
     Asm,
     Dispatch,
+    Rust,
 }
 
 /// `--target`: one of [`Target::ALL`] by its name (the choices listed in `--help` and in
@@ -288,6 +298,13 @@ fn target_parser() -> impl clap::builder::TypedValueParser<Value = Target> {
     use clap::builder::TypedValueParser;
     clap::builder::PossibleValuesParser::new(Target::ALL.map(Target::name))
         .map(|name: String| Target::from_name(&name).expect("one of the possible values"))
+}
+
+/// `--abi`: one of [`Abi::ALL`] by its name.
+fn abi_parser() -> impl clap::builder::TypedValueParser<Value = Abi> {
+    use clap::builder::TypedValueParser;
+    clap::builder::PossibleValuesParser::new(Abi::ALL.map(Abi::name))
+        .map(|name: String| Abi::from_name(&name).expect("one of the possible values"))
 }
 
 impl InterfaceArgs {
@@ -302,6 +319,7 @@ impl InterfaceArgs {
             aliasing: self.aliasing.aliasing.policy(),
             cet: self.cet,
             target: self.target,
+            abi: self.abi,
         }
     }
 }
@@ -475,7 +493,9 @@ pub(crate) struct OptimizeArgs {
     /// asm: the program for --target (DIR/<function>/: .asm, .S, .h); dispatch: one
     /// program per target (DIR/<target>/<function>/) and DIR/<name>_dispatch/ with the
     /// three .S files, a C file that picks the best for the CPU at run time, and its
-    /// header.
+    /// header; rust: asm's files and DIR/<function>/<name>.rs, a Rust module (the
+    /// program in `global_asm!` for ELF, Mach-O and COFF, a safe wrapper, an unsafe raw
+    /// one, known-answer tests).
     #[arg(long, value_enum, default_value = "asm", conflicts_with = "resume")]
     pub emit: EmitArg,
     /// The function's name (e.g. fiat_p256_mul); may be left out when the file has

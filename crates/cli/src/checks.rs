@@ -4,7 +4,7 @@
 //! is the one place the binary decides what "checked" means; it never writes files.
 
 use anyhow::Result;
-use cryptopt_codegen::Options;
+use cryptopt_codegen::{Abi, Options};
 use cryptopt_ir::Function;
 use cryptopt_measure::diff::{pairings, Pairing, Runner};
 use cryptopt_measure::ExecMem;
@@ -41,6 +41,7 @@ impl std::error::Error for Interrupted {}
 pub(crate) fn prove(f: &Function, program: &cryptopt_x86::Program, opts: &Options) -> Result<()> {
     let opts = cryptopt_verify::CheckOptions {
         aliasing: opts.aliasing,
+        abi: opts.abi,
         ..Default::default()
     };
     match cryptopt_verify::check(f, program, opts)? {
@@ -90,7 +91,7 @@ pub(crate) fn check_natively(
     let mem = ExecMem::from_program(program)?;
     let alias = pairings(f, opts.aliasing);
     // SAFETY: the code was generated for f's signature and is loaded in `mem`.
-    unsafe { check_code(f, mem.ptr(), &alias, 200, seed, "generated code") }
+    unsafe { check_code(f, mem.ptr(), opts.abi, &alias, 200, seed, "generated code") }
 }
 
 /// Runs the machine code at `ptr` against the interpreter on `f`'s edge cases and
@@ -99,17 +100,18 @@ pub(crate) fn check_natively(
 /// names `what`.
 ///
 /// # Safety
-/// `ptr` must be executable code with `f`'s System V signature (it is called through
+/// `ptr` must be executable code with `f`'s signature under `abi` (it is called through
 /// the ABI-checking trampoline).
 pub(crate) unsafe fn check_code(
     f: &Function,
     ptr: *const u8,
+    abi: Abi,
     alias: &[Pairing],
     random: usize,
     seed: u64,
     what: &str,
 ) -> Result<()> {
-    let mut runner = Runner::new()?;
+    let mut runner = Runner::with_abi(abi)?;
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ 0x5eed);
     let mut cases = cryptopt_ir::inputs::edge_cases(f);
     cases.extend((0..random).map(|_| cryptopt_ir::inputs::random(f, &mut rng)));
@@ -132,7 +134,7 @@ pub(crate) unsafe fn check_code(
 
 /// A C baseline (or any program taken as given) must compute what the interpreter
 /// computes before it is measured.
-pub(crate) fn check_baseline(f: &Function, ptr: *const u8, what: &str) -> Result<()> {
-    // SAFETY: `ptr` is compiled (or assembled) code with f's signature.
-    unsafe { check_code(f, ptr, &[Pairing::Distinct], 100, 99, what) }
+pub(crate) fn check_baseline(f: &Function, ptr: *const u8, abi: Abi, what: &str) -> Result<()> {
+    // SAFETY: `ptr` is compiled (or assembled) code with f's signature under `abi`.
+    unsafe { check_code(f, ptr, abi, &[Pairing::Distinct], 100, 99, what) }
 }

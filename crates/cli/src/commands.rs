@@ -110,6 +110,7 @@ pub(crate) fn check(a: CheckArgs, out: &mut dyn Write) -> Result<()> {
         stack_limit: a.max_stack,
         sweep: !a.no_sweep,
         target: a.target,
+        abi: a.abi,
     };
     let src = cryptopt_verify::AsmSource {
         syntax: a.syntax.syntax(),

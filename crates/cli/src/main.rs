@@ -23,6 +23,7 @@ mod optimize;
 mod pool;
 mod primitive;
 mod report;
+mod rust;
 
 use std::io::Write;
 use std::process::ExitCode;

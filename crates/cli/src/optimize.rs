@@ -6,6 +6,7 @@
 //!  counter detect, pin to --cpu ────┘    against the baseline and the interpreter)
 //!        ─▶ best candidate ─▶ checked natively ─▶ DIR/<function>/{.asm,.S,.h,
 //!           state.json, log.csv, progress.svg} (each written atomically)
+//!           (--emit rust: and <name>.rs, `crate::rust`; --emit dispatch: `crate::dispatch`)
 //! ```
 //!
 //! Ctrl-C stops the search after the current step; the best program and the state so
@@ -88,6 +89,8 @@ pub struct Outcome {
     pub stopped: bool,
     /// Whether the checker proved the program (the job asked for it).
     pub proved: bool,
+    /// The header every written file starts with, as lines without comment markers.
+    pub header: Vec<String>,
 }
 
 /// `cryptopt optimize`: one function, from the command line to the result line.
@@ -214,12 +217,25 @@ pub fn command(args: OptimizeArgs) -> Result<()> {
             }
             gas.push((t, o.gas_path));
         }
-        let dir = crate::dispatch::write(&out, &f, &public, &gas)?;
+        let dir = crate::dispatch::write(&out, &f, &public, opts.abi, &gas)?;
         println!("dispatch: {}", dir.display());
         return Ok(());
     }
-    let o = optimize(job(opts, object, out), &stop)?;
+    if args.emit == EmitArg::Rust {
+        // Names Rust cannot take fail now, not after the search.
+        crate::rust::check(&f, &object)?;
+    }
+    let o = optimize(job(opts, object.clone(), out), &stop)?;
     print_result(&f, &o, "");
+    if args.emit == EmitArg::Rust {
+        let how = crate::rust::How {
+            object: &object,
+            opts: &opts,
+            representation: representation.as_deref(),
+            seed: params.seed,
+        };
+        println!("rust: {}", crate::rust::write(&f, &o, &how)?.display());
+    }
     if o.stopped {
         let state = o.asm_path.with_file_name("state.json");
         eprintln!(
@@ -300,7 +316,7 @@ pub fn optimize(job: Job<'_>, stop: &AtomicBool) -> Result<Outcome> {
     }
 
     // The baseline, checked like our own code before it is trusted.
-    let c_source = cryptopt_measure::c::emit(f);
+    let c_source = cryptopt_measure::c::emit_for(f, opts.abi);
     let baseline = CompiledC::build(
         &c_source,
         &f.name,
@@ -315,7 +331,7 @@ pub fn optimize(job: Job<'_>, stop: &AtomicBool) -> Result<Outcome> {
             baseline.compiler_version()
         );
     }
-    check_baseline(f, baseline.ptr(), "the C baseline")?;
+    check_baseline(f, baseline.ptr(), opts.abi, "the C baseline")?;
 
     // The search state.
     let gen = Generator::new(&g, opts)?;
@@ -328,7 +344,11 @@ pub fn optimize(job: Job<'_>, stop: &AtomicBool) -> Result<Outcome> {
         }
         None => SearchState::new(&g, &deps, job.params)?,
     };
-    let cfg = job.cfg;
+    // Every program measured (ours and the baseline) has the options' convention.
+    let cfg = Config {
+        abi: opts.abi,
+        ..job.cfg
+    };
     let mut ev = Native::new(&g, gen, baseline.ptr(), &counter, cfg, job.params.seed)?;
     if job.verify && job.verify_every > 0 {
         ev.verify_every = job.verify_every;
@@ -503,6 +523,7 @@ pub fn optimize(job: Job<'_>, stop: &AtomicBool) -> Result<Outcome> {
             );
         }
     };
+    let header = provenance.lines(&program);
     Ok(Outcome {
         program,
         cycles,
@@ -514,6 +535,7 @@ pub fn optimize(job: Job<'_>, stop: &AtomicBool) -> Result<Outcome> {
         gas_path: dir.join(gas_name),
         stopped,
         proved: job.verify,
+        header,
     })
 }
 
@@ -619,35 +641,47 @@ struct Provenance<'a> {
 /// Every argument and output with its shape and Fiat's bounds:
 /// `out1 u64[4]; arg1 u64[4] each ≤ 0xffffffffffffffff; arg2 ...`.
 fn arguments(f: &Function) -> String {
-    let one = |p: &cryptopt_ir::Param| {
-        let mut s = format!("{} {}", p.name, p.shape());
-        if !p.ubound.is_empty() {
-            let range = |i: usize| {
-                if p.lbound[i] == 0 {
-                    format!("≤ {:#x}", p.ubound[i])
-                } else {
-                    format!("in [{:#x}, {:#x}]", p.lbound[i], p.ubound[i])
-                }
-            };
-            if p.len.is_none() {
-                s.push_str(&format!(" {}", range(0)));
-            } else if p.ubound.iter().all(|&u| u == p.ubound[0])
-                && p.lbound.iter().all(|&l| l == p.lbound[0])
-            {
-                s.push_str(&format!(" each {}", range(0)));
-            } else {
-                let all: Vec<String> = (0..p.ubound.len()).map(range).collect();
-                s.push_str(&format!(" [{}]", all.join(", ")));
-            }
-        }
-        s
-    };
     f.returns
         .iter()
-        .map(one)
-        .chain(f.params.iter().map(one))
+        .chain(&f.params)
+        .map(argument)
         .collect::<Vec<_>>()
         .join("; ")
+}
+
+/// One argument or output with its shape and Fiat's bounds: `arg1 u64[4] each ≤
+/// 0xffffffffffffffff`.
+pub(crate) fn argument(p: &cryptopt_ir::Param) -> String {
+    let mut s = format!("{} {}", p.name, p.shape());
+    if !p.ubound.is_empty() {
+        let range = |i: usize| {
+            if p.lbound[i] == 0 {
+                format!("≤ {:#x}", p.ubound[i])
+            } else {
+                format!("in [{:#x}, {:#x}]", p.lbound[i], p.ubound[i])
+            }
+        };
+        if p.len.is_none() {
+            s.push_str(&format!(" {}", range(0)));
+        } else if p.ubound.iter().all(|&u| u == p.ubound[0])
+            && p.lbound.iter().all(|&l| l == p.lbound[0])
+        {
+            s.push_str(&format!(" each {}", range(0)));
+        } else {
+            let all: Vec<String> = (0..p.ubound.len()).map(range).collect();
+            s.push_str(&format!(" [{}]", all.join(", ")));
+        }
+    }
+    s
+}
+
+/// What callers may pass under `aliasing`, in words (every written file's `memory:`).
+pub(crate) fn aliasing_contract(aliasing: cryptopt_ir::Aliasing) -> &'static str {
+    match aliasing {
+        cryptopt_ir::Aliasing::None => "outputs must not overlap the inputs",
+        cryptopt_ir::Aliasing::Out1Arg1 => "out1 may be the same buffer as arg1; no other overlap",
+        cryptopt_ir::Aliasing::All => "any output may be the same buffer as any input",
+    }
 }
 
 impl Provenance<'_> {
@@ -655,15 +689,7 @@ impl Provenance<'_> {
     fn lines(&self, program: &cryptopt_x86::Program) -> Vec<String> {
         let f = self.f;
         let features = program.required_features();
-        let aliasing = match self.opts.aliasing {
-            cryptopt_ir::Aliasing::None => "outputs must not overlap the inputs".to_string(),
-            cryptopt_ir::Aliasing::Out1Arg1 => {
-                "out1 may be the same buffer as arg1; no other overlap".to_string()
-            }
-            cryptopt_ir::Aliasing::All => {
-                "any output may be the same buffer as any input".to_string()
-            }
-        };
+        let aliasing = aliasing_contract(self.opts.aliasing);
         vec![
             format!("{}: generated by cryptopt {}", f.name, env!("CARGO_PKG_VERSION")),
             format!("from: {}", self.input.display()),
@@ -682,6 +708,14 @@ impl Provenance<'_> {
             format!(
                 "requires: x86-64{}",
                 features.iter().map(|x| format!(" + {x}")).collect::<String>()
+            ),
+            format!(
+                "calling convention: {}",
+                match self.opts.abi {
+                    cryptopt_codegen::Abi::SysV => "System V (Linux, BSD, macOS)",
+                    cryptopt_codegen::Abi::Win64 =>
+                        "Windows x64 (ms_abi: rcx, rdx, r8, r9, then the stack above the home space)",
+                }
             ),
             format!(
                 "data: {}",
@@ -709,8 +743,8 @@ impl Provenance<'_> {
         format!(
             "{}#ifndef {guard}\n#define {guard}\n{}\n#ifdef __cplusplus\nextern \"C\" {{\n#endif\n{}\n#ifdef __cplusplus\n}}\n#endif\n#endif\n",
             self.commented(p, "/* ", " */"),
-            cryptopt_measure::c::PRELUDE,
-            cryptopt_measure::c::prototype_as(self.f, name)
+            cryptopt_measure::c::prelude(self.opts.abi),
+            cryptopt_measure::c::prototype_for(self.f, name, self.opts.abi)
         )
     }
 

@@ -28,4 +28,4 @@ pub use candidate::{Candidate, DecisionSlot, Deps, Hot, SLOTS};
 pub use cryptopt_ir::Aliasing;
 pub use error::{Error, Result};
 pub use gen::Generator;
-pub use options::{FramePointer, Options, Target};
+pub use options::{Abi, FramePointer, Options, Target};

@@ -7,7 +7,7 @@
 //! and callee-saved registers (rbp included) restored.
 
 use cryptopt_ir::Aliasing;
-pub use cryptopt_x86::Target;
+pub use cryptopt_x86::{Abi, Target};
 
 /// What happens to rbp.
 #[derive(
@@ -40,6 +40,10 @@ pub struct Options {
     /// The instruction-set level (`--target`).
     #[serde(default)]
     pub target: Target,
+    /// The calling convention (`--abi`): where arguments are, which registers are
+    /// saved, whether there is a red zone ([`Abi`] is the one home of those rules).
+    #[serde(default)]
+    pub abi: Abi,
 }
 
 impl Default for Options {
@@ -50,6 +54,7 @@ impl Default for Options {
             aliasing: Aliasing::All,
             cet: false,
             target: Target::Adx,
+            abi: Abi::SysV,
         }
     }
 }
@@ -59,7 +64,8 @@ impl Options {
     /// tests; `cet` (one fixed instruction at entry, no choice) is on in the half
     /// without the red zone, and the target turns with the others (each target meets
     /// each frame pointer, each aliasing and both red-zone settings), so that the count
-    /// stays 18.
+    /// stays 18; the ABI turns with the frame pointer and the aliasing, so each ABI
+    /// meets every frame pointer and aliasing, with and without the red zone.
     pub fn all() -> Vec<Options> {
         let mut v = Vec::new();
         for (fi, frame_pointer) in [FramePointer::Omit, FramePointer::Save, FramePointer::Keep]
@@ -74,6 +80,7 @@ impl Options {
                         aliasing,
                         cet: !red_zone,
                         target: Target::ALL[(fi + ri + ai) % 3],
+                        abi: Abi::ALL[(fi + ai) % 2],
                     });
                 }
             }

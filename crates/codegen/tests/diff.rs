@@ -31,13 +31,14 @@ fn check(f: &Function, seed: u64, per_options: usize) -> (usize, usize) {
     let edges = pool.len();
     pool.extend((0..POOL).map(|_| inputs::random(f, &mut rng)));
     let want: Vec<Vec<Vec<u128>>> = pool.iter().map(|x| interp::run(f, x).unwrap()).collect();
-    let mut runner = Runner::new().unwrap();
+    let mut runners = cryptopt_x86::Abi::ALL.map(|abi| Runner::with_abi(abi).unwrap());
     let mut asm = cryptopt_x86::encode::Assembler::new();
     let mut code = Vec::new();
     let (mut cands, mut runs) = (0, 0);
     for opts in Options::all() {
         let mut gen = Generator::new(&g, opts).unwrap();
         let alias = pairings(f, opts.aliasing);
+        let runner = &mut runners[opts.abi as usize];
         for _ in 0..per_options {
             let c = Candidate::random(&g, gen.deps(), &mut rng);
             let insts = gen

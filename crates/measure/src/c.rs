@@ -6,7 +6,10 @@
 //! arg1[4]`, scalars by value) — after a guarded prelude (`<stdint.h>` and the
 //! `fiat_uint1`/`fiat_int1`/`fiat_uint128`/`fiat_int128` typedefs), so that several
 //! emitted functions can be concatenated into one file. [`prototype`] is the declaration
-//! alone, for a header (which needs [`PRELUDE`] too).
+//! alone, for a header (which needs [`PRELUDE`] too). Under the Windows x64 convention
+//! ([`emit_for`], [`prototype_for`]) the declaration carries `CRYPTOPT_MS_ABI`, which
+//! [`prelude`] defines as nothing on Windows and `__attribute__((ms_abi))` elsewhere
+//! (gcc and clang call such a function with Windows' convention on any OS).
 //!
 //! The body has one C statement per instruction (a few for `cmovznz`, `mulx`,
 //! `addcarryx`, `subborrowx`, which Fiat's C writes as helper functions) and a local
@@ -45,6 +48,7 @@ use std::collections::HashSet;
 use std::fmt::Write;
 
 use cryptopt_ir::func::{Function, InstData, Op, Operand, Param, Ty};
+use cryptopt_x86::Abi;
 
 /// Includes and typedefs, guarded, shared by every emitted function.
 pub const PRELUDE: &str = "\
@@ -63,13 +67,47 @@ CRYPTOPT_FIAT_EXTENSION typedef signed __int128 fiat_int128;
 #endif
 ";
 
+/// Defines `CRYPTOPT_MS_ABI`, the attribute of a Windows x64 function: nothing where it
+/// is the default (`_WIN32`), gcc's and clang's `ms_abi` elsewhere.
+const MS_ABI_MACRO: &str = "\
+#ifndef CRYPTOPT_MS_ABI
+#  if defined(_WIN32)
+#    define CRYPTOPT_MS_ABI
+#  else
+#    define CRYPTOPT_MS_ABI __attribute__((ms_abi))
+#  endif
+#endif
+";
+
+/// What a file declaring functions of `abi` needs first: [`PRELUDE`], and for Windows x64
+/// the definition of `CRYPTOPT_MS_ABI`.
+pub fn prelude(abi: Abi) -> String {
+    match abi {
+        Abi::SysV => PRELUDE.to_string(),
+        Abi::Win64 => format!("{PRELUDE}{MS_ABI_MACRO}"),
+    }
+}
+
+/// The attribute before a declaration's name under `abi` (after [`prelude`]).
+fn convention(abi: Abi) -> &'static str {
+    match abi {
+        Abi::SysV => "",
+        Abi::Win64 => "CRYPTOPT_MS_ABI ",
+    }
+}
+
 /// The C source of `f`: [`PRELUDE`] and the function definition.
 pub fn emit(f: &Function) -> String {
+    emit_for(f, Abi::SysV)
+}
+
+/// [`emit`] of a function with the calling convention `abi`.
+pub fn emit_for(f: &Function, abi: Abi) -> String {
     let mut e = Emitter::new(f);
     let mut out = String::new();
-    out.push_str(PRELUDE);
+    out.push_str(&prelude(abi));
     let _ = writeln!(out, "\n/* {} (cryptopt C baseline) */", f.name);
-    let _ = writeln!(out, "{} {{", e.signature(&f.name));
+    let _ = writeln!(out, "{}{} {{", convention(abi), e.signature(&f.name));
     for data in &f.insts {
         e.inst(data);
     }
@@ -86,7 +124,12 @@ pub fn prototype(f: &Function) -> String {
 
 /// [`prototype`] under another name (the symbol an assembly file defines for `f`).
 pub fn prototype_as(f: &Function, name: &str) -> String {
-    format!("{};", Emitter::new(f).signature(name))
+    prototype_for(f, name, Abi::SysV)
+}
+
+/// [`prototype_as`] under the calling convention `abi` (after [`prelude`]).
+pub fn prototype_for(f: &Function, name: &str, abi: Abi) -> String {
+    format!("{}{};", convention(abi), Emitter::new(f).signature(name))
 }
 
 /// The C names of `f`'s arguments in the order of its signature (outputs first): what a

@@ -1,7 +1,8 @@
 //! Differential testing of machine code against the reference interpreter.
 //!
 //! A [`Runner`] loads encoded code into executable memory and calls it through the
-//! ABI-checking [`Trampoline`] with the System V signature of Fiat's C function: one
+//! ABI-checking [`Trampoline`] with the signature of Fiat's C function, under the calling
+//! convention the code was made for (System V or Windows x64): one
 //! pointer per output (outputs first), then one pointer per input array or the value of
 //! a scalar input. Inputs and outputs live in buffers with their natural element size
 //! (`u8` arrays are bytes), surrounded by guard words that must stay untouched.
@@ -32,9 +33,15 @@ pub struct Runner {
 }
 
 impl Runner {
+    /// A runner for System V code.
     pub fn new() -> Result<Runner> {
+        Runner::with_abi(cryptopt_x86::Abi::SysV)
+    }
+
+    /// A runner for code of the calling convention `abi`.
+    pub fn with_abi(abi: cryptopt_x86::Abi) -> Result<Runner> {
         Ok(Runner {
-            tramp: Trampoline::new()?,
+            tramp: Trampoline::with_abi(abi)?,
             mem: ExecMem::with_capacity(1 << 16)?,
             words: Vec::new(),
         })
@@ -64,7 +71,8 @@ impl Runner {
     /// [`Runner::run`] for a function somewhere else in memory (e.g. from `dlopen`).
     ///
     /// # Safety
-    /// `code` must be executable machine code with the System V signature of `f`.
+    /// `code` must be executable machine code with the signature of `f` under the
+    /// runner's calling convention.
     pub unsafe fn run_at(
         &mut self,
         code: *const u8,

@@ -16,9 +16,11 @@
 //!   per program: median, quartiles and minimum of ticks per call over the rounds
 //! ```
 //!
-//! Programs are plain System V functions with Fiat's C signature (outputs first as
-//! pointers, then input arrays as pointers or scalars by value; at most
-//! [`MAX_ARGS`](crate::exec::MAX_ARGS) arguments, those after the sixth on the stack),
+//! Programs are plain functions with Fiat's C signature (outputs first as pointers, then
+//! input arrays as pointers or scalars by value; at most
+//! [`MAX_ARGS`](crate::exec::MAX_ARGS) arguments) under the calling convention
+//! [`Config::abi`] names (System V or Windows x64: Rust calls them as `extern "sysv64"`
+//! or `extern "win64"` functions, so the compiler lays out the arguments),
 //! called directly, not through the checking [`Trampoline`](crate::Trampoline): they
 //! must have been verified to keep the ABI (see [`crate::diff`]). Buffers are laid out by
 //! [`crate::layout`] (natural element sizes, guard words around them); the guards are
@@ -43,6 +45,7 @@
 use std::cell::OnceCell;
 
 use cryptopt_ir::{inputs, Function};
+use cryptopt_x86::Abi;
 use rand::seq::SliceRandom;
 use rand::Rng;
 
@@ -119,6 +122,8 @@ pub struct Config {
     pub mode: Mode,
     /// Stop before `batches` rounds once the paired comparison it names is decided.
     pub early_stop: Option<EarlyStop>,
+    /// The calling convention of every measured program.
+    pub abi: Abi,
 }
 
 /// Stop a measurement early once a paired comparison of two of its programs is decided
@@ -140,6 +145,7 @@ impl Default for Config {
             batches: 31,
             mode: Mode::Throughput,
             early_stop: None,
+            abi: Abi::SysV,
         }
     }
 }
@@ -238,26 +244,44 @@ type StackFn = unsafe extern "sysv64" fn(
     u64, u64, u64, u64, u64, u64, u64, u64, u64, u64, u64, u64, u64, u64,
 );
 const _: () = assert!(MAX_ARGS == 14, "StackFn passes MAX_ARGS words");
+/// [`RegsFn`] under the Windows x64 convention: its four argument registers.
+type Win64RegsFn = unsafe extern "win64" fn(u64, u64, u64, u64);
+/// [`StackFn`] under the Windows x64 convention.
+#[rustfmt::skip]
+type Win64StackFn = unsafe extern "win64" fn(
+    u64, u64, u64, u64, u64, u64, u64, u64, u64, u64, u64, u64, u64, u64,
+);
 
-/// A program to call: with six argument words or fewer, only the registers are set up,
-/// so the timed loop carries no stack stores a function does not need.
+/// A program to call: with no more argument words than the convention's registers, only
+/// the registers are set up, so the timed loop carries no stack stores a function does
+/// not need.
 #[derive(Clone, Copy)]
 enum FiatFn {
     Regs(RegsFn),
     Stack(StackFn),
+    Win64Regs(Win64RegsFn),
+    Win64Stack(Win64StackFn),
 }
 
 impl FiatFn {
     /// # Safety
-    /// `p` is the entry of code with the signature of a function of `nargs` arguments.
-    unsafe fn new(p: *const u8, nargs: usize) -> FiatFn {
+    /// `p` is the entry of code with the signature of a function of `nargs` arguments
+    /// under `abi`.
+    unsafe fn new(p: *const u8, nargs: usize, abi: Abi) -> FiatFn {
         // SAFETY: a non-null code pointer becomes a function pointer of the signature the
-        // caller promises (extra arguments are ignored by a System V callee).
+        // caller promises (extra arguments are ignored by the callee under both
+        // conventions: the caller owns them and cleans them up).
         unsafe {
-            if nargs <= 6 {
-                FiatFn::Regs(std::mem::transmute::<*const u8, RegsFn>(p))
-            } else {
-                FiatFn::Stack(std::mem::transmute::<*const u8, StackFn>(p))
+            let regs = nargs <= abi.args().len();
+            match (abi, regs) {
+                (Abi::SysV, true) => FiatFn::Regs(std::mem::transmute::<*const u8, RegsFn>(p)),
+                (Abi::SysV, false) => FiatFn::Stack(std::mem::transmute::<*const u8, StackFn>(p)),
+                (Abi::Win64, true) => {
+                    FiatFn::Win64Regs(std::mem::transmute::<*const u8, Win64RegsFn>(p))
+                }
+                (Abi::Win64, false) => {
+                    FiatFn::Win64Stack(std::mem::transmute::<*const u8, Win64StackFn>(p))
+                }
             }
         }
     }
@@ -292,6 +316,41 @@ impl Callee for RegsFn {
         let w = |i| word(a, i);
         // SAFETY: the caller's contract.
         unsafe { self(w(0), w(1), w(2), w(3), w(4), w(5)) }
+    }
+}
+
+impl Callee for Win64RegsFn {
+    #[inline(always)]
+    unsafe fn call(self, a: &Args) {
+        let w = |i| word(a, i);
+        // SAFETY: the caller's contract.
+        unsafe { self(w(0), w(1), w(2), w(3)) }
+    }
+}
+
+impl Callee for Win64StackFn {
+    #[inline(always)]
+    unsafe fn call(self, a: &Args) {
+        let w = |i| word(a, i);
+        // SAFETY: the caller's contract.
+        unsafe {
+            self(
+                w(0),
+                w(1),
+                w(2),
+                w(3),
+                w(4),
+                w(5),
+                w(6),
+                w(7),
+                w(8),
+                w(9),
+                w(10),
+                w(11),
+                w(12),
+                w(13),
+            )
+        }
     }
 }
 
@@ -332,6 +391,8 @@ impl FiatFn {
             match self {
                 FiatFn::Regs(f) => f.call(a),
                 FiatFn::Stack(f) => f.call(a),
+                FiatFn::Win64Regs(f) => f.call(a),
+                FiatFn::Win64Stack(f) => f.call(a),
             }
         }
     }
@@ -405,6 +466,8 @@ unsafe fn time_batch(
             match f {
                 FiatFn::Regs(f) => time_batch_of(counter, mode, f, &args, chain, n),
                 FiatFn::Stack(f) => time_batch_of(counter, mode, f, &args, chain, n),
+                FiatFn::Win64Regs(f) => time_batch_of(counter, mode, f, &args, chain, n),
+                FiatFn::Win64Stack(f) => time_batch_of(counter, mode, f, &args, chain, n),
             }
         }
     })
@@ -500,8 +563,9 @@ fn latency_shape(f: &Function) -> Result<()> {
 ///
 /// # Safety
 /// Every pointer in `programs` must be the entry of executable machine code that stays
-/// mapped for the whole call, has the System V signature of `f` as Fiat's C has it, keeps
-/// the System V ABI (callee-saved registers, stack, flags; as checked by
+/// mapped for the whole call, has the signature of `f` as Fiat's C has it under the
+/// calling convention `cfg.abi`, keeps that ABI (callee-saved registers, stack, flags;
+/// as checked by
 /// [`Trampoline`](crate::Trampoline)) and only accesses its arguments' buffers within
 /// their bounds: code verified with [`crate::diff::Runner`] first. They are called
 /// directly, without the trampoline's protection.
@@ -544,7 +608,7 @@ pub unsafe fn measure<R: Rng + ?Sized>(
     let fns: Vec<FiatFn> = programs
         .iter()
         // SAFETY: the caller promises the signature of `f`.
-        .map(|&p| unsafe { FiatFn::new(p, nargs) })
+        .map(|&p| unsafe { FiatFn::new(p, nargs, cfg.abi) })
         .collect();
 
     // SAFETY: the caller's contract, passed on.

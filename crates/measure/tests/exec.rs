@@ -4,7 +4,7 @@
 //! Every function gets `rdi = out` (4 zeroed words), `rsi = a`, `rdx = b` (4 words each,
 //! `a[0] = A`, `b[0] = B`), `rcx = 3`, `r8 = 40`, `r9 = 500`.
 
-use cryptopt_measure::exec::{REGISTER_CANARIES, STACK_CANARIES};
+use cryptopt_measure::exec::STACK_CANARIES;
 use cryptopt_measure::{AbiProblem, CalleeSaved, Error, ExecMem, Trampoline};
 use iced_x86::code_asm::*;
 use iced_x86::IcedError;
@@ -492,7 +492,7 @@ fn problems_carry_the_values() {
             AbiProblem::Clobbered {
                 reg: CalleeSaved::R13,
                 found: 42,
-                canary: REGISTER_CANARIES[3],
+                canary: CalleeSaved::R13.canary(),
             },
             AbiProblem::StackCanary {
                 word: 0,
@@ -758,4 +758,96 @@ fn stack_passed_arguments() {
         .iter()
         .fold(0u64, |acc, &c| acc.wrapping_add(c));
     assert_eq!(out[0], 0b111110u64.wrapping_add(canaries));
+}
+
+/// The Windows x64 form of `sum_all`: `out` in rcx, then rdx, r8, r9, then the words
+/// above the 32-byte home space, which it scribbles on (the callee's to use).
+fn sum_all_win64(a: &mut CodeAssembler) -> Result<(), IcedError> {
+    a.mov(rax, rdx)?;
+    for r in [r8, r9] {
+        a.add(rax, r)?;
+    }
+    for k in 0..cryptopt_measure::exec::MAX_ARGS - 4 {
+        a.add(rax, qword_ptr(rsp + 40 + 8 * k as i32))?;
+    }
+    for k in 0..4 {
+        a.mov(qword_ptr(rsp + 8 + 8 * k), r9)?;
+    }
+    a.mov(qword_ptr(rcx), rax)?;
+    a.ret()
+}
+
+/// Under Windows x64 the trampoline passes the first four arguments in rcx, rdx, r8,
+/// r9 and the rest above the home space, lets the callee write its home space, and holds
+/// it to rdi and rsi as well as rbx, rbp, r12–r15 (which System V leaves to the callee).
+#[test]
+fn win64_arguments_home_space_and_saved_registers() {
+    use cryptopt_measure::exec::MAX_ARGS;
+    use cryptopt_x86::Abi;
+    let t = Trampoline::with_abi(Abi::Win64).unwrap();
+    let good = ExecMem::new(&assemble(sum_all_win64)).unwrap();
+    let mut out = [0u64; 4];
+    let mut args: Vec<u64> = (0..MAX_ARGS as u64).map(|k| 1 << k).collect();
+    args[0] = out.as_mut_ptr() as u64;
+    // SAFETY: it writes out[0] and its home space, and reads its arguments only.
+    let r = unsafe { t.call(good.ptr(), &args) };
+    assert_eq!(r, Ok(()));
+    assert_eq!(out[0], (1 << MAX_ARGS) - 2, "every argument arrived");
+    // Again: the home space it wrote is not an argument of the next call.
+    // SAFETY: as above.
+    let r = unsafe { t.call(good.ptr(), &args) };
+    assert_eq!(r, Ok(()));
+    assert_eq!(out[0], (1 << MAX_ARGS) - 2);
+
+    // (a callee's body ending in ret, whether the System V / Windows trampolines object)
+    let cases: [(&str, Body, bool, bool); 4] = [
+        (
+            "clobbers rsi",
+            |a| {
+                a.mov(rsi, 1u64)?;
+                a.ret()
+            },
+            false,
+            true,
+        ),
+        (
+            "clobbers rdi",
+            |a| {
+                a.mov(rdi, 1u64)?;
+                a.ret()
+            },
+            false,
+            true,
+        ),
+        (
+            "clobbers r12",
+            |a| {
+                a.mov(r12, 1u64)?;
+                a.ret()
+            },
+            true,
+            true,
+        ),
+        (
+            "writes [rsp + 40]",
+            |a| {
+                a.mov(qword_ptr(rsp + 40), 0)?;
+                a.ret()
+            },
+            true,
+            true,
+        ),
+    ];
+    let sysv = Trampoline::new().unwrap();
+    for (what, body, bad_sysv, bad_win64) in cases {
+        let f = ExecMem::new(&assemble(body)).unwrap();
+        // Five words: on System V all in registers, so [rsp + 40] is a canary; on
+        // Windows the fifth argument.
+        let five = [1u64, 2, 3, 4, 5];
+        for (tr, want, abi) in [(&sysv, bad_sysv, "sysv"), (&t, bad_win64, "win64")] {
+            // SAFETY: the bodies write a register or one stack word, then return.
+            let r = unsafe { tr.call(f.ptr(), &five) };
+            assert_eq!(r.is_err(), want, "{what} under {abi}: {r:?}");
+        }
+    }
 }

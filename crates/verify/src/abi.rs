@@ -1,7 +1,7 @@
-//! How an IR function's arguments reach machine code (System V, Fiat's C signature):
-//! one word per argument, outputs first (always pointers), then the parameters (arrays
-//! as pointers, scalars by value); the first six in registers, the rest on the caller's
-//! stack ([`cryptopt_x86::Reg::arg_location`]). Shared by both executors so that an input
+//! How an IR function's arguments reach machine code (Fiat's C signature under a calling
+//! convention): one word per argument, outputs first (always pointers), then the
+//! parameters (arrays as pointers, scalars by value); the first in registers, the rest
+//! on the caller's stack ([`cryptopt_x86::Abi::arg_location`]: System V or Windows x64). Shared by both executors so that an input
 //! element is the same leaf on both sides.
 //!
 //! This module must never decide what code computes; it only names memory.
@@ -22,14 +22,15 @@ pub(crate) enum ArgSlot {
     Scalar { param: usize },
 }
 
-/// The placement of every argument, in System V order (`args[k]` is at
-/// `cryptopt_x86::Reg::arg_location(k)`).
+/// The placement of every argument, in C order (`args[k]` is at
+/// `conv.arg_location(k)`), and the convention the program must keep.
 pub(crate) struct Abi {
     pub args: Vec<ArgSlot>,
+    pub conv: cryptopt_x86::Abi,
 }
 
 impl Abi {
-    pub fn new(f: &Function) -> Result<Abi> {
+    pub fn new(f: &Function, conv: cryptopt_x86::Abi) -> Result<Abi> {
         let mut args: Vec<ArgSlot> = (0..f.returns.len())
             .map(|ret| ArgSlot::Output { ret })
             .collect();
@@ -48,7 +49,7 @@ impl Abi {
                 });
             }
         }
-        Ok(Abi { args })
+        Ok(Abi { args, conv })
     }
 
     /// The parameter or return behind pointer argument `k`, with its byte size.

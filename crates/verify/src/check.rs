@@ -147,7 +147,7 @@ fn check_exact(
     opts: CheckOptions,
     explain: bool,
 ) -> Result<Verdict> {
-    let abi = Abi::new(f)?;
+    let abi = Abi::new(f, opts.abi)?;
     let mut g = Graph::new();
     let irr = ir::execute(&mut g, f)?;
     let fin = Machine::new(&mut g, f, &abi, opts.aliasing)
@@ -190,13 +190,31 @@ fn check_exact(
             found: g.show(fin.regs[Reg::Rsp.index()], SHOW_LIMIT),
         });
     }
-    for r in Reg::CALLEE_SAVED {
+    for &r in opts.abi.callee_saved() {
         let init = g.sym(Sym::Init(r), u64::MAX as u128, format!("{r}0"));
         if fin.regs[r.index()] != init {
             problems.push(Problem::CalleeSaved {
                 reg: r,
                 found: g.show(fin.regs[r.index()], SHOW_LIMIT),
             });
+        }
+    }
+    for reg in opts.abi.callee_saved_xmm() {
+        // The low 128 bits (lanes 0 and 1); the upper lanes are volatile.
+        for lane in 0..2u8 {
+            let init = g.sym(
+                Sym::InitVec { reg, lane },
+                u64::MAX as u128,
+                format!("ymm{reg}0[{lane}]"),
+            );
+            let now = fin.vregs[reg as usize][lane as usize];
+            if now != init {
+                problems.push(Problem::CalleeSavedXmm {
+                    reg,
+                    found: g.show(now, SHOW_LIMIT),
+                });
+                break;
+            }
         }
     }
     if differing.is_empty() && problems.is_empty() {

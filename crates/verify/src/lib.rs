@@ -58,6 +58,7 @@ mod verdict;
 mod x86;
 
 pub use check::{check, check_asm, check_asm_in, check_functions, select_program, AsmSource};
+pub use cryptopt_x86::Abi;
 pub use error::{Error, Result};
 pub use verdict::{
     Aliasing, CheckOptions, Divergence, Problem, Report, Verdict, DEFAULT_STACK_LIMIT, SHOW_LIMIT,

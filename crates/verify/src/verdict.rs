@@ -9,7 +9,7 @@
 use std::fmt;
 
 pub use cryptopt_ir::Aliasing;
-use cryptopt_x86::{Feature, Reg, Target};
+use cryptopt_x86::{Abi, Feature, Reg, Target};
 
 /// Length at which printed expressions are cut.
 pub const SHOW_LIMIT: usize = 300;
@@ -32,6 +32,10 @@ pub struct CheckOptions {
     /// The instruction-set level the program must keep to, if one is asked: an
     /// instruction beyond it is a [`Problem::BeyondTarget`].
     pub target: Option<Target>,
+    /// The calling convention the program is called with and must keep: where its
+    /// arguments are, which registers it must restore, whether it has a red zone and
+    /// a home space ([`Abi`]).
+    pub abi: Abi,
 }
 
 impl Default for CheckOptions {
@@ -41,6 +45,7 @@ impl Default for CheckOptions {
             stack_limit: DEFAULT_STACK_LIMIT,
             sweep: true,
             target: None,
+            abi: Abi::SysV,
         }
     }
 }
@@ -99,6 +104,9 @@ pub enum Problem {
     OutputNotWritten { output: String },
     /// A callee-saved register does not hold its entry value at `ret`.
     CalleeSaved { reg: Reg, found: String },
+    /// The low 128 bits of a callee-saved vector register (`xmm6`–`xmm15` on Windows)
+    /// do not hold their entry value at `ret`.
+    CalleeSavedXmm { reg: u8, found: String },
     /// rsp is not the entry rsp at `ret`.
     StackPointer { found: String },
     /// A write outside the output arrays and the stack frame / red zone.
@@ -213,6 +221,10 @@ impl fmt::Display for Problem {
             Problem::CalleeSaved { reg, found } => write!(
                 f,
                 "callee-saved {reg} is not restored at ret (it holds {found})"
+            ),
+            Problem::CalleeSavedXmm { reg, found } => write!(
+                f,
+                "callee-saved xmm{reg} is not restored at ret (it holds {found})"
             ),
             Problem::StackPointer { found } => {
                 write!(f, "rsp is not restored at ret (it is {found})")

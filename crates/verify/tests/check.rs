@@ -131,6 +131,19 @@ fn stack_pointer() -> Function {
     )
 }
 
+/// `SUM7` under the Windows x64 convention: out1 in rcx, arg1..arg3 in rdx, r8, r9,
+/// arg4..arg7 above the return address and the 32-byte home space.
+const SUM7_WIN64: &str = "t:
+    mov rax, rdx
+    add rax, r8
+    add rax, r9
+    add rax, qword [rsp + 40]
+    add rax, qword [rsp + 48]
+    add rax, qword [rsp + 56]
+    add rax, qword [rsp + 64]
+    mov qword [rcx], rax
+    ret";
+
 const SUM7: &str = "t:
     mov rax, rsi
     add rax, rdx
@@ -219,6 +232,10 @@ fn table() {
     let none = opts(Aliasing::None);
     let o1a1 = opts(Aliasing::Out1Arg1);
     let all = opts(Aliasing::All);
+    let win = CheckOptions {
+        abi: cryptopt_verify::Abi::Win64,
+        ..all
+    };
     #[allow(clippy::type_complexity)]
     let table: Vec<(&str, fn() -> Function, String, CheckOptions, Want)> = vec![
         ("add/adc", add128, ADD.into(), all, Equivalent),
@@ -262,6 +279,97 @@ fn table() {
             SUM7.replace("    mov qword [rdi], rax", "    mov qword [rsp + 8], rax\n    mov qword [rdi], rax"),
             all,
             Not(&["writes [rsp0 +8] (the return address or the caller's frame)"]),
+        ),
+        ("win64: arguments in rcx, rdx, r8, r9, then above the home space", sum7, SUM7_WIN64.into(), win, Equivalent),
+        (
+            "win64 code checked as System V",
+            sum7,
+            SUM7_WIN64.into(),
+            all,
+            Not(&["reads [rsp0 +40] (the return address or the caller's frame)"]),
+        ),
+        (
+            "win64: a spill to the home space (the callee's)",
+            sum7,
+            SUM7_WIN64.replace("    mov qword [rcx], rax", "    mov qword [rsp + 32], rax\n    mov rax, qword [rsp + 32]\n    mov qword [rcx], rax"),
+            win,
+            Equivalent,
+        ),
+        (
+            "win64: a stack argument written (the caller's frame)",
+            sum7,
+            SUM7_WIN64.replace("    mov qword [rcx], rax", "    mov qword [rsp + 40], rax\n    mov qword [rcx], rax"),
+            win,
+            Not(&["writes [rsp0 +40] (the return address or the caller's frame)"]),
+        ),
+        (
+            "win64: a store across the end of the home space",
+            sum7,
+            SUM7_WIN64.replace("    mov qword [rcx], rax", "    mov qword [rsp + 36], rax\n    mov qword [rcx], rax"),
+            win,
+            Not(&["writes [rsp0 +36]"]),
+        ),
+        (
+            "win64: rsi is callee-saved",
+            sum7,
+            SUM7_WIN64.replace("    mov qword [rcx], rax", "    mov rsi, rax\n    mov qword [rcx], rsi"),
+            win,
+            Not(&["callee-saved rsi is not restored"]),
+        ),
+        (
+            "win64: rsi saved and restored",
+            sum7,
+            "t:
+    push rsi
+    mov rax, rdx
+    add rax, r8
+    add rax, r9
+    add rax, qword [rsp + 48]
+    add rax, qword [rsp + 56]
+    add rax, qword [rsp + 64]
+    add rax, qword [rsp + 72]
+    mov rsi, rax
+    mov qword [rcx], rsi
+    pop rsi
+    ret"
+            .into(),
+            win,
+            Equivalent,
+        ),
+        (
+            "System V: rsi is the callee's",
+            sum7,
+            SUM7.replace("    mov qword [rdi], rax", "    mov rsi, rax\n    mov qword [rdi], rsi"),
+            all,
+            Equivalent,
+        ),
+        (
+            "win64: xmm6 is callee-saved",
+            sum7,
+            SUM7_WIN64.replace("    ret", "    vmovq xmm6, rax\n    ret"),
+            win,
+            Not(&["callee-saved xmm6 is not restored"]),
+        ),
+        (
+            "win64: xmm5 is not",
+            sum7,
+            SUM7_WIN64.replace("    ret", "    vmovq xmm5, rax\n    ret"),
+            win,
+            Equivalent,
+        ),
+        (
+            "win64: no red zone",
+            sum7,
+            SUM7_WIN64.replace("    mov qword [rcx], rax", "    mov qword [rsp - 8], rax\n    mov rax, qword [rsp - 8]\n    mov qword [rcx], rax"),
+            win,
+            Not(&["below the red zone"]),
+        ),
+        (
+            "System V: the same spill in its red zone",
+            sum7,
+            SUM7.replace("    mov qword [rdi], rax", "    mov qword [rsp - 8], rax\n    mov rax, qword [rsp - 8]\n    mov qword [rdi], rax"),
+            all,
+            Equivalent,
         ),
         (
             "a pointer argument on the stack",

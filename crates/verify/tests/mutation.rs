@@ -217,7 +217,8 @@ const RANDOM_INPUTS: usize = 24;
 fn mutate_function(f: &Function, seed: u64, tally: &Mutex<Tally>) {
     let g = lower::lower(f).expect("lowers");
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-    let mut runner = Runner::new().expect("runner");
+    // One runner per calling convention: a program is run with the one it was made for.
+    let mut runners = cryptopt_x86::Abi::ALL.map(|abi| Runner::with_abi(abi).expect("runner"));
     let ground = Ground::new(f, &mut rng, RANDOM_INPUTS);
     let all = Options::all();
     for _ in 0..PROGRAMS * scale() {
@@ -232,7 +233,8 @@ fn mutate_function(f: &Function, seed: u64, tally: &Mutex<Tally>) {
             "{}: the unmutated program is not proved",
             f.name
         );
-        fault_program(f, &p, copts, &ground, &mut runner, &mut rng, tally, FAULTS);
+        let runner = &mut runners[opts.abi as usize];
+        fault_program(f, &p, copts, &ground, runner, &mut rng, tally, FAULTS);
     }
 }
 

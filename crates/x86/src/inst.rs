@@ -29,7 +29,7 @@ pub enum Reg {
     R15 = 15,
 }
 
-/// Where an integer argument is at a function's entry ([`Reg::arg_location`]).
+/// Where an integer argument is at a function's entry ([`crate::Abi::arg_location`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ArgLoc {
     /// In this register.
@@ -59,32 +59,12 @@ impl Reg {
         Reg::R15,
     ];
 
-    /// System V integer argument registers, in order.
-    pub const ARGS: [Reg; 6] = [Reg::Rdi, Reg::Rsi, Reg::Rdx, Reg::Rcx, Reg::R8, Reg::R9];
-
-    /// Where integer argument `k` (0-based) is at a function's entry under System V: the
-    /// one home of that rule for code generation and the checker (the measurement's
-    /// trampoline lays out the same words in machine code of its own).
-    pub fn arg_location(k: usize) -> ArgLoc {
-        match Reg::ARGS.get(k) {
-            Some(&r) => ArgLoc::Reg(r),
-            None => ArgLoc::Stack(8 + 8 * (k - Reg::ARGS.len()) as i32),
-        }
-    }
-
-    /// System V callee-saved registers (besides rsp).
-    pub const CALLEE_SAVED: [Reg; 6] = [Reg::Rbx, Reg::Rbp, Reg::R12, Reg::R13, Reg::R14, Reg::R15];
-
     pub fn from_index(i: u8) -> Reg {
         Reg::ALL[(i & 15) as usize]
     }
 
     pub fn index(self) -> usize {
         self as usize
-    }
-
-    pub fn is_callee_saved(self) -> bool {
-        Reg::CALLEE_SAVED.contains(&self)
     }
 
     /// The register's name at a width: `rax`/`eax`/`ax`/`al`, `r8`/`r8d`/`r8w`/`r8b`

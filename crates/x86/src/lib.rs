@@ -1,5 +1,6 @@
 //! The x86-64 instruction model of cryptopt.
 //!
+//! * [`abi`]: calling conventions (System V, Windows x64);
 //! * [`inst`]: registers, operands, instructions, programs;
 //! * [`print`]: NASM and GNU as (Intel syntax) text, for the object conventions of
 //!   [`object`] (ELF, Mach-O, COFF; symbol name and visibility);
@@ -9,6 +10,7 @@
 //! Syntax only: what an instruction computes is defined by the equivalence checker, not
 //! here.
 
+pub mod abi;
 pub mod att;
 mod data;
 pub mod encode;
@@ -19,6 +21,7 @@ pub mod parse;
 pub mod print;
 pub mod target;
 
+pub use abi::Abi;
 pub use error::{Error, Result};
 pub use inst::{
     ArgLoc, DataId, Datum, Feature, FlagEffect, Inst, Mem, Mnemonic, Operand, Program, Reg, Size,

@@ -21,8 +21,8 @@ pub enum Format {
     /// `.type`/`.size`, constants in `__TEXT,__const`.
     MachO,
     /// Windows (`nasm -f win64`, MinGW's `as`, `llvm-mc`): `.def` symbol records, no
-    /// `.type`/`.size`, constants in `.rdata`; no DWARF call-frame directives (Windows
-    /// unwinds through its own tables).
+    /// `.type`/`.size`, constants in `.rdata`; no DWARF call-frame directives: Windows
+    /// unwinds through its own tables, which the GNU as text describes (`.seh_*`).
     Coff,
 }
 
@@ -82,6 +82,12 @@ impl Object {
     /// Whether the GNU as text carries DWARF call-frame directives.
     pub(crate) fn cfi(&self) -> bool {
         self.format != Format::Coff
+    }
+
+    /// Whether the GNU as text carries Windows x64 unwind directives (`.seh_*`: the
+    /// assembler writes the `.pdata`/`.xdata` tables Windows unwinds through).
+    pub(crate) fn seh(&self) -> bool {
+        self.format == Format::Coff
     }
 
     /// The lines before the function's label: code section, the symbol's binding,

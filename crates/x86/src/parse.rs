@@ -8,7 +8,7 @@
 //! * blank lines and comments (`;`, `#`, `//`, and `/*` as a one-line C comment, to the end
 //!   of the line) are skipped;
 //! * directives: those that cannot run are skipped (`.globl`, `.type`, `.size`,
-//!   `.p2align`, `.cfi_*`, `.loc`, `.ident` …, NASM's `global`, `extern`, `default`,
+//!   `.p2align`, `.cfi_*`, `.seh_*`, `.loc`, `.ident` …, NASM's `global`, `extern`, `default`,
 //!   `bits`, `align`, `cpu` and `[...]` forms); section directives say whether what
 //!   follows is code; `.intel_syntax`/`.att_syntax` switch the syntax; data (`.byte`,
 //!   `.quad`, `.ascii` …) and unknown directives are refused among instructions (they
@@ -289,7 +289,9 @@ fn directive(s: &str) -> Option<Directive> {
             let mut names = words.filter(|w| !w.is_empty());
             section(names.next(), names.next())
         }
-        w if w.starts_with(".cfi_") || w.starts_with('[') => Directive::Harmless,
+        w if w.starts_with(".cfi_") || w.starts_with(".seh_") || w.starts_with('[') => {
+            Directive::Harmless
+        }
         w if w.starts_with(".dc.") || DATA.contains(&w) => Directive::Data,
         w if HARMLESS.contains(&w) || NASM.contains(&w) => Directive::Harmless,
         w if w.starts_with('.') => Directive::Unknown,

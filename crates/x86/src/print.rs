@@ -106,16 +106,30 @@ fn write_gas(out: &mut impl Write, p: &Program, o: &Object) -> fmt::Result {
     if cfi {
         writeln!(out, "    .cfi_startproc")?;
     }
-    for i in &p.insts {
+    // Windows unwind data: the prologue's pushes and allocation, then its end.
+    let prologue = o.seh().then(|| prologue_len(p));
+    if prologue.is_some() {
+        writeln!(out, "    .seh_proc {sym}")?;
+    }
+    for (k, i) in p.insts.iter().enumerate() {
+        if prologue == Some(k) {
+            writeln!(out, "    .seh_endprologue")?;
+        }
         out.write_str("    ")?;
         write_inst(out, i, Dialect::Gas, &p.data)?;
         out.write_char('\n')?;
         if cfi {
             write_cfi(out, i)?;
         }
+        if prologue.is_some_and(|n| k < n) {
+            write_seh(out, i)?;
+        }
     }
     if cfi {
         writeln!(out, "    .cfi_endproc")?;
+    }
+    if prologue.is_some() {
+        writeln!(out, "    .seh_endproc")?;
     }
     for l in o.footer(&sym, Dialect::Gas) {
         writeln!(out, "{l}")?;
@@ -153,6 +167,35 @@ fn write_cfi(out: &mut impl Write, i: &Inst) -> fmt::Result {
         _ => {}
     }
     Ok(())
+}
+
+/// How many instructions at the start of `p` are its prologue as Windows unwinds it:
+/// `endbr64`, pushes of 64-bit registers, `mov rbp, rsp` (no unwind code: rsp does not
+/// move in the body, so the unwinder needs no frame register), `sub rsp, imm`. Code
+/// generation makes exactly this shape; anything else ends the prologue.
+fn prologue_len(p: &Program) -> usize {
+    let rsp = Operand::Reg(Reg::Rsp, Size::B64);
+    let rbp = Operand::Reg(Reg::Rbp, Size::B64);
+    p.insts
+        .iter()
+        .take_while(|i| match (i.mn, i.operands()) {
+            (Mnemonic::Endbr64, []) | (Mnemonic::Push, [Operand::Reg(_, Size::B64)]) => true,
+            (Mnemonic::Mov, [d, s]) => *d == rbp && *s == rsp,
+            (Mnemonic::Sub, [d, Operand::Imm(_)]) => *d == rsp,
+            _ => false,
+        })
+        .count()
+}
+
+/// The unwind directive after prologue instruction `i`, if it has one.
+fn write_seh(out: &mut impl Write, i: &Inst) -> fmt::Result {
+    match (i.mn, i.operands()) {
+        (Mnemonic::Push, [Operand::Reg(r, _)]) => {
+            writeln!(out, "    .seh_pushreg {}", r.name(Size::B64))
+        }
+        (Mnemonic::Sub, [_, Operand::Imm(v)]) => writeln!(out, "    .seh_stackalloc {v}"),
+        _ => Ok(()),
+    }
 }
 
 /// A program's constants in a read-only data section, under their own labels: 8-byte

@@ -117,6 +117,7 @@ pub(super) fn build(
     check_baseline(
         &from.function,
         compiled.ptr(),
+        cryptopt_codegen::Abi::SysV,
         "the formula from its optimized operations",
     )?;
     Ok(compiled)

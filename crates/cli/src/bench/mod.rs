@@ -195,6 +195,14 @@ pub fn command(args: BenchArgs) -> Result<()> {
         versions.push((cc.clone(), v));
     }
     let opts = args.cg.options();
+    if opts.abi != cryptopt_codegen::Abi::SysV {
+        // The compilers' baselines, the formula column and --compare are System V code.
+        bail!(
+            "bench measures System V code only; optimize --abi {} measures a Windows x64 \
+             program against its C baseline",
+            opts.abi
+        );
+    }
 
     // Optimize, in parallel, each worker on its own CPU: one search per function and
     // measure it is optimized for.
@@ -334,7 +342,7 @@ pub fn command(args: BenchArgs) -> Result<()> {
                 cc,
                 cryptopt_measure::baseline::target_flags(opts.target),
             )?;
-            check_baseline(f, c.ptr(), &format!("the C baseline of {cc}"))?;
+            check_baseline(f, c.ptr(), opts.abi, &format!("the C baseline of {cc}"))?;
             compiled.push(c);
         }
         let ours = ExecMem::from_program(&through_w.program)?;
@@ -377,7 +385,7 @@ pub fn command(args: BenchArgs) -> Result<()> {
                 .into());
             }
             let mem = ExecMem::from_program(p)?;
-            check_baseline(f, mem.ptr(), &format!("--compare {name}"))?;
+            check_baseline(f, mem.ptr(), opts.abi, &format!("--compare {name}"))?;
             columns.push(Some(programs.len()));
             programs.push(mem.ptr());
             names.push(format!("--compare {name}"));

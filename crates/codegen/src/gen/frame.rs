@@ -2,13 +2,14 @@
 //! CET's `endbr64` first (`--cet`), the frame pointer (`--frame-pointer save`), pushes
 //! and pops of the callee-saved registers the body used, and the spill area (in the red
 //! zone below rsp, or made with `sub rsp`), with the body's spill slots rebased to it,
-//! and the loads of stack-passed arguments rebased from the entry rsp to the final one;
+//! (only where the ABI has one: [`cryptopt_x86::Abi::red_zone`]), and the loads of
+//! stack-passed arguments rebased from the entry rsp to the final one;
 //! then `ret`.
 //!
 //! It must never touch rbp unless the options allow it, and never use memory below rsp
 //! without the red zone.
 
-use cryptopt_x86::{Inst, Mnemonic as M, Operand as X, Reg};
+use cryptopt_x86::{Abi, Inst, Mnemonic as M, Operand as X, Reg};
 
 use super::Generator;
 use crate::options::FramePointer;
@@ -19,8 +20,8 @@ impl Generator<'_> {
         // The used callee-saved registers (rbp has its own push in frame-pointer mode);
         // a fixed array, as nothing in generation allocates once warm.
         let fp = self.opts.frame_pointer == FramePointer::Save;
-        let (mut saved, mut n) = ([Reg::Rbx; Reg::CALLEE_SAVED.len()], 0);
-        for r in Reg::CALLEE_SAVED {
+        let (mut saved, mut n) = ([Reg::Rbx; Abi::MAX_CALLEE_SAVED], 0);
+        for &r in self.opts.abi.callee_saved() {
             if st.used_callee_saved & (1 << r.index()) != 0 && !(fp && r == Reg::Rbp) {
                 saved[n] = r;
                 n += 1;
@@ -28,7 +29,7 @@ impl Generator<'_> {
         }
         let pushes = &saved[..n];
         let slots_bytes = 8 * st.nslots as i32;
-        let use_red_zone = self.opts.red_zone && slots_bytes <= 128;
+        let use_red_zone = self.opts.red_zone && slots_bytes as i64 <= self.opts.abi.red_zone();
         let frame = if use_red_zone { 0 } else { slots_bytes };
         if self.opts.cet {
             st.out.push(Inst::op0(M::Endbr64));

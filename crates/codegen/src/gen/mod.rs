@@ -230,8 +230,9 @@ impl<'f> Generator<'f> {
         for k in 0..abi.len() {
             abi_use_off[k + 1] = abi_use_off[k] + abi_count[k];
         }
-        // Caller-saved first (no push/pop needed), rdx last (mulx wants it).
-        let mut allocatable = vec![
+        // Caller-saved first (no push/pop needed), then callee-saved, rdx last (mulx
+        // and mul want it).
+        let order = [
             Reg::Rax,
             Reg::Rcx,
             Reg::Rsi,
@@ -245,10 +246,14 @@ impl<'f> Generator<'f> {
             Reg::R13,
             Reg::R14,
             Reg::R15,
+            Reg::Rbp,
         ];
-        if opts.frame_pointer == FramePointer::Omit {
-            allocatable.push(Reg::Rbp);
-        }
+        let usable = |r: &Reg| *r != Reg::Rbp || opts.frame_pointer == FramePointer::Omit;
+        let saved = |r: &Reg| opts.abi.is_callee_saved(*r);
+        let mut allocatable: Vec<Reg> = (order.iter().filter(|r| usable(r) && !saved(r)))
+            .chain(order.iter().filter(|r| usable(r) && saved(r)))
+            .copied()
+            .collect();
         allocatable.push(Reg::Rdx);
         let mut wide: Vec<u64> = f
             .insts
@@ -402,7 +407,7 @@ impl<'f> Generator<'f> {
         }
         st.incoming.clear();
         for k in 0..na {
-            match Reg::arg_location(k) {
+            match self.opts.abi.arg_location(k) {
                 ArgLoc::Reg(r) if st.abi_ops_left[k] > 0 => {
                     st.abi_reg.push(Some(r));
                     st.owner[r.index()] = Owner::Abi(k as u8);

@@ -113,7 +113,7 @@ impl Generator<'_> {
     fn take(&mut self, r: Reg) {
         self.st.owner[r.index()] = Owner::Temp;
         self.pin(r);
-        if r.is_callee_saved() {
+        if self.opts.abi.is_callee_saved(r) {
             self.st.used_callee_saved |= 1 << r.index();
         }
     }
@@ -317,7 +317,10 @@ impl Generator<'_> {
     /// the caller's stack for an argument passed there (before the frame is known:
     /// `frame` rebases it).
     pub(super) fn abi_home(&self, k: u8) -> Option<Mem> {
-        match (self.st.abi_slot[k as usize], Reg::arg_location(k as usize)) {
+        match (
+            self.st.abi_slot[k as usize],
+            self.opts.abi.arg_location(k as usize),
+        ) {
             (Some(s), _) => Some(Self::slot_mem(s, Size::B64)),
             (None, ArgLoc::Stack(off)) => Some(Mem::at(Reg::Rsp, off, Size::B64)),
             (None, ArgLoc::Reg(_)) => None,

@@ -10,24 +10,29 @@
 //!     private stack     rw-    STACK_BYTES; the callee runs on it
 //!       ...
 //!       return address         ◀── rsp at the callee's entry (≡ 8 mod 16)
-//!       stack words [0..8]     ◀── the arguments after the sixth, then STACK_CANARIES;
-//!                                  written when they change or after a violation
+//!       stack words [0..14]    ◀── System V: the arguments after the sixth, then
+//!                                  STACK_CANARIES; Windows x64: four words of the
+//!                                  callee's home space, the arguments after the
+//!                                  fourth, then canaries; written when they change
+//!                                  or after a violation
 //!     guard page        ---    ◀── stack top: a write further up faults here
 //!     record page      rw-    Record: what the callee left behind
 //! ```
 //!
-//! The trampoline, `tramp(f: rdi, args: rsi)`:
+//! The trampoline, `tramp(f: rdi, args: rsi)`, for the calling convention it was made
+//! for ([`cryptopt_x86::Abi`]: its argument registers and callee-saved registers):
 //!
 //! ```text
 //!   push rbx, rbp, r12–r15            caller's callee-saved registers, on the caller's stack
 //!   rax ← &record;  record.host_rsp ← rsp;  record MXCSR, x87 control word
 //!   r11 ← f;  r10 ← args
-//!   rsp ← stack top − 64;  record.rsp_before ← rsp (≡ 0 mod 16)
-//!   rbx, rbp, r12–r15 ← REGISTER_CANARIES
-//!   rdi, rsi, rdx, rcx, r8, r9 ← args[0..6];  rax, r10 ← POISON;  cld
+//!   rsp ← stack top − 112;  record.rsp_before ← rsp (≡ 0 mod 16)
+//!   rbx, rbp, rdi, rsi, r12–r15 ← REGISTER_CANARIES
+//!   argument registers (rdi, rsi, rdx, rcx, r8, r9 | rcx, rdx, r8, r9) ← args[..]
+//!   rax, r10 ← POISON;  cld
 //!   call r11
 //!   rax ← &record (an immediate: nothing the callee left in a register or in rsp is used)
-//!   record.rsp_after ← rsp;  record.callee_saved ← rbx, rbp, r12–r15
+//!   record.rsp_after ← rsp;  record.callee_saved ← rbx, rbp, rdi, rsi, r12–r15
 //!   rsp ← record.rsp_before           even if the callee unbalanced it
 //!   record.rflags ← rflags;  clear AC (if set) and DF
 //!   record MXCSR and x87 control word; reload the caller's if they changed
@@ -42,6 +47,7 @@ use std::marker::PhantomData;
 use std::mem::{self, offset_of};
 use std::ptr;
 
+use cryptopt_x86::{Abi, Reg};
 use iced_x86::code_asm::*;
 use iced_x86::IcedError;
 use thiserror::Error;
@@ -52,22 +58,25 @@ use crate::error::{Error, Result};
 /// Size of the private stack the callee runs on.
 pub const STACK_BYTES: usize = 64 * 1024;
 
-/// Values of rbx, rbp, r12, r13, r14, r15 (in [`CalleeSaved::ALL`] order) while the
-/// callee runs. Non-canonical addresses (dereferencing one faults) whose low byte is the
-/// register's number.
-pub const REGISTER_CANARIES: [u64; 6] = [
+/// Values of rbx, rbp, rdi, rsi, r12, r13, r14, r15 (in [`CalleeSaved::ALL`] order)
+/// while the callee runs (rdi and rsi only where they are callee-saved: Windows x64).
+/// Non-canonical addresses (dereferencing one faults) whose low byte is the register's
+/// number.
+pub const REGISTER_CANARIES: [u64; 8] = [
     0xCA11_EE5A_FE00_0003,
     0xCA11_EE5A_FE00_0005,
+    0xCA11_EE5A_FE00_0007,
+    0xCA11_EE5A_FE00_0006,
     0xCA11_EE5A_FE00_000C,
     0xCA11_EE5A_FE00_000D,
     0xCA11_EE5A_FE00_000E,
     0xCA11_EE5A_FE00_000F,
 ];
 
-/// The eight words above the callee's return address: word `i` is at `[rsp + 8 + 8·i]`
-/// for the rsp at the callee's entry, unless it holds a stack-passed argument. Non-canonical
-/// addresses, so a callee whose `ret` pops one of them faults at once instead of jumping
-/// somewhere.
+/// The words above the callee's return address: word `i` is at `[rsp + 8 + 8·i]` for
+/// the rsp at the callee's entry, unless it holds a stack-passed argument (or is the
+/// callee's home space, on Windows x64). Non-canonical addresses, so a callee whose
+/// `ret` pops one of them faults at once instead of jumping somewhere.
 pub const STACK_CANARIES: [u64; CANARY_WORDS] = [
     0x57AC_CA4A_4200_0000,
     0x57AC_CA4A_4200_0001,
@@ -77,28 +86,43 @@ pub const STACK_CANARIES: [u64; CANARY_WORDS] = [
     0x57AC_CA4A_4200_0005,
     0x57AC_CA4A_4200_0006,
     0x57AC_CA4A_4200_0007,
+    0x57AC_CA4A_4200_0008,
+    0x57AC_CA4A_4200_0009,
+    0x57AC_CA4A_4200_000A,
+    0x57AC_CA4A_4200_000B,
+    0x57AC_CA4A_4200_000C,
+    0x57AC_CA4A_4200_000D,
 ];
 
 /// What rax and r10 hold when the callee starts: a callee that reads them before writing
 /// them computes garbage that output checks see (and faults if it dereferences them).
 pub const POISON: u64 = 0xBADC_0FFE_E0DD_F00D;
 
-const CANARY_WORDS: usize = 8;
+const CANARY_WORDS: usize = 14;
 
-/// The most arguments [`Trampoline::call`] passes: six in registers, the rest in the
-/// stack words above the return address (System V), as many as there are canary words.
-pub const MAX_ARGS: usize = 6 + CANARY_WORDS;
+/// The most arguments [`Trampoline::call`] passes under either convention: System V's
+/// six in registers and eight in the stack words above the return address; Windows',
+/// four in registers and ten above its home space.
+pub const MAX_ARGS: usize = 14;
+const _: () = assert!(MAX_ARGS <= 6 + CANARY_WORDS && MAX_ARGS <= 4 + CANARY_WORDS - 4);
+const _: () = assert!(
+    CANARY_WORDS.is_multiple_of(2),
+    "rsp ≡ 0 (mod 16) at the call"
+);
 const RFLAGS_DF: u64 = 1 << 10;
 const RFLAGS_AC: u64 = 1 << 18;
 /// MXCSR bits 0–5 are sticky exception flags, which the callee may change; the rest
 /// (DAZ, masks, rounding, FZ) are control bits it must preserve.
 const MXCSR_CONTROL: u32 = !0x3F;
 
-/// A callee-saved general-purpose register of the System V ABI.
+/// A general-purpose register that is callee-saved under some calling convention
+/// ([`Abi::callee_saved`] says which under which).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum CalleeSaved {
     Rbx,
     Rbp,
+    Rdi,
+    Rsi,
     R12,
     R13,
     R14,
@@ -106,10 +130,12 @@ pub enum CalleeSaved {
 }
 
 impl CalleeSaved {
-    /// All six, in the order of [`REGISTER_CANARIES`].
-    pub const ALL: [CalleeSaved; 6] = [
+    /// All eight, in the order of [`REGISTER_CANARIES`].
+    pub const ALL: [CalleeSaved; 8] = [
         CalleeSaved::Rbx,
         CalleeSaved::Rbp,
+        CalleeSaved::Rdi,
+        CalleeSaved::Rsi,
         CalleeSaved::R12,
         CalleeSaved::R13,
         CalleeSaved::R14,
@@ -120,6 +146,8 @@ impl CalleeSaved {
         match self {
             CalleeSaved::Rbx => "rbx",
             CalleeSaved::Rbp => "rbp",
+            CalleeSaved::Rdi => "rdi",
+            CalleeSaved::Rsi => "rsi",
             CalleeSaved::R12 => "r12",
             CalleeSaved::R13 => "r13",
             CalleeSaved::R14 => "r14",
@@ -132,10 +160,30 @@ impl CalleeSaved {
         REGISTER_CANARIES[self as usize]
     }
 
+    /// Whether `abi` makes the callee keep this register.
+    pub fn kept_by(self, abi: Abi) -> bool {
+        abi.is_callee_saved(self.reg())
+    }
+
+    fn reg(self) -> Reg {
+        match self {
+            CalleeSaved::Rbx => Reg::Rbx,
+            CalleeSaved::Rbp => Reg::Rbp,
+            CalleeSaved::Rdi => Reg::Rdi,
+            CalleeSaved::Rsi => Reg::Rsi,
+            CalleeSaved::R12 => Reg::R12,
+            CalleeSaved::R13 => Reg::R13,
+            CalleeSaved::R14 => Reg::R14,
+            CalleeSaved::R15 => Reg::R15,
+        }
+    }
+
     fn asm(self) -> AsmRegister64 {
         match self {
             CalleeSaved::Rbx => rbx,
             CalleeSaved::Rbp => rbp,
+            CalleeSaved::Rdi => rdi,
+            CalleeSaved::Rsi => rsi,
             CalleeSaved::R12 => r12,
             CalleeSaved::R13 => r13,
             CalleeSaved::R14 => r14,
@@ -206,8 +254,8 @@ struct Record {
     host_rsp: u64,
     rsp_before: u64,
     rsp_after: u64,
-    /// rbx, rbp, r12, r13, r14, r15 after the call.
-    callee_saved: [u64; 6],
+    /// rbx, rbp, rdi, rsi, r12, r13, r14, r15 after the call.
+    callee_saved: [u64; 8],
     rflags: u64,
     mxcsr_before: u32,
     mxcsr_after: u32,
@@ -215,7 +263,8 @@ struct Record {
     x87cw_after: u16,
 }
 
-/// Calls generated functions with the System V ABI and checks that they respected it.
+/// Calls generated functions with one calling convention (System V or Windows x64)
+/// and checks that they respected it.
 ///
 /// One instance has one private stack and one record page, so it is **not `Sync`**: use
 /// it from one thread at a time (it is `Send`; give each measuring thread its own).
@@ -224,12 +273,14 @@ struct Record {
 ///
 /// What [`Trampoline::call`] detects:
 ///
-/// * rbx, rbp, r12–r15 not restored ([`AbiProblem::Clobbered`]);
+/// * rbx, rbp, r12–r15 (and rdi, rsi on Windows) not restored
+///   ([`AbiProblem::Clobbered`]);
 /// * rsp after the return different from rsp before the call
 ///   ([`AbiProblem::RspChanged`]), as long as the callee's `ret` still popped the
 ///   trampoline's return address (e.g. `sub rsp, 8` with the return address copied
 ///   down, or the return address popped and stored back one slot higher);
-/// * writes to the 8 words above the return address ([`AbiProblem::StackCanary`]);
+/// * writes to the words above the return address ([`AbiProblem::StackCanary`]), but
+///   for Windows' home space, which is the callee's;
 /// * DF or AC left set, MXCSR control bits or the x87 control word changed; all are
 ///   repaired before returning to Rust.
 ///
@@ -238,12 +289,13 @@ struct Record {
 /// * a `ret` that pops something other than the return address (`push rax; ret`,
 ///   `add rsp, 8; ret`): control goes elsewhere. When it pops a stack canary, the
 ///   non-canonical address faults at once (SIGSEGV), it never runs on;
-/// * writes beyond the 8 canary words above the return address (they hit the guard
+/// * writes beyond the canary words above the return address (they hit the guard
 ///   page: SIGSEGV) or more than about [`STACK_BYTES`] below it (same); writes below
 ///   the red zone are legal-looking and not observed;
 /// * a callee-saved register changed and changed back, or set to exactly its canary;
 /// * writes through its pointer arguments out of bounds, reads of uninitialized
-///   registers (rax and r10 hold [`POISON`]), infinite loops, vector registers.
+///   registers (rax and r10 hold [`POISON`]), infinite loops, vector registers
+///   (Windows' callee-saved xmm6–xmm15 are the checker's to prove kept).
 ///
 /// Signal handlers that run while the callee runs use the private stack too (unless
 /// they have their own alternate stack), so it keeps room for them.
@@ -259,6 +311,11 @@ pub struct Trampoline {
     /// What they hold before a call and must hold after it: the stack-passed arguments
     /// of the last call, then canaries.
     expected: Cell<[u64; CANARY_WORDS]>,
+    /// The calling convention it calls with.
+    abi: Abi,
+    /// The first of the words above the return address the callee must keep (after
+    /// Windows' home space).
+    kept_from: usize,
     /// One record page and one stack: one thread at a time.
     _not_sync: PhantomData<Cell<()>>,
 }
@@ -272,8 +329,14 @@ unsafe impl Send for Trampoline {}
 type Entry = unsafe extern "sysv64" fn(*const u8, *const u64);
 
 impl Trampoline {
-    /// Maps the private stack and the record page and assembles the trampoline for them.
+    /// [`Trampoline::with_abi`] for System V.
     pub fn new() -> Result<Trampoline> {
+        Trampoline::with_abi(Abi::SysV)
+    }
+
+    /// Maps the private stack and the record page and assembles the trampoline for them,
+    /// calling with `abi`.
+    pub fn with_abi(abi: Abi) -> Result<Trampoline> {
         let page = page_size();
         let stack = round_to_pages(STACK_BYTES);
         // guard | stack | guard | record
@@ -297,20 +360,23 @@ impl Trampoline {
         // SAFETY: `zone` is valid for writes and unshared.
         unsafe { zone.write(STACK_CANARIES) };
 
-        let code = assemble(record as u64, stack_top as u64).map_err(Error::Assemble)?;
+        let code = assemble(abi, record as u64, stack_top as u64).map_err(Error::Assemble)?;
         Ok(Trampoline {
             code: ExecMem::new(&code)?,
             _data: data,
             record,
             zone,
             expected: Cell::new(STACK_CANARIES),
+            abi,
+            kept_from: abi.home_space() as usize / 8,
             _not_sync: PhantomData,
         })
     }
 
-    /// Calls `f(args[0], …)` on the private stack (the first six in rdi, rsi, rdx, rcx,
-    /// r8, r9; the rest in the words above the return address, which must hold them
-    /// unchanged after the call) and checks that it kept the System V calling convention.
+    /// Calls `f(args[0], …)` on the private stack (in the ABI's argument registers,
+    /// the rest in the words above the return address — and Windows' home space — which
+    /// must hold them unchanged after the call) and checks that it kept the calling
+    /// convention.
     ///
     /// # Panics
     ///
@@ -326,12 +392,14 @@ impl Trampoline {
     /// breaches of the calling convention, not arbitrary behaviour.
     pub unsafe fn call(&self, f: *const u8, args: &[u64]) -> Result<(), AbiViolation> {
         assert!(args.len() <= MAX_ARGS, "{} arguments", args.len());
+        let nregs = self.abi.args().len();
         let mut regs = [0u64; 6];
-        let n = args.len().min(6);
+        let n = args.len().min(nregs);
         regs[..n].copy_from_slice(&args[..n]);
         let mut words = STACK_CANARIES;
-        if args.len() > 6 {
-            words[..args.len() - 6].copy_from_slice(&args[6..]);
+        if args.len() > nregs {
+            let at = self.kept_from;
+            words[at..at + args.len() - nregs].copy_from_slice(&args[nregs..]);
         }
         if words != self.expected.get() {
             self.expected.set(words);
@@ -363,12 +431,14 @@ impl Trampoline {
         // written by the trampoline behind the compiler's back (hence volatile).
         let bad = unsafe {
             let mut bad = 0u64;
-            for (i, canary) in REGISTER_CANARIES.iter().enumerate() {
-                bad |= ptr::read_volatile(&raw const (*r).callee_saved[i]) ^ canary;
+            for (i, reg) in CalleeSaved::ALL.iter().enumerate() {
+                if reg.kept_by(self.abi) {
+                    bad |= ptr::read_volatile(&raw const (*r).callee_saved[i]) ^ reg.canary();
+                }
             }
             bad |= ptr::read_volatile(&raw const (*r).rsp_after)
                 ^ ptr::read_volatile(&raw const (*r).rsp_before);
-            for (i, word) in self.expected.get().iter().enumerate() {
+            for (i, word) in self.expected.get().iter().enumerate().skip(self.kept_from) {
                 bad |= ptr::read_volatile(&raw const (*zone)[i]) ^ word;
             }
             bad |= ptr::read_volatile(&raw const (*r).rflags) & (RFLAGS_DF | RFLAGS_AC);
@@ -403,7 +473,7 @@ impl Trampoline {
         };
         let mut problems = Vec::new();
         for (reg, &found) in CalleeSaved::ALL.iter().zip(&rec.callee_saved) {
-            if found != reg.canary() {
+            if reg.kept_by(self.abi) && found != reg.canary() {
                 problems.push(AbiProblem::Clobbered {
                     reg: *reg,
                     found,
@@ -418,7 +488,7 @@ impl Trampoline {
         }
         let expected = self.expected.get();
         for (word, (&found, &canary)) in zone.iter().zip(&expected).enumerate() {
-            if found != canary {
+            if word >= self.kept_from && found != canary {
                 problems.push(AbiProblem::StackCanary {
                     word,
                     found,
@@ -426,7 +496,7 @@ impl Trampoline {
                 });
             }
         }
-        if zone != &expected {
+        if zone[self.kept_from..] != expected[self.kept_from..] {
             // SAFETY: as in `check`; the next call must start from intact words.
             unsafe { ptr::write_volatile(self.zone, expected) };
         }
@@ -463,6 +533,13 @@ impl fmt::Debug for Trampoline {
     }
 }
 
+/// iced's name of a general-purpose register.
+fn gpr64(r: Reg) -> AsmRegister64 {
+    [
+        rax, rcx, rdx, rbx, rsp, rbp, rsi, rdi, r8, r9, r10, r11, r12, r13, r14, r15,
+    ][r.index()]
+}
+
 /// `[rax + offset of field]` in the record.
 macro_rules! rec {
     ($size:ident, $field:ident) => {
@@ -470,12 +547,14 @@ macro_rules! rec {
     };
 }
 
-/// Assembles the trampoline (see the module docs) for a record at `record` and a private
-/// stack whose top (exclusive, page-aligned) is `stack_top`. Position-independent: the
-/// two addresses are immediates.
-fn assemble(record: u64, stack_top: u64) -> Result<Vec<u8>, IcedError> {
+/// Assembles the trampoline (see the module docs) calling with `abi`, for a record at
+/// `record` and a private stack whose top (exclusive, page-aligned) is `stack_top`.
+/// Position-independent: the two addresses are immediates.
+fn assemble(abi: Abi, record: u64, stack_top: u64) -> Result<Vec<u8>, IcedError> {
     debug_assert!(stack_top & 15 == 0);
     let mut a = CodeAssembler::new(64)?;
+    // Every register either convention saves: the caller of this trampoline is System V
+    // code (Rust), and rdi, rsi are the callee's canaries on Windows.
     let saved = [rbx, rbp, r12, r13, r14, r15];
 
     // The caller's callee-saved registers go on the caller's stack, which the callee
@@ -497,8 +576,8 @@ fn assemble(record: u64, stack_top: u64) -> Result<Vec<u8>, IcedError> {
     for reg in CalleeSaved::ALL {
         a.mov(reg.asm(), reg.canary())?;
     }
-    for (i, r) in [rdi, rsi, rdx, rcx, r8, r9].into_iter().enumerate() {
-        a.mov(r, qword_ptr(r10 + 8 * i as i32))?;
+    for (i, &r) in abi.args().iter().enumerate() {
+        a.mov(gpr64(r), qword_ptr(r10 + 8 * i as i32))?;
     }
     a.mov(rax, POISON)?;
     a.mov(r10, POISON)?;
@@ -668,7 +747,7 @@ mod tests {
 
     #[test]
     fn trampoline_is_small() {
-        let code = assemble(0x7000_0000_1000, 0x7000_0000_0000).unwrap();
+        let code = assemble(Abi::Win64, 0x7000_0000_1000, 0x7000_0000_0000).unwrap();
         assert!(code.len() < 400, "{} bytes", code.len());
     }
 

@@ -43,6 +43,7 @@ pub(super) type Step<T> = std::result::Result<T, Fail>;
 /// The state after `ret` (or after a problem).
 pub(crate) struct Final {
     pub regs: [NodeId; 16],
+    pub vregs: [[NodeId; 4]; 16],
     /// The problem that stopped the run, if any.
     pub problem: Option<Problem>,
     /// With tracing: (instruction, node written), in order.
@@ -150,7 +151,7 @@ impl<'a> Machine<'a> {
                     }
                 }
             };
-            match Reg::arg_location(k) {
+            match abi.conv.arg_location(k) {
                 ArgLoc::Reg(r) => regs[r.index()] = word,
                 ArgLoc::Stack(off) => stack_args.push((off as i64, word)),
             }
@@ -217,6 +218,7 @@ impl<'a> Machine<'a> {
         }
         Ok(Final {
             regs: self.regs,
+            vregs: self.vregs,
             problem,
             trace: self.trace.unwrap_or_default(),
             mem: self.mem,

@@ -79,13 +79,14 @@ fn span(frames: &[Frame], b: Base, off: i64) -> Option<(i64, i64)> {
     }
 }
 
-/// Whether the stack byte at `(b, off)` may lie below `rsp - 128` (rsp being `rsp`).
-fn may_be_below_red_zone(frames: &[Frame], b: Base, off: i64, rsp: (Base, i64)) -> bool {
+/// Whether the stack byte at `(b, off)` may lie below `rsp - red` (rsp being `rsp`, red
+/// the ABI's red zone: 128 bytes on System V, none on Windows).
+fn may_be_below_red_zone(frames: &[Frame], red: i64, b: Base, off: i64, rsp: (Base, i64)) -> bool {
     if b == rsp.0 {
-        return off < rsp.1 - 128;
+        return off < rsp.1 - red;
     }
     match (span(frames, b, off), span(frames, rsp.0, rsp.1)) {
-        (Some((lo, _)), Some((_, rsp_hi))) => lo < rsp_hi - 128,
+        (Some((lo, _)), Some((_, rsp_hi))) => lo < rsp_hi - red,
         _ => false,
     }
 }
@@ -225,9 +226,9 @@ impl Machine<'_> {
     /// rsp is moving to `new`: what may now be below the red zone may be overwritten
     /// (signal handlers), so it is forgotten.
     pub(super) fn forget_below_red_zone(&mut self, new: (Base, i64)) {
-        let frames = &self.frames;
+        let (frames, red) = (&self.frames, self.abi.conv.red_zone());
         self.mem
-            .retain(|&(b, o), _| !may_be_below_red_zone(frames, b, o, new));
+            .retain(|&(b, o), _| !may_be_below_red_zone(frames, red, b, o, new));
     }
 
     /// A store of `n` bytes at `(b, off)` on the stack: forget the bytes of other stack
@@ -343,11 +344,14 @@ impl Machine<'_> {
                 return Err(outside(what, self));
             }
             Base::Stack | Base::Frame(_) => {
-                let (_, hi) = self.span(b, off).expect("a stack base");
-                if hi + n > 0 {
+                let (lo, hi) = self.span(b, off).expect("a stack base");
+                // Above the return address, only the ABI's home space is the callee's.
+                let home = 8..8 + self.abi.conv.home_space() as i64;
+                let in_home = home.contains(&lo) && hi + n <= home.end;
+                if hi + n > 0 && !in_home {
                     return Err(outside(self.callers(b, off), self));
                 }
-                if may_be_below_red_zone(&self.frames, b, off, self.rsp) {
+                if may_be_below_red_zone(&self.frames, self.abi.conv.red_zone(), b, off, self.rsp) {
                     return Err(outside(
                         format!(
                             "{}, below the red zone (rsp is {})",

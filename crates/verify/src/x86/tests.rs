@@ -34,7 +34,7 @@ pub(super) fn run_insts(
     flags: [Option<u128>; 4],
 ) -> std::result::Result<Snippet, String> {
     let f = Function::new("t", vec![], vec![]);
-    let abi = Abi::new(&f).map_err(|e| e.to_string())?;
+    let abi = Abi::new(&f, cryptopt_x86::Abi::SysV).map_err(|e| e.to_string())?;
     let mut g = Graph::new();
     let (regs, out_flags) = {
         let mut m = Machine::new(&mut g, &f, &abi, Aliasing::None);

@@ -73,6 +73,7 @@ pub fn function(file: &str, name: &str) -> Option<Function> {
 pub fn check_options(opts: &Options) -> CheckOptions {
     CheckOptions {
         aliasing: opts.aliasing,
+        abi: opts.abi,
         ..CheckOptions::default()
     }
 }

@@ -232,7 +232,7 @@ fn cpu_agrees() {
             let sym = run_insts(&body, fl.map(Some)).unwrap_or_else(|e| panic!("{snip}: {e}"));
             // prologue, flags, loads, the snippet, stores, epilogue
             let mut insts: Vec<Inst> = Vec::new();
-            for r in Reg::CALLEE_SAVED {
+            for &r in cryptopt_x86::Abi::SysV.callee_saved() {
                 insts.push(Inst::op1(M::Push, X::r64(r)));
             }
             insts.extend(parse(setup));
@@ -257,7 +257,7 @@ fn cpu_agrees() {
                     X::Mem(Mem::at(Reg::Rdi, 8 * (13 + i as i32), Size::B8)),
                 ));
             }
-            for r in Reg::CALLEE_SAVED.iter().rev() {
+            for r in cryptopt_x86::Abi::SysV.callee_saved().iter().rev() {
                 insts.push(Inst::op1(M::Pop, X::r64(*r)));
             }
             insts.push(Inst::op0(M::Ret));
