@@ -343,18 +343,7 @@ int main(int argc, char **argv) {
     return 0;
 }
 "#;
-    std::fs::write(bundle.join("main.c"), c_main).unwrap();
-    let exe = bundle.join("main");
-    sh(Command::new("gcc").current_dir(&bundle).args([
-        "-O2",
-        "-o",
-        exe.to_str().unwrap(),
-        "main.c",
-        "picked_dispatch.c",
-        "picked_x86_64.S",
-        "picked_x86_64_bmi2.S",
-        "picked_x86_64_adx.S",
-    ]));
+    let exe = link_dispatcher(&bundle, "picked", c_main);
     let mut ran = 0;
     for target in ["0", "1", "2"] {
         for args in [

@@ -310,75 +310,23 @@ fn word(a: &Args, i: usize) -> u64 {
     unsafe { std::ptr::read_volatile(&a.words[i]) }
 }
 
-impl Callee for RegsFn {
-    #[inline(always)]
-    unsafe fn call(self, a: &Args) {
-        let w = |i| word(a, i);
-        // SAFETY: the caller's contract.
-        unsafe { self(w(0), w(1), w(2), w(3), w(4), w(5)) }
-    }
-}
-
-impl Callee for Win64RegsFn {
-    #[inline(always)]
-    unsafe fn call(self, a: &Args) {
-        let w = |i| word(a, i);
-        // SAFETY: the caller's contract.
-        unsafe { self(w(0), w(1), w(2), w(3)) }
-    }
-}
-
-impl Callee for Win64StackFn {
-    #[inline(always)]
-    unsafe fn call(self, a: &Args) {
-        let w = |i| word(a, i);
-        // SAFETY: the caller's contract.
-        unsafe {
-            self(
-                w(0),
-                w(1),
-                w(2),
-                w(3),
-                w(4),
-                w(5),
-                w(6),
-                w(7),
-                w(8),
-                w(9),
-                w(10),
-                w(11),
-                w(12),
-                w(13),
-            )
+/// `impl Callee for $fn` passing argument words `$i…` (the four signatures differ only
+/// in their convention and how many words they take).
+macro_rules! callee {
+    ($fn:ty: $($i:literal)*) => {
+        impl Callee for $fn {
+            #[inline(always)]
+            unsafe fn call(self, a: &Args) {
+                // SAFETY: the caller's contract.
+                unsafe { self($(word(a, $i)),*) }
+            }
         }
-    }
+    };
 }
-
-impl Callee for StackFn {
-    #[inline(always)]
-    unsafe fn call(self, a: &Args) {
-        let w = |i| word(a, i);
-        // SAFETY: the caller's contract.
-        unsafe {
-            self(
-                w(0),
-                w(1),
-                w(2),
-                w(3),
-                w(4),
-                w(5),
-                w(6),
-                w(7),
-                w(8),
-                w(9),
-                w(10),
-                w(11),
-                w(12),
-                w(13),
-            )
-        }
-    }
-}
+callee!(RegsFn: 0 1 2 3 4 5);
+callee!(StackFn: 0 1 2 3 4 5 6 7 8 9 10 11 12 13);
+callee!(Win64RegsFn: 0 1 2 3);
+callee!(Win64StackFn: 0 1 2 3 4 5 6 7 8 9 10 11 12 13);
 
 impl FiatFn {
     /// One call, outside any timed region (it branches on the signature).
