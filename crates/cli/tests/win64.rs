@@ -153,6 +153,25 @@ fn win64_program_links_with_an_ms_abi_caller() {
     assert!(gas.contains("calling convention: Windows x64"), "{gas}");
     // Its arguments arrive in rcx, rdx, r8: the code reads through them.
     assert!(gas.contains("[r8") || gas.contains("[rdx"), "{gas}");
+    // `check` proves it under the convention it is told, and not under System V.
+    let file = prog.join(format!("{MUL}.S"));
+    let check = |abi: &str| {
+        let (code, out, _) = cryptopt(&[
+            "check",
+            &p256,
+            "-f",
+            MUL,
+            file.to_str().unwrap(),
+            "--abi",
+            abi,
+        ]);
+        (code, out)
+    };
+    let (code, out) = check("win64");
+    assert_eq!((code, out.trim()), (0, "equivalent"));
+    let (code, out) = check("sysv");
+    assert_eq!(code, 1, "{out}");
+    assert!(out.starts_with("not equivalent"), "{out}");
 
     codegen(&p256, ADD, &["--syntax", "gas"], &dir.join("add.S"));
     let decls = format!(
