@@ -225,6 +225,8 @@ pub(crate) enum OrderArg {
     DemandDriven,
     /// Few live values: a list schedule by register pressure.
     LowPressure,
+    /// Demand-driven, the deepest operand first (sums accumulated one term at a time).
+    DeepestFirst,
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug)]

@@ -84,6 +84,7 @@ pub(crate) fn codegen(a: CodegenArgs, out: &mut dyn Write) -> Result<()> {
         OrderArg::DepthFirst => Candidate::depth_first(&g, gen.deps()),
         OrderArg::DemandDriven => Candidate::demand_driven(&g, gen.deps()),
         OrderArg::LowPressure => Candidate::low_pressure(&g, gen.deps()),
+        OrderArg::DeepestFirst => Candidate::deepest_first(&g, gen.deps()),
     };
     gen.generate(&cand)?;
     let program = gen.program();

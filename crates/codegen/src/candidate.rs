@@ -175,38 +175,29 @@ impl Candidate {
     /// in turn, so every output's values are computed just before they are combined
     /// (few values live at once), with all decisions zero.
     pub fn demand_driven(f: &Function, deps: &Deps) -> Candidate {
+        post_order(f.insts.len(), deps, None)
+    }
+
+    /// [`Candidate::demand_driven`] visiting the deepest operand first (Sethi–Ullman's
+    /// order, with the longest dependency chain below an operand standing in for the
+    /// registers it needs): a sum nested to the right, `a + (b + (c + d))` as Fiat
+    /// writes a column of products, is accumulated from the inside, one product at a
+    /// time (`c`, `d`, `c + d`, `b`, …), where the plain walk makes every product first
+    /// and keeps them all live. With `mul`'s fixed rax/rdx that is the difference between
+    /// `add`/`adc` straight from rdx:rax and a spill of every product. All decisions
+    /// zero.
+    pub fn deepest_first(f: &Function, deps: &Deps) -> Candidate {
         let n = f.insts.len();
-        let mut done = vec![false; n];
-        let mut order = Vec::with_capacity(n);
-        // Iterative post-order DFS (functions have thousands of instructions).
-        let mut stack: Vec<(Inst, usize)> = Vec::new();
-        let roots = all_insts(n).filter(|k| deps.succs[k.index()].is_empty());
-        for root in roots {
-            if done[root.index()] {
-                continue;
-            }
-            stack.push((root, 0));
-            while let Some(&mut (k, ref mut i)) = stack.last_mut() {
-                let preds = &deps.preds[k.index()];
-                if *i < preds.len() {
-                    let p = preds[*i];
-                    *i += 1;
-                    if !done[p.index()] {
-                        stack.push((p, 0));
-                    }
-                } else {
-                    stack.pop();
-                    if !done[k.index()] {
-                        done[k.index()] = true;
-                        order.push(k);
-                    }
-                }
-            }
+        // Instructions are topologically ordered: predecessors come first.
+        let mut depth = vec![0u32; n];
+        for k in 0..n {
+            depth[k] = 1 + deps.preds[k]
+                .iter()
+                .map(|p| depth[p.index()])
+                .max()
+                .unwrap_or(0);
         }
-        Candidate {
-            order,
-            decisions: vec![[0; SLOTS]; n],
-        }
+        post_order(n, deps, Some(&depth))
     }
 
     /// A list schedule that keeps few values live: among the ready instructions it
@@ -341,6 +332,50 @@ impl Candidate {
             order,
             decisions: vec![[0; SLOTS]; n],
         }
+    }
+}
+
+/// A post-order walk over the dependencies of `n` instructions from each root (an
+/// instruction nothing depends on: a store) in turn, predecessors in input order or, with
+/// `depth`, the deepest first (ties in input order); all decisions zero.
+fn post_order(n: usize, deps: &Deps, depth: Option<&[u32]>) -> Candidate {
+    let mut done = vec![false; n];
+    let mut order = Vec::with_capacity(n);
+    // Iterative (functions have thousands of instructions): (instruction, its
+    // predecessors in visiting order, the next one to visit).
+    let mut stack: Vec<(Inst, Vec<Inst>, usize)> = Vec::new();
+    let preds = |k: Inst| {
+        let mut v = deps.preds[k.index()].clone();
+        if let Some(d) = depth {
+            v.sort_by_key(|p| std::cmp::Reverse(d[p.index()]));
+        }
+        v
+    };
+    for root in all_insts(n).filter(|k| deps.succs[k.index()].is_empty()) {
+        if done[root.index()] {
+            continue;
+        }
+        stack.push((root, preds(root), 0));
+        while let Some((k, ps, i)) = stack.last_mut() {
+            if *i < ps.len() {
+                let p = ps[*i];
+                *i += 1;
+                if !done[p.index()] {
+                    stack.push((p, preds(p), 0));
+                }
+            } else {
+                let k = *k;
+                stack.pop();
+                if !done[k.index()] {
+                    done[k.index()] = true;
+                    order.push(k);
+                }
+            }
+        }
+    }
+    Candidate {
+        order,
+        decisions: vec![[0; SLOTS]; n],
     }
 }
 

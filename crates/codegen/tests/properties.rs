@@ -223,6 +223,7 @@ fn structured_orders_are_topological() {
                     Candidate::depth_first(&g, &deps),
                     Candidate::demand_driven(&g, &deps),
                     Candidate::low_pressure(&g, &deps),
+                    Candidate::deepest_first(&g, &deps),
                     Candidate::depth_first_random(
                         &g,
                         &deps,
@@ -235,7 +236,7 @@ fn structured_orders_are_topological() {
             }
         }
     }
-    assert_eq!(checked, 160 * 2 * 5);
+    assert_eq!(checked, 160 * 2 * 6);
 }
 
 /// A carry that waits in OF is read by the sum that takes it (`adox`), never saved
@@ -479,4 +480,37 @@ fn literals_read_often_have_a_stack_home() {
         }
     }
     assert!(reads > 0, "the literal is never read from its slot");
+}
+
+/// Law: the deepest-first order accumulates Fiat's right-nested column sums from the
+/// inside: in p521 mul, at most two products come before the first addition (the two
+/// innermost terms), where the plain demand-driven order makes the whole column (nine
+/// products) first.
+#[test]
+fn deepest_first_accumulates_column_sums() {
+    let Some(dir) = std::env::var_os("CRYPTOPT_FIAT_JSON") else {
+        eprintln!("SKIPPED deepest_first_accumulates_column_sums: CRYPTOPT_FIAT_JSON is not set");
+        return;
+    };
+    let text = std::fs::read_to_string(std::path::Path::new(&dir).join("p521_64.json")).unwrap();
+    let f = lower::lower(&fiat::parse_function(&text, "fiat_p521_carry_mul").unwrap()).unwrap();
+    let gen = Generator::new(&f, Options::default()).unwrap();
+    let products_before_first_sum = |c: &Candidate| {
+        c.order
+            .iter()
+            .map(|k| f.insts[k.index()].op)
+            .take_while(|op| !matches!(op, cryptopt_ir::Op::AddCarry { .. }))
+            .filter(|op| matches!(op, cryptopt_ir::Op::Mulx { .. }))
+            .count()
+    };
+    let deepest = products_before_first_sum(&Candidate::deepest_first(&f, gen.deps()));
+    let plain = products_before_first_sum(&Candidate::demand_driven(&f, gen.deps()));
+    assert!(
+        deepest <= 2,
+        "deepest-first: {deepest} products before the first sum"
+    );
+    assert!(
+        plain > deepest,
+        "demand-driven: {plain}, deepest-first: {deepest}"
+    );
 }

@@ -267,8 +267,11 @@ impl SearchState {
                 );
                 // Walk 0 starts from the input's own order (Fiat's, which keeps carry
                 // chains together), walk 1 from a depth-first order, walk 2 from a
-                // list schedule by register pressure, walk 3 from a demand-driven one
-                // (all three keep few values live; which is best depends on the
+                // list schedule by register pressure, walk 3 from a demand-driven one,
+                // walk 4 from a demand-driven one taking the deepest operand first
+                // (Sethi–Ullman: Fiat's right-nested column sums accumulated one
+                // product at a time, as `mul`'s fixed rax/rdx wants)
+                // (all keep few values live; which is best depends on the
                 // function: in 2k-evaluation bets, p521 and p448 did best from the list
                 // schedule, curve25519's square from the demand-driven order); the others from
                 // randomized depth-first orders (low pressure too, but each its own),
@@ -281,6 +284,7 @@ impl SearchState {
                     1 => Candidate::depth_first(f, deps),
                     2 => Candidate::low_pressure(f, deps),
                     3 => Candidate::demand_driven(f, deps),
+                    4 => Candidate::deepest_first(f, deps),
                     w if w % 10 == 9 => Candidate::random(f, deps, &mut rng),
                     _ => Candidate::depth_first_random(f, deps, &mut rng),
                 };

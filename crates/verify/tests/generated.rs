@@ -141,6 +141,7 @@ fn every_structured_candidate_is_proved() {
             Candidate::depth_first(&g, gen.deps()),
             Candidate::demand_driven(&g, gen.deps()),
             Candidate::low_pressure(&g, gen.deps()),
+            Candidate::deepest_first(&g, gen.deps()),
         ];
         for (o, base) in orders.iter().enumerate() {
             for byte in 0..4u8 {

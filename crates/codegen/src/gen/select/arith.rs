@@ -66,8 +66,13 @@ impl Generator<'_> {
             0
         } else {
             let k = self.decide(DecisionSlot::Swap, n);
+            // Operands waiting in rax/rdx last ([`Self::in_mul_regs`]).
+            let g: &Self = self;
+            let prefer = |i: &usize| eligible(g, *i) && !g.in_mul_regs(args[*i]);
+            let later = |i: &usize| eligible(g, *i) && g.in_mul_regs(args[*i]);
             (0..args.len())
-                .filter(|&i| eligible(self, i))
+                .filter(prefer)
+                .chain((0..args.len()).filter(later))
                 .nth(k)
                 .expect("k < n")
         };

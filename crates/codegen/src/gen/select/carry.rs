@@ -85,6 +85,13 @@ impl Generator<'_> {
                 [F::Adc, F::Adcx][self.decide(DecisionSlot::Flavor, n)]
             }
         };
+        // By default (no swap) a product waiting in rax/rdx is added into the other
+        // operand ([`Self::in_mul_regs`]).
+        let (a, b) = if self.in_mul_regs(a) && !self.in_mul_regs(b) {
+            (b, a)
+        } else {
+            (a, b)
+        };
         let (x, y) = self.swapped(a, b);
         let dst = self.dest_from(x)?;
         let src = self.operand(y, true, matches!(fam, F::Add | F::Adc))?;

@@ -81,6 +81,17 @@ impl Generator<'_> {
         }
     }
 
+    /// Without `mulx`, is `x` a value in rax or rdx, where `mul` leaves its product and
+    /// where the next `mul` will not let it stay? Sums then take such an operand as the
+    /// source rather than the destination by default (decision 0), so that the product
+    /// dies there instead of the sum being moved out of rax/rdx; the other choice stays
+    /// open to the search.
+    fn in_mul_regs(&self, x: IrOperand) -> bool {
+        !self.allows(M::Mulx)
+            && x.value()
+                .is_some_and(|v| matches!(self.st.v_reg[v.index()], Some(Reg::Rax | Reg::Rdx)))
+    }
+
     /// May the target's code use `mn` ([`crate::Target::allows`], the one home)?
     fn allows(&self, mn: M) -> bool {
         self.opts.target.allows(mn)
