@@ -95,7 +95,8 @@ pub fn check_asm_in(
 }
 
 /// Checks that `program` computes what `f` computes, for every input within `f`'s
-/// declared bounds, under the aliasing `opts` allows, and keeps the System V ABI.
+/// declared bounds, under the aliasing `opts` allows, and keeps the calling convention
+/// `opts.abi` (System V by default).
 ///
 /// The graph's normal form follows how a program associates its carry chains, so a
 /// program made from `f` with its sums reassociated ([`cryptopt_ir::reassoc`], the first

@@ -29,7 +29,8 @@
 //!   one graph, the comparison of the outputs and the ABI rules, the report;
 //! * `verdict`: what a check concludes ([`Verdict`], [`Report`], [`Problem`],
 //!   [`Divergence`]) and the options it is made under ([`CheckOptions`], [`Aliasing`]);
-//! * `abi`: where the function's arguments are (System V registers, outputs first);
+//! * `abi`: where the function's arguments are (under `CheckOptions::abi`: System V or
+//!   Windows x64 registers and stack slots, outputs first);
 //! * `ir`: symbolic execution of the IR function;
 //! * `x86`: symbolic execution of the x86-64 program: `x86::machine` (state, run,
 //!   dispatch), `x86::memory`, `x86::flags`, and the instruction families `x86::arith`,

@@ -11,10 +11,11 @@
 //! drops every byte that may now lie below the red zone, so a read never sees a value the
 //! address may no longer hold.
 //!
-//! The rules (System V): arguments passed on the stack may be read, input arrays read
-//! within their bounds, output arrays written within their bounds and read back after
-//! being written, the stack between the red zone below the current rsp and the entry
-//! rsp read after being written; with aliasing, an input byte read after an output that
+//! The rules (of the ABI checked, [`cryptopt_x86::Abi`]): arguments passed on the stack
+//! may be read, input arrays read within their bounds, output arrays written within
+//! their bounds and read back after being written, the stack between the red zone below
+//! the current rsp (none on Windows) and the entry rsp read after being written, and on
+//! Windows the callee's 32-byte home space above the return address as well; with aliasing, an input byte read after an output that
 //! may share its memory was written is a problem. Anything else ends the run with a [`Problem`] (a wrong program) or an
 //! [`Error`] (reading what was never written).
 //!
