@@ -12,7 +12,7 @@
 //!  #[cfg(test)] known answers from the reference interpreter
 //! ```
 //!
-//! The extern declaration has the types of [`c::prototype_as`] (one home: the C header and
+//! The extern declaration has the types of [`c::prototype_for`] (one home: the C header and
 //! the Rust module declare the same function), the inputs of the tests are
 //! [`cryptopt_ir::inputs`]' and their outputs the interpreter's. This module only names and
 //! writes text; it never makes or changes a program.

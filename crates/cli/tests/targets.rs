@@ -1,8 +1,9 @@
 //! Targets (`--target`) and the run-time dispatcher (`optimize --emit dispatch`) through
 //! the binary: each target's code keeps to its instructions and is proved; the
 //! dispatcher links with the three targets' assembly and every path it can take on this
-//! CPU computes what the interpreter computes.
+//! CPU computes what the interpreter computes, under System V and Windows x64.
 
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 mod common;
@@ -82,7 +83,10 @@ fn check_holds_code_to_its_target() {
 
 /// `optimize --emit dispatch`: three proved programs and a C dispatcher; linked
 /// together with a C caller, every implementation this CPU can run (forced through
-/// `<name>_select`) and the automatic choice agree with the interpreter.
+/// `<name>_select`) and the automatic choice agree with the interpreter. Under both
+/// calling conventions: with `--abi win64` the three programs and the dispatcher's entry
+/// have Windows' convention, which the Linux caller gets through the header's
+/// `CRYPTOPT_MS_ABI`.
 #[test]
 fn dispatch_links_and_every_path_matches_the_interpreter() {
     if !needs(
@@ -91,13 +95,22 @@ fn dispatch_links_and_every_path_matches_the_interpreter() {
     ) {
         return;
     }
-    let dir = scratch("targets-dispatch");
+    for abi in ["sysv", "win64"] {
+        check_dispatch(abi);
+    }
+}
+
+/// The dispatcher test under the calling convention `abi`.
+fn check_dispatch(abi: &str) {
+    let dir = scratch(&format!("targets-dispatch-{abi}"));
     let ex = example();
     let (code, out, err) = cryptopt(&[
         "optimize",
         &ex,
         "--emit",
         "dispatch",
+        "--abi",
+        abi,
         "--evals",
         "100",
         "--bets",
@@ -115,6 +128,12 @@ fn dispatch_links_and_every_path_matches_the_interpreter() {
     }
     assert_eq!(out.matches("proof=proved").count(), 3, "{out}");
     let bundle = dir.join("picked_dispatch");
+    let header = std::fs::read_to_string(bundle.join("picked.h")).unwrap();
+    assert_eq!(
+        header.contains("CRYPTOPT_MS_ABI void picked("),
+        abi == "win64",
+        "{abi}:\n{header}"
+    );
     let c_main = r#"
 #include <stdio.h>
 #include <stdlib.h>
@@ -161,7 +180,7 @@ int main(int argc, char **argv) {
             let json_args = format!("[\"0x{}\",\"0x{}\",\"0x{}\"]", args[0], args[1], args[2]);
             let (code, from_interp, _) = cryptopt(&["interp", &ex, "--args", &json_args]);
             assert_eq!(code, 0);
-            assert_eq!(from_c, from_interp, "select({forced}) on {args:?}");
+            assert_eq!(from_c, from_interp, "{abi}: select({forced}) on {args:?}");
         }
     }
     // Each bundled implementation is its target's: the baseline has no BMI2/ADX.
@@ -176,4 +195,21 @@ int main(int argc, char **argv) {
         assert!(!mnemonics.contains(&mn), "{mn} in\n{base}");
     }
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Writes `main_c` into the dispatcher's folder `bundle` (`optimize --emit dispatch
+/// --symbol NAME`) and links it with `NAME_dispatch.c` and the three targets' `.S`
+/// files (gcc -O2); returns the executable.
+pub fn link_dispatcher(bundle: &Path, name: &str, main_c: &str) -> PathBuf {
+    std::fs::write(bundle.join("main.c"), main_c).unwrap();
+    let exe = bundle.join("main");
+    let mut cmd = Command::new("gcc");
+    cmd.current_dir(bundle)
+        .args(["-O2", "-o", exe.to_str().unwrap(), "main.c"])
+        .arg(format!("{name}_dispatch.c"));
+    for t in ["x86_64", "x86_64_bmi2", "x86_64_adx"] {
+        cmd.arg(format!("{name}_{t}.S"));
+    }
+    sh(&mut cmd);
+    exe
 }

@@ -119,15 +119,11 @@ pub fn emit_for(f: &Function, abi: Abi) -> String {
 /// The declaration of `f` with `;`: `void NAME(uint64_t out1[4], const uint64_t arg1[4]);`.
 /// A header needs [`PRELUDE`] before it for the `fiat_*` types.
 pub fn prototype(f: &Function) -> String {
-    prototype_as(f, &f.name)
+    prototype_for(f, &f.name, Abi::SysV)
 }
 
-/// [`prototype`] under another name (the symbol an assembly file defines for `f`).
-pub fn prototype_as(f: &Function, name: &str) -> String {
-    prototype_for(f, name, Abi::SysV)
-}
-
-/// [`prototype_as`] under the calling convention `abi` (after [`prelude`]).
+/// [`prototype`] under another name (the symbol an assembly file defines for `f`) and
+/// the calling convention `abi` (after [`prelude`]).
 pub fn prototype_for(f: &Function, name: &str, abi: Abi) -> String {
     format!("{}{};", convention(abi), Emitter::new(f).signature(name))
 }

@@ -80,20 +80,3 @@ pub fn sh(cmd: &mut Command) -> String {
     );
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
-
-/// Writes `main_c` into the dispatcher's folder `bundle` (`optimize --emit dispatch
-/// --symbol NAME`) and links it with `NAME_dispatch.c` and the three targets' `.S`
-/// files (gcc -O2); returns the executable.
-pub fn link_dispatcher(bundle: &Path, name: &str, main_c: &str) -> PathBuf {
-    std::fs::write(bundle.join("main.c"), main_c).unwrap();
-    let exe = bundle.join("main");
-    let mut cmd = Command::new("gcc");
-    cmd.current_dir(bundle)
-        .args(["-O2", "-o", exe.to_str().unwrap(), "main.c"])
-        .arg(format!("{name}_dispatch.c"));
-    for t in ["x86_64", "x86_64_bmi2", "x86_64_adx"] {
-        cmd.arg(format!("{name}_{t}.S"));
-    }
-    sh(&mut cmd);
-    exe
-}

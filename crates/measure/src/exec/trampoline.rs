@@ -313,6 +313,9 @@ pub struct Trampoline {
     expected: Cell<[u64; CANARY_WORDS]>,
     /// The calling convention it calls with.
     abi: Abi,
+    /// Per register of [`CalleeSaved::ALL`]: all ones where the ABI keeps it, else 0 (the
+    /// fast check masks with it instead of asking the ABI on every call).
+    kept: [u64; 8],
     /// The first of the words above the return address the callee must keep (after
     /// Windows' home space).
     kept_from: usize,
@@ -368,6 +371,7 @@ impl Trampoline {
             zone,
             expected: Cell::new(STACK_CANARIES),
             abi,
+            kept: CalleeSaved::ALL.map(|r| if r.kept_by(abi) { u64::MAX } else { 0 }),
             kept_from: abi.home_space() as usize / 8,
             _not_sync: PhantomData,
         })
@@ -431,10 +435,9 @@ impl Trampoline {
         // written by the trampoline behind the compiler's back (hence volatile).
         let bad = unsafe {
             let mut bad = 0u64;
-            for (i, reg) in CalleeSaved::ALL.iter().enumerate() {
-                if reg.kept_by(self.abi) {
-                    bad |= ptr::read_volatile(&raw const (*r).callee_saved[i]) ^ reg.canary();
-                }
+            for (i, canary) in REGISTER_CANARIES.iter().enumerate() {
+                bad |=
+                    (ptr::read_volatile(&raw const (*r).callee_saved[i]) ^ canary) & self.kept[i];
             }
             bad |= ptr::read_volatile(&raw const (*r).rsp_after)
                 ^ ptr::read_volatile(&raw const (*r).rsp_before);
@@ -472,8 +475,12 @@ impl Trampoline {
             )
         };
         let mut problems = Vec::new();
-        for (reg, &found) in CalleeSaved::ALL.iter().zip(&rec.callee_saved) {
-            if reg.kept_by(self.abi) && found != reg.canary() {
+        for ((reg, &found), &kept) in CalleeSaved::ALL
+            .iter()
+            .zip(&rec.callee_saved)
+            .zip(&self.kept)
+        {
+            if kept != 0 && found != reg.canary() {
                 problems.push(AbiProblem::Clobbered {
                     reg: *reg,
                     found,
