@@ -15,6 +15,28 @@
 
 use crate::{ArgLoc, Reg};
 
+const SYSV_SAVED: &[Reg] = &[Reg::Rbx, Reg::Rbp, Reg::R12, Reg::R13, Reg::R14, Reg::R15];
+const WIN64_SAVED: &[Reg] = &[
+    Reg::Rbx,
+    Reg::Rbp,
+    Reg::Rdi,
+    Reg::Rsi,
+    Reg::R12,
+    Reg::R13,
+    Reg::R14,
+    Reg::R15,
+];
+
+/// The registers of `regs` as bits by [`Reg::index`].
+const fn mask(regs: &[Reg]) -> u16 {
+    let (mut m, mut i) = (0u16, 0);
+    while i < regs.len() {
+        m |= 1 << regs[i] as u8;
+        i += 1;
+    }
+    m
+}
+
 /// A calling convention. Saved (serde) and given on the command line by its
 /// [`Abi::name`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -69,25 +91,24 @@ impl Abi {
     /// The general registers a function must give back unchanged (besides rsp).
     pub fn callee_saved(self) -> &'static [Reg] {
         match self {
-            Abi::SysV => &[Reg::Rbx, Reg::Rbp, Reg::R12, Reg::R13, Reg::R14, Reg::R15],
-            Abi::Win64 => &[
-                Reg::Rbx,
-                Reg::Rbp,
-                Reg::Rdi,
-                Reg::Rsi,
-                Reg::R12,
-                Reg::R13,
-                Reg::R14,
-                Reg::R15,
-            ],
+            Abi::SysV => SYSV_SAVED,
+            Abi::Win64 => WIN64_SAVED,
         }
     }
 
     /// The most registers [`Abi::callee_saved`] lists for any ABI (for fixed arrays).
     pub const MAX_CALLEE_SAVED: usize = 8;
 
+    /// Whether `r` is one of [`Abi::callee_saved`] (a bit test: code generation asks it
+    /// for every register it takes).
     pub fn is_callee_saved(self, r: Reg) -> bool {
-        self.callee_saved().contains(&r)
+        const SYSV: u16 = mask(SYSV_SAVED);
+        const WIN64: u16 = mask(WIN64_SAVED);
+        let m = match self {
+            Abi::SysV => SYSV,
+            Abi::Win64 => WIN64,
+        };
+        m & (1 << r.index()) != 0
     }
 
     /// The vector registers whose low 128 bits a function must give back unchanged

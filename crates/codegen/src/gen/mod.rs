@@ -102,6 +102,9 @@ pub struct Generator<'f> {
     use_off: Vec<u32>,
     abi_use_off: Vec<u32>,
     allocatable: Vec<Reg>,
+    /// The target has no `mulx`: products are made by `mul` in rax/rdx (asked by every
+    /// sum's template, so read once from the target).
+    mul_only: bool,
     /// Static: the literals that need a register (not an imm32) and are read often
     /// enough to get a stack slot of their own at their first load ([`HOME_USES`]).
     homed: Vec<u64>,
@@ -280,6 +283,7 @@ impl<'f> Generator<'f> {
             use_off,
             abi_use_off,
             allocatable,
+            mul_only: !opts.target.allows(cryptopt_x86::Mnemonic::Mulx),
             homed,
             st: State::default(),
         })

@@ -66,10 +66,10 @@ impl Generator<'_> {
             0
         } else {
             let k = self.decide(DecisionSlot::Swap, n);
-            // Operands waiting in rax/rdx last ([`Self::in_mul_regs`]).
+            // Operands waiting in rax/rdx last ([`Self::in_mul_regs`]; never with mulx).
             let g: &Self = self;
             let prefer = |i: &usize| eligible(g, *i) && !g.in_mul_regs(args[*i]);
-            let later = |i: &usize| eligible(g, *i) && g.in_mul_regs(args[*i]);
+            let later = |i: &usize| g.mul_only && eligible(g, *i) && g.in_mul_regs(args[*i]);
             (0..args.len())
                 .filter(prefer)
                 .chain((0..args.len()).filter(later))

@@ -87,7 +87,7 @@ impl Generator<'_> {
     /// dies there instead of the sum being moved out of rax/rdx; the other choice stays
     /// open to the search.
     fn in_mul_regs(&self, x: IrOperand) -> bool {
-        !self.allows(M::Mulx)
+        self.mul_only
             && x.value()
                 .is_some_and(|v| matches!(self.st.v_reg[v.index()], Some(Reg::Rax | Reg::Rdx)))
     }
