@@ -18,8 +18,7 @@ use crate::checks::{check_natively, prove, CheckFailed};
 use crate::files::{load_input, read, write_atomically};
 
 pub(crate) fn list(a: ListArgs, out: &mut dyn Write) -> Result<()> {
-    let text = read(&a.input)?;
-    for f in fiat::parse_functions(&text).with_context(|| a.input.display().to_string())? {
+    for f in crate::files::load_all(&a.input)? {
         writeln!(out, "{}", signature(&f))?;
     }
     Ok(())

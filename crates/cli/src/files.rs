@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use anyhow::{anyhow, bail, Context, Result};
-use cryptopt_frontend::fiat;
+use cryptopt_frontend::{fiat, llvm};
 use cryptopt_ir::{lower, Function};
 
 /// Writes `bytes` to `path` through a temporary file in the same folder and a rename, so
@@ -48,16 +48,38 @@ pub(crate) fn load_input(i: &crate::args::InputArgs, lowered: bool) -> Result<Fu
     load(&i.input, i.function.as_deref(), lowered)
 }
 
-/// Reads the named function (or the only one) from a Fiat JSON file, lowered if asked.
+/// Whether `path` is LLVM IR text (`.ll`) rather than Fiat JSON.
+pub(crate) fn is_llvm(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "ll")
+}
+
+/// Every function in an input file (Fiat JSON, or LLVM IR for `.ll`).
+pub(crate) fn load_all(path: &Path) -> Result<Vec<Function>> {
+    let text = read(path)?;
+    let ctx = || path.display().to_string();
+    Ok(if is_llvm(path) {
+        llvm::parse_functions(&text).with_context(ctx)?
+    } else {
+        fiat::parse_functions(&text).with_context(ctx)?
+    })
+}
+
+/// Reads the named function (or the only one) from a Fiat JSON file or an LLVM IR file
+/// (`.ll`), lowered if asked.
 pub(crate) fn load(path: &Path, name: Option<&str>, lowered: bool) -> Result<Function> {
     let text = read(path)?;
     let ctx = || path.display().to_string();
+    let (parse, names): (fn(&str, &str) -> _, fn(&str) -> _) = if is_llvm(path) {
+        (llvm::parse_function, llvm::function_names)
+    } else {
+        (fiat::parse_function, fiat::function_names)
+    };
     let f = match name {
-        Some(n) => fiat::parse_function(&text, n).with_context(ctx)?,
+        Some(n) => parse(&text, n).with_context(ctx)?,
         None => {
-            let names = fiat::function_names(&text).with_context(ctx)?;
+            let names = names(&text).with_context(ctx)?;
             match &names[..] {
-                [one] => fiat::parse_function(&text, one).with_context(ctx)?,
+                [one] => parse(&text, one).with_context(ctx)?,
                 _ => bail!(
                     "{} has {} functions; choose one with --function (e.g. {})",
                     path.display(),

@@ -3,10 +3,11 @@
 //!
 //! ```text
 //!   Fiat JSON (fiat-crypto --lang JSON) ──fiat──▶ Function ──▶ ir::lower, interp, ...
-//!   (next: LLVM IR from clang)          ──llvm──▶ Function
+//!   LLVM IR text (clang -S -emit-llvm)    ──llvm──▶ Function
 //! ```
 //!
-//! * [`fiat`]: Fiat Cryptography's JSON IR.
+//! * [`fiat`]: Fiat Cryptography's JSON IR;
+//! * [`llvm`]: LLVM IR text of straight-line integer functions (C through clang).
 //!
 //! Adding a front end is adding a module here (see ARCHITECTURE.md, "Adding a front
 //! end"). A front end is faithful to its input: it never simplifies (that is
@@ -14,5 +15,6 @@
 
 pub mod error;
 pub mod fiat;
+pub mod llvm;
 
 pub use error::{Error, Result};

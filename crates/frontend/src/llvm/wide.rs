@@ -1,0 +1,649 @@
+//! Integers of any width as 64-bit limbs: the arithmetic of LLVM's `iN` (and C's
+//! `unsigned __int128` and `_BitInt(N)`) emitted as cryptopt IR on words — carry chains
+//! (`addcarry`/`subborrow`), schoolbook products (`mulx`), shifts across limbs, compares
+//! as borrow chains, selects as `cmovznz` — and the reduction modulo `2^n - c`
+//! (Crandall) that `urem` by such a constant becomes.
+//!
+//! A [`Wide`] of `bits` bits has `⌈bits/64⌉` limbs, least significant first; limb `i`
+//! holds bits `64i..` and is a value of type `u{w}` with `w = min(64, bits - 64i)`, so the
+//! whole is always below `2^bits` (the invariant every function here keeps). Each also
+//! carries an upper bound `ub` of its value (exact integer arithmetic on bounds): what
+//! the reduction's step count is decided by.
+//!
+//! Every function here computes exactly the LLVM semantics of its operation on the
+//! values (wrapping modulo `2^bits` where LLVM wraps) — except [`Emit::reduce`], whose
+//! contract is congruence modulo the constant plus a complete final reduction; its
+//! proof obligations are written there. This module must never emit a branch or an
+//! address that depends on a value: selects are `cmovznz`.
+
+use num_bigint::BigUint;
+use num_traits::{One, Zero};
+
+use cryptopt_ir::func::{Function, Op, Operand, Ty};
+
+/// An integer of `bits` bits as limbs (see the module docs).
+#[derive(Clone, Debug)]
+pub(crate) struct Wide {
+    pub bits: u32,
+    pub limbs: Vec<Operand>,
+    /// An upper bound of the value (at most `2^bits - 1`).
+    pub ub: BigUint,
+}
+
+/// Number of limbs of a `bits`-bit integer.
+pub(crate) fn limbs(bits: u32) -> usize {
+    bits.div_ceil(64) as usize
+}
+
+/// Width of limb `i` of a `bits`-bit integer.
+fn lw(bits: u32, i: usize) -> u32 {
+    (bits - 64 * i as u32).min(64)
+}
+
+fn ty(w: u32) -> Ty {
+    Ty::uint(w as u8)
+}
+
+pub(crate) fn max_of(bits: u32) -> BigUint {
+    (BigUint::one() << bits) - 1u32
+}
+
+fn mask64(w: u32) -> u128 {
+    if w >= 64 {
+        u64::MAX as u128
+    } else {
+        (1u128 << w) - 1
+    }
+}
+
+/// Bits needed for values up to `ub` (at least 1).
+pub(crate) fn bits_for(ub: &BigUint) -> u32 {
+    (ub.bits() as u32).max(1)
+}
+
+impl Wide {
+    pub(crate) fn constant(v: &BigUint, bits: u32) -> Wide {
+        let v = v & max_of(bits);
+        let digits = v.to_u64_digits();
+        let limbs = (0..limbs(bits))
+            .map(|i| Operand::Const(digits.get(i).copied().unwrap_or(0) as u128))
+            .collect();
+        Wide {
+            bits,
+            limbs,
+            ub: v,
+        }
+    }
+
+    /// The value, if every limb is a literal.
+    pub(crate) fn as_const(&self) -> Option<BigUint> {
+        let mut v = BigUint::zero();
+        for l in self.limbs.iter().rev() {
+            v = (v << 64u32) + BigUint::from(l.constant()?);
+        }
+        Some(v)
+    }
+
+    fn limb(&self, i: usize) -> Operand {
+        self.limbs.get(i).copied().unwrap_or(Operand::Const(0))
+    }
+}
+
+/// The IR being built, with the emitters of word operations (which fold literals, so
+/// that zero-extended operands do not cost products or carries).
+pub(crate) struct Emit {
+    pub f: Function,
+}
+
+fn is0(o: Operand) -> bool {
+    o == Operand::Const(0)
+}
+
+impl Emit {
+    pub(crate) fn op(&mut self, op: Op, args: Vec<Operand>, t: Ty) -> Operand {
+        self.f.push1(op, args, t).into()
+    }
+
+    /// `(c + a + b) mod 2^w` and its carry.
+    fn addc(&mut self, c: Operand, a: Operand, b: Operand, w: u32) -> (Operand, Operand) {
+        let m = mask64(w);
+        match (c, a, b) {
+            (Operand::Const(x), Operand::Const(y), Operand::Const(z)) => {
+                let s = x + y + z;
+                (Operand::Const(s & m), Operand::Const(s >> w))
+            }
+            _ if is0(c) && is0(b) => (a, Operand::Const(0)),
+            _ if is0(c) && is0(a) => (b, Operand::Const(0)),
+            _ => {
+                let r = self
+                    .f
+                    .push(Op::AddCarry { size: w as u8 }, vec![c, a, b], &[ty(w), Ty::U1]);
+                (r[0].into(), r[1].into())
+            }
+        }
+    }
+
+    /// `(a - b - c) mod 2^w` and its borrow.
+    fn subb(&mut self, c: Operand, a: Operand, b: Operand, w: u32) -> (Operand, Operand) {
+        let m = mask64(w);
+        match (c, a, b) {
+            (Operand::Const(x), Operand::Const(y), Operand::Const(z)) => {
+                let d = (y as i128) - (z as i128) - (x as i128);
+                ((Operand::Const((d as u128) & m)), Operand::Const((d < 0) as u128))
+            }
+            _ if is0(c) && is0(b) => (a, Operand::Const(0)),
+            _ => {
+                let r = self.f.push(
+                    Op::SubBorrow { size: w as u8 },
+                    vec![c, a, b],
+                    &[ty(w), Ty::U1],
+                );
+                (r[0].into(), r[1].into())
+            }
+        }
+    }
+
+    /// The full product of two limbs: `(lo, hi)`.
+    fn mulx(&mut self, a: Operand, b: Operand) -> (Operand, Operand) {
+        match (a, b) {
+            (Operand::Const(x), Operand::Const(y)) => {
+                let p = x * y;
+                (Operand::Const(p & mask64(64)), Operand::Const(p >> 64))
+            }
+            _ if is0(a) || is0(b) => (Operand::Const(0), Operand::Const(0)),
+            (Operand::Const(1), x) | (x, Operand::Const(1)) => (x, Operand::Const(0)),
+            _ => {
+                let r = self.f.push(Op::Mulx { size: 64 }, vec![a, b], &[Ty::U64, Ty::U64]);
+                (r[0].into(), r[1].into())
+            }
+        }
+    }
+
+    /// `Σ terms mod 2^w` (no carry kept).
+    fn sum_wrap(&mut self, terms: &[Operand], w: u32) -> Operand {
+        let k: u128 = terms
+            .iter()
+            .filter_map(|t| t.constant())
+            .fold(0u128, |a, c| a.wrapping_add(c))
+            & mask64(w);
+        let mut vals: Vec<Operand> = terms.iter().filter(|t| t.value().is_some()).copied().collect();
+        if k != 0 {
+            vals.push(Operand::Const(k));
+        }
+        match vals.len() {
+            0 => Operand::Const(0),
+            1 if vals[0].constant().is_some() => vals[0],
+            1 => self.fit(vals[0], w),
+            _ => self.op(Op::Add, vals, ty(w)),
+        }
+    }
+
+    /// `x mod 2^w` (a cast when `x`'s type is wider).
+    fn fit(&mut self, x: Operand, w: u32) -> Operand {
+        match x {
+            Operand::Const(c) => Operand::Const(c & mask64(w)),
+            Operand::Value(v) if (self.f.ty(v).bits as u32) <= w => x,
+            Operand::Value(_) => self.op(Op::Cast, vec![x], ty(w)),
+        }
+    }
+
+    /// `(a + b) mod 2^bits` and the carry out of bit `bits`.
+    pub(crate) fn add(&mut self, a: &Wide, b: &Wide, bits: u32) -> (Wide, Operand) {
+        let mut c = Operand::Const(0);
+        let mut out = Vec::new();
+        for i in 0..limbs(bits) {
+            let (s, c2) = self.addc(c, a.limb(i), b.limb(i), lw(bits, i));
+            out.push(s);
+            c = c2;
+        }
+        let ub = (&a.ub + &b.ub).min(max_of(bits));
+        (
+            Wide {
+                bits,
+                limbs: out,
+                ub,
+            },
+            c,
+        )
+    }
+
+    /// `(a - b) mod 2^bits` and the borrow (`a < b`).
+    pub(crate) fn sub(&mut self, a: &Wide, b: &Wide, bits: u32) -> (Wide, Operand) {
+        let mut c = Operand::Const(0);
+        let mut out = Vec::new();
+        for i in 0..limbs(bits) {
+            let (s, c2) = self.subb(c, a.limb(i), b.limb(i), lw(bits, i));
+            out.push(s);
+            c = c2;
+        }
+        let ub = if b.ub.is_zero() {
+            a.ub.clone()
+        } else {
+            max_of(bits)
+        };
+        (
+            Wide {
+                bits,
+                limbs: out,
+                ub,
+            },
+            c,
+        )
+    }
+
+    /// `(a · b) mod 2^bits`, schoolbook by columns: the low halves of the products
+    /// `aᵢ·bⱼ` in column `i+j`, their high halves and each column's carries in the next.
+    pub(crate) fn mul(&mut self, a: &Wide, b: &Wide, bits: u32) -> Wide {
+        let n = limbs(bits);
+        let mut cols: Vec<Vec<Operand>> = vec![Vec::new(); n];
+        for (i, &x) in a.limbs.iter().enumerate() {
+            for (j, &y) in b.limbs.iter().enumerate() {
+                let k = i + j;
+                if k >= n || is0(x) || is0(y) {
+                    continue;
+                }
+                if k == n - 1 {
+                    // Only the low bits of the top column count.
+                    let p = match (x, y) {
+                        (Operand::Const(p), Operand::Const(q)) => {
+                            Operand::Const(p.wrapping_mul(q) & mask64(64))
+                        }
+                        _ => self.op(Op::Mul, vec![x, y], Ty::U64),
+                    };
+                    cols[k].push(p);
+                } else {
+                    let (lo, hi) = self.mulx(x, y);
+                    cols[k].push(lo);
+                    cols[k + 1].push(hi);
+                }
+            }
+        }
+        let mut out = Vec::with_capacity(n);
+        for k in 0..n {
+            let w = lw(bits, k);
+            let terms: Vec<Operand> = std::mem::take(&mut cols[k])
+                .into_iter()
+                .filter(|t| !is0(*t))
+                .collect();
+            if k == n - 1 {
+                out.push(self.sum_wrap(&terms, w));
+                continue;
+            }
+            let mut acc = Operand::Const(0);
+            for t in terms {
+                let (s, c) = self.addc(Operand::Const(0), acc, t, 64);
+                acc = s;
+                if !is0(c) {
+                    cols[k + 1].push(c);
+                }
+            }
+            out.push(acc);
+        }
+        let ub = (&a.ub * &b.ub).min(max_of(bits));
+        Wide {
+            bits,
+            limbs: out,
+            ub,
+        }
+    }
+
+    /// A bitwise operation limb by limb.
+    pub(crate) fn bitwise(&mut self, op: Op, a: &Wide, b: &Wide, bits: u32) -> Wide {
+        let mut out = Vec::new();
+        for i in 0..limbs(bits) {
+            let w = lw(bits, i);
+            let all = mask64(w);
+            let (x, y) = (a.limb(i), b.limb(i));
+            let r = match (op, x, y) {
+                (_, Operand::Const(p), Operand::Const(q)) => Operand::Const(match op {
+                    Op::And => p & q,
+                    Op::Or => p | q,
+                    _ => (p ^ q) & all,
+                }),
+                (Op::And, z, _) | (Op::And, _, z) if is0(z) => Operand::Const(0),
+                (Op::And, Operand::Const(m), v) | (Op::And, v, Operand::Const(m)) if m == all => v,
+                (Op::Or | Op::Xor, Operand::Const(0), v) | (Op::Or | Op::Xor, v, Operand::Const(0)) => {
+                    v
+                }
+                _ => self.op(op, vec![x, y], ty(w)),
+            };
+            out.push(r);
+        }
+        let ub = match op {
+            Op::And => a.ub.clone().min(b.ub.clone()),
+            _ => {
+                let m = bits_for(&a.ub).max(bits_for(&b.ub));
+                max_of(m).min(max_of(bits))
+            }
+        };
+        Wide {
+            bits,
+            limbs: out,
+            ub,
+        }
+    }
+
+    /// `a >> s` (logical), `s < bits`.
+    pub(crate) fn lshr(&mut self, a: &Wide, s: u32) -> Wide {
+        let bits = a.bits;
+        let (q, r) = ((s / 64) as usize, s % 64);
+        let mut out = Vec::new();
+        for i in 0..limbs(bits) {
+            let w = lw(bits, i);
+            let lo = a.limb(i + q);
+            let hi = a.limb(i + q + 1);
+            let part_lo = if r == 0 {
+                lo
+            } else {
+                match lo {
+                    Operand::Const(c) => Operand::Const(c >> r),
+                    _ => self.op(Op::Shr, vec![lo, Operand::Const(r as u128)], Ty::U64),
+                }
+            };
+            let part_hi = if r == 0 || is0(hi) {
+                Operand::Const(0)
+            } else {
+                match hi {
+                    Operand::Const(c) => Operand::Const((c << (64 - r)) & mask64(64)),
+                    _ => self.op(Op::Shl, vec![hi, Operand::Const((64 - r) as u128)], Ty::U64),
+                }
+            };
+            let v = match (part_lo, part_hi) {
+                (x, y) if is0(y) => x,
+                (x, y) if is0(x) => y,
+                (x, y) => self.op(Op::Or, vec![x, y], Ty::U64),
+            };
+            out.push(self.fit(v, w));
+        }
+        let ub = (&a.ub >> s).min(max_of(bits));
+        Wide {
+            bits,
+            limbs: out,
+            ub,
+        }
+    }
+
+    /// `(a << s) mod 2^bits`, `s < bits`.
+    pub(crate) fn shl(&mut self, a: &Wide, s: u32) -> Wide {
+        let bits = a.bits;
+        let (q, r) = ((s / 64) as usize, s % 64);
+        let mut out = Vec::new();
+        for i in 0..limbs(bits) {
+            let w = lw(bits, i);
+            let lo = if i >= q { a.limb(i - q) } else { Operand::Const(0) };
+            let below = if i > q { a.limb(i - q - 1) } else { Operand::Const(0) };
+            let part_lo = if r == 0 || is0(lo) {
+                lo
+            } else {
+                match lo {
+                    Operand::Const(c) => Operand::Const((c << r) & mask64(w)),
+                    _ => self.op(Op::Shl, vec![lo, Operand::Const(r as u128)], ty(w)),
+                }
+            };
+            let part_hi = if r == 0 || is0(below) {
+                Operand::Const(0)
+            } else {
+                match below {
+                    Operand::Const(c) => Operand::Const(c >> (64 - r)),
+                    _ => self.op(Op::Shr, vec![below, Operand::Const((64 - r) as u128)], Ty::U64),
+                }
+            };
+            let v = match (part_lo, part_hi) {
+                (x, y) if is0(y) => x,
+                (x, y) if is0(x) => y,
+                (x, y) => self.op(Op::Or, vec![x, y], Ty::U64),
+            };
+            out.push(self.fit(v, w));
+        }
+        let ub = (&a.ub << s).min(max_of(bits));
+        Wide {
+            bits,
+            limbs: out,
+            ub,
+        }
+    }
+
+    /// `a` zero-extended or truncated to `bits`.
+    pub(crate) fn resize(&mut self, a: &Wide, bits: u32) -> Wide {
+        let mut out = Vec::new();
+        for i in 0..limbs(bits) {
+            let l = a.limb(i);
+            out.push(self.fit(l, lw(bits, i)));
+        }
+        Wide {
+            bits,
+            limbs: out,
+            ub: a.ub.clone().min(max_of(bits)),
+        }
+    }
+
+    /// The sign bit of `a` (bit `bits - 1`) as a `u1`.
+    pub(crate) fn sign(&mut self, a: &Wide) -> Operand {
+        let top = a.limbs.len() - 1;
+        let w = lw(a.bits, top);
+        match a.limbs[top] {
+            Operand::Const(c) => Operand::Const((c >> (w - 1)) & 1),
+            l => {
+                let s = self.op(Op::Shr, vec![l, Operand::Const((w - 1) as u128)], Ty::U64);
+                self.op(Op::Cast, vec![s], Ty::U1)
+            }
+        }
+    }
+
+    /// All ones (`2^w - 1`) when the bit `b` is set, else zero.
+    fn spread(&mut self, b: Operand, w: u32) -> Operand {
+        match b {
+            Operand::Const(c) => Operand::Const(if c != 0 { mask64(w) } else { 0 }),
+            _ => self.op(Op::Sub, vec![Operand::Const(0), b], ty(w)),
+        }
+    }
+
+    /// `a` (read as signed) sign-extended to `bits`.
+    pub(crate) fn sext(&mut self, a: &Wide, bits: u32) -> Wide {
+        let s = self.sign(a);
+        let top = a.limbs.len() - 1;
+        let wt = lw(a.bits, top);
+        let mut out = Vec::new();
+        for i in 0..limbs(bits) {
+            let w = lw(bits, i);
+            let l = if i < top {
+                a.limb(i)
+            } else if i == top {
+                if wt == 64 {
+                    a.limb(i)
+                } else {
+                    let fill = self.spread(s, 64);
+                    let hi = match fill {
+                        Operand::Const(c) => Operand::Const((c << wt) & mask64(64)),
+                        f => self.op(Op::Shl, vec![f, Operand::Const(wt as u128)], Ty::U64),
+                    };
+                    let v = if is0(hi) {
+                        a.limb(i)
+                    } else {
+                        self.op(Op::Or, vec![a.limb(i), hi], Ty::U64)
+                    };
+                    self.fit(v, w)
+                }
+            } else {
+                self.spread(s, w)
+            };
+            out.push(l);
+        }
+        let ub = if a.ub < (BigUint::one() << (a.bits - 1)) {
+            a.ub.clone()
+        } else {
+            max_of(bits)
+        };
+        Wide {
+            bits,
+            limbs: out,
+            ub,
+        }
+    }
+
+    /// `a >> s` arithmetic (`a` read as signed).
+    pub(crate) fn ashr(&mut self, a: &Wide, s: u32) -> Wide {
+        let bits = a.bits;
+        let shifted = self.lshr(a, s);
+        let sign = self.sign(a);
+        let hi = (max_of(s) << (bits - s)) & max_of(bits);
+        let fill = Wide::constant(&hi, bits);
+        let mut spread = Vec::new();
+        for i in 0..limbs(bits) {
+            spread.push(self.spread(sign, lw(bits, i)));
+        }
+        let spread = Wide {
+            bits,
+            limbs: spread,
+            ub: max_of(bits),
+        };
+        let ext = self.bitwise(Op::And, &fill, &spread, bits);
+        let mut r = self.bitwise(Op::Or, &shifted, &ext, bits);
+        r.ub = if a.ub < (BigUint::one() << (bits - 1)) {
+            &a.ub >> s
+        } else {
+            max_of(bits)
+        };
+        r
+    }
+
+    /// `1` if `a < b` (unsigned), else `0`.
+    pub(crate) fn ult(&mut self, a: &Wide, b: &Wide) -> Operand {
+        let bits = a.bits.max(b.bits);
+        self.sub(a, b, bits).1
+    }
+
+    /// `1` if `a == b`, else `0`.
+    pub(crate) fn eq(&mut self, a: &Wide, b: &Wide) -> Operand {
+        let bits = a.bits.max(b.bits);
+        let x = self.bitwise(Op::Xor, a, b, bits);
+        let nz: Vec<Operand> = x.limbs.iter().copied().filter(|l| !is0(*l)).collect();
+        if nz.iter().any(|l| l.constant().is_some()) {
+            return Operand::Const(0);
+        }
+        match nz.len() {
+            0 => Operand::Const(1),
+            1 => self.op(Op::LNot, nz, Ty::U1),
+            _ => {
+                let any = self.op(Op::Or, nz, Ty::U64);
+                self.op(Op::LNot, vec![any], Ty::U1)
+            }
+        }
+    }
+
+    /// `1 - b` for a bit.
+    pub(crate) fn not1(&mut self, b: Operand) -> Operand {
+        match b {
+            Operand::Const(c) => Operand::Const((c == 0) as u128),
+            _ => self.op(Op::Xor, vec![b, Operand::Const(1)], Ty::U1),
+        }
+    }
+
+    /// `if c != 0 { t } else { e }`, limb by limb with `cmovznz` (no branch).
+    pub(crate) fn select(&mut self, c: Operand, t: &Wide, e: &Wide) -> Wide {
+        let bits = t.bits.max(e.bits);
+        let mut out = Vec::new();
+        for i in 0..limbs(bits) {
+            let (x, y) = (t.limb(i), e.limb(i));
+            let r = match c {
+                _ if x == y => x,
+                Operand::Const(k) => {
+                    if k != 0 {
+                        x
+                    } else {
+                        y
+                    }
+                }
+                _ => self.op(Op::Cmovznz, vec![c, y, x], ty(lw(bits, i))),
+            };
+            out.push(r);
+        }
+        Wide {
+            bits,
+            limbs: out,
+            ub: t.ub.clone().max(e.ub.clone()),
+        }
+    }
+
+    /// `x mod p` for `p = 2^n - c` with `0 < c < 2^(n-1)` (Crandall reduction), and the
+    /// result's width `bits`: the value, below `p`, as a `bits`-bit integer.
+    ///
+    /// Steps, each decided by the bound of `x` (exact integer arithmetic on `x.ub`):
+    /// 1. at the word boundary `W = 64·⌈n/64⌉`, while the bound is at least `2^W` and
+    ///    shrinks: `x = lo + c'·hi` with `lo = x mod 2^W`, `hi = ⌊x / 2^W⌋`,
+    ///    `c' = 2^W mod p = c·2^(W-n)` (whole limbs: no shifts);
+    /// 2. at bit `n`, while the bound is at least `2^n` and shrinks: the same with
+    ///    `2^n ≡ c`;
+    /// 3. conditional subtractions of `p` (`x - p` kept when it does not borrow, by
+    ///    `cmovznz`) until the bound is below `p`.
+    ///
+    /// Proof obligations (checked here with exact arithmetic, for this instance): each
+    /// step's multiplier `m` satisfies `2^k ≡ m (mod p)` (so `lo + m·hi ≡ x`), each
+    /// step's new bound `2^k - 1 + m·⌊ub/2^k⌋` is below the old one (termination), and
+    /// after step 3 the bound is below `p` (complete reduction: a value below `p`
+    /// congruent to `x` is `x mod p`). The congruence of one step is the one-line lemma
+    /// `x = lo + 2^k·hi ≡ lo + m·hi`; a conditional subtraction of `p` from a value below
+    /// `2p` is `x mod p` for that value. Returns `None` when `p` is not of this form.
+    pub(crate) fn reduce(&mut self, x: &Wide, p: &BigUint, bits: u32) -> Option<Wide> {
+        let n = bits_for(p);
+        let c = (BigUint::one() << n) - p;
+        if c.is_zero() || c.bits() as u32 >= n.saturating_sub(1) {
+            return None;
+        }
+        let mut x = x.clone();
+        let word = n.div_ceil(64) * 64;
+        for k in [word, n] {
+            let m = (BigUint::one() << k) % p;
+            debug_assert!(((BigUint::one() << k) - &m) % p == BigUint::zero());
+            loop {
+                if x.ub < (BigUint::one() << k) {
+                    break;
+                }
+                let hi_ub = &x.ub >> k;
+                let new_ub = max_of(k) + &m * &hi_ub;
+                if new_ub >= x.ub {
+                    break;
+                }
+                let lo = if k % 64 == 0 {
+                    let lo_bits = k;
+                    let mut l = self.resize(&x, lo_bits);
+                    l.ub = l.ub.min(max_of(k));
+                    l
+                } else {
+                    let mask = Wide::constant(&max_of(k), x.bits);
+                    let l = self.bitwise(Op::And, &x, &mask, x.bits);
+                    self.resize(&l, k)
+                };
+                let mut hi = self.lshr(&x, k);
+                hi.ub = hi_ub.clone();
+                let hi = self.resize(&hi, bits_for(&hi_ub));
+                let mw = Wide::constant(&m, bits_for(&m));
+                let prod_bits = bits_for(&(&m * &hi_ub));
+                let prod = self.mul(&mw, &hi, prod_bits);
+                let sum_bits = bits_for(&new_ub);
+                let lo = self.resize(&lo, sum_bits);
+                let prod = self.resize(&prod, sum_bits);
+                let (mut s, _) = self.add(&lo, &prod, sum_bits);
+                s.ub = new_ub;
+                x = s;
+            }
+        }
+        let pw = Wide::constant(p, bits_for(p).max(x.bits));
+        let mut subtractions = 0;
+        while &x.ub >= p {
+            subtractions += 1;
+            if subtractions > 8 {
+                return None;
+            }
+            let b = x.bits.max(pw.bits);
+            let xb = self.resize(&x, b);
+            let (d, borrow) = self.sub(&xb, &pw, b);
+            let mut r = self.select(borrow, &xb, &d);
+            r.ub = (&x.ub - p).max(p - 1u32);
+            x = r;
+        }
+        let mut out = self.resize(&x, bits);
+        out.ub = x.ub.min(max_of(bits));
+        Some(out)
+    }
+}
