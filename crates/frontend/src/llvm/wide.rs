@@ -40,10 +40,6 @@ fn lw(bits: u32, i: usize) -> u32 {
     (bits - 64 * i as u32).min(64)
 }
 
-fn ty(w: u32) -> Ty {
-    Ty::uint(w as u8)
-}
-
 pub(crate) fn max_of(bits: u32) -> BigUint {
     (BigUint::one() << bits) - 1u32
 }
@@ -114,10 +110,17 @@ impl Emit {
             }
             _ if is0(c) && is0(b) => (a, Operand::Const(0)),
             _ if is0(c) && is0(a) => (b, Operand::Const(0)),
+            _ if w < 64 => {
+                // Operands below 2^w: the 64-bit sum holds the carry at bit w.
+                let s = self.op(Op::Add, vec![c, a, b], Ty::U64);
+                let hi = self.op(Op::Shr, vec![s, Operand::Const(w as u128)], Ty::U64);
+                let carry = self.op(Op::Cast, vec![hi], Ty::U1);
+                (self.fit(s, w), carry)
+            }
             _ => {
                 let r = self
                     .f
-                    .push(Op::AddCarry { size: w as u8 }, vec![c, a, b], &[ty(w), Ty::U1]);
+                    .push(Op::AddCarry { size: 64 }, vec![c, a, b], &[Ty::U64, Ty::U1]);
                 (r[0].into(), r[1].into())
             }
         }
@@ -133,12 +136,12 @@ impl Emit {
             }
             _ if is0(c) && is0(b) => (a, Operand::Const(0)),
             _ => {
-                let r = self.f.push(
-                    Op::SubBorrow { size: w as u8 },
-                    vec![c, a, b],
-                    &[ty(w), Ty::U1],
-                );
-                (r[0].into(), r[1].into())
+                // Operands below 2^w ≤ 2^64: the 64-bit borrow is the w-bit one.
+                let r = self
+                    .f
+                    .push(Op::SubBorrow { size: 64 }, vec![c, a, b], &[Ty::U64, Ty::U1]);
+                let (d, borrow): (Operand, Operand) = (r[0].into(), r[1].into());
+                (self.fit(d, w), borrow)
             }
         }
     }
@@ -174,16 +177,21 @@ impl Emit {
             0 => Operand::Const(0),
             1 if vals[0].constant().is_some() => vals[0],
             1 => self.fit(vals[0], w),
-            _ => self.op(Op::Add, vals, ty(w)),
+            _ => {
+                let s = self.op(Op::Add, vals, Ty::U64);
+                self.fit(s, w)
+            }
         }
     }
 
-    /// `x mod 2^w` (a cast when `x`'s type is wider).
+    /// `x mod 2^w`: a mask when `x`'s type is wider. Limbs stay `u64` values with their
+    /// high bits masked off (narrow IR types would make arithmetic on them wrap below
+    /// 64 bits, a form the code generator and the checker meet nowhere else).
     fn fit(&mut self, x: Operand, w: u32) -> Operand {
         match x {
             Operand::Const(c) => Operand::Const(c & mask64(w)),
             Operand::Value(v) if (self.f.ty(v).bits as u32) <= w => x,
-            Operand::Value(_) => self.op(Op::Cast, vec![x], ty(w)),
+            Operand::Value(_) => self.op(Op::And, vec![x, Operand::Const(mask64(w))], Ty::U64),
         }
     }
 
@@ -231,53 +239,42 @@ impl Emit {
         )
     }
 
-    /// `(a · b) mod 2^bits`, schoolbook by columns: the low halves of the products
-    /// `aᵢ·bⱼ` in column `i+j`, their high halves and each column's carries in the next.
+    /// `(a · b) mod 2^bits`, by product scanning (Comba): column by column, each
+    /// product `aᵢ·bⱼ` (`mulx`) added into a three-word accumulator with carry chains;
+    /// the low word of the accumulator is the column's result. The top column needs
+    /// only the low halves of its products.
     pub(crate) fn mul(&mut self, a: &Wide, b: &Wide, bits: u32) -> Wide {
         let n = limbs(bits);
-        let mut cols: Vec<Vec<Operand>> = vec![Vec::new(); n];
-        for (i, &x) in a.limbs.iter().enumerate() {
-            for (j, &y) in b.limbs.iter().enumerate() {
-                let k = i + j;
-                if k >= n || is0(x) || is0(y) {
-                    continue;
-                }
-                if k == n - 1 {
-                    // Only the low bits of the top column count.
-                    let p = match (x, y) {
+        let zero = Operand::Const(0);
+        let (mut acc0, mut acc1, mut acc2) = (zero, zero, zero);
+        let mut out = Vec::with_capacity(n);
+        for k in 0..n {
+            let pairs: Vec<(Operand, Operand)> = (0..=k)
+                .map(|i| (a.limb(i), b.limb(k - i)))
+                .filter(|&(x, y)| !is0(x) && !is0(y))
+                .collect();
+            if k == n - 1 {
+                let mut terms = vec![acc0];
+                for (x, y) in pairs {
+                    terms.push(match (x, y) {
                         (Operand::Const(p), Operand::Const(q)) => {
                             Operand::Const(p.wrapping_mul(q) & mask64(64))
                         }
                         _ => self.op(Op::Mul, vec![x, y], Ty::U64),
-                    };
-                    cols[k].push(p);
-                } else {
-                    let (lo, hi) = self.mulx(x, y);
-                    cols[k].push(lo);
-                    cols[k + 1].push(hi);
+                    });
                 }
+                out.push(self.sum_wrap(&terms, lw(bits, k)));
+                break;
             }
-        }
-        let mut out = Vec::with_capacity(n);
-        for k in 0..n {
-            let w = lw(bits, k);
-            let terms: Vec<Operand> = std::mem::take(&mut cols[k])
-                .into_iter()
-                .filter(|t| !is0(*t))
-                .collect();
-            if k == n - 1 {
-                out.push(self.sum_wrap(&terms, w));
-                continue;
+            for (x, y) in pairs {
+                let (lo, hi) = self.mulx(x, y);
+                let (s0, c0) = self.addc(zero, acc0, lo, 64);
+                let (s1, c1) = self.addc(c0, acc1, hi, 64);
+                let (s2, _) = self.addc(c1, acc2, zero, 64);
+                (acc0, acc1, acc2) = (s0, s1, s2);
             }
-            let mut acc = Operand::Const(0);
-            for t in terms {
-                let (s, c) = self.addc(Operand::Const(0), acc, t, 64);
-                acc = s;
-                if !is0(c) {
-                    cols[k + 1].push(c);
-                }
-            }
-            out.push(acc);
+            out.push(acc0);
+            (acc0, acc1, acc2) = (acc1, acc2, zero);
         }
         let ub = (&a.ub * &b.ub).min(max_of(bits));
         Wide {
@@ -305,7 +302,7 @@ impl Emit {
                 (Op::Or | Op::Xor, Operand::Const(0), v) | (Op::Or | Op::Xor, v, Operand::Const(0)) => {
                     v
                 }
-                _ => self.op(op, vec![x, y], ty(w)),
+                _ => self.op(op, vec![x, y], Ty::U64),
             };
             out.push(r);
         }
@@ -377,7 +374,10 @@ impl Emit {
             } else {
                 match lo {
                     Operand::Const(c) => Operand::Const((c << r) & mask64(w)),
-                    _ => self.op(Op::Shl, vec![lo, Operand::Const(r as u128)], ty(w)),
+                    _ => {
+                        let v = self.op(Op::Shl, vec![lo, Operand::Const(r as u128)], Ty::U64);
+                        self.fit(v, w)
+                    }
                 }
             };
             let part_hi = if r == 0 || is0(below) {
@@ -434,7 +434,10 @@ impl Emit {
     fn spread(&mut self, b: Operand, w: u32) -> Operand {
         match b {
             Operand::Const(c) => Operand::Const(if c != 0 { mask64(w) } else { 0 }),
-            _ => self.op(Op::Sub, vec![Operand::Const(0), b], ty(w)),
+            _ => {
+                let v = self.op(Op::Sub, vec![Operand::Const(0), b], Ty::U64);
+                self.fit(v, w)
+            }
         }
     }
 
@@ -554,7 +557,7 @@ impl Emit {
                         y
                     }
                 }
-                _ => self.op(Op::Cmovznz, vec![c, y, x], ty(lw(bits, i))),
+                _ => self.op(Op::Cmovznz, vec![c, y, x], Ty::U64),
             };
             out.push(r);
         }
