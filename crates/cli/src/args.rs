@@ -51,10 +51,11 @@ pub(crate) enum Cmd {
     Ir(IrArgs),
 }
 
-/// The function a command works on: a Fiat JSON file and a name in it.
+/// The function a command works on: a Fiat JSON or LLVM IR file and a name in it.
 #[derive(clap::Args, Debug)]
 pub(crate) struct InputArgs {
-    /// A Fiat JSON file (an array of functions, or one function).
+    /// A Fiat JSON file (an array of functions, or one function), or LLVM IR text
+    /// (`.ll`, as `clang -O2 -S -emit-llvm` prints it).
     pub input: PathBuf,
     /// The function's name (e.g. fiat_p256_mul); may be left out when the file has
     /// only one.
@@ -71,7 +72,7 @@ pub(crate) const DEFAULT_SEED: u64 = 1;
 // `cryptopt list`
 #[derive(clap::Args, Debug)]
 pub(crate) struct ListArgs {
-    /// A Fiat JSON file (an array of functions or one function).
+    /// A Fiat JSON file (an array of functions or one function), or LLVM IR (`.ll`).
     pub input: PathBuf,
 }
 
@@ -489,7 +490,7 @@ pub(crate) enum MeasureArg {
 
 #[derive(clap::Args, Debug)]
 pub(crate) struct OptimizeArgs {
-    /// A Fiat JSON file; leave it out with --field or --resume.
+    /// A Fiat JSON file or LLVM IR (`.ll`); leave it out with --field or --resume.
     #[arg(required_unless_present_any = ["field", "resume"])]
     pub input: Option<PathBuf>,
     /// asm: the program for --target (DIR/<function>/: .asm, .S, .h); dispatch: one

@@ -64,12 +64,15 @@ pub(crate) fn load_all(path: &Path) -> Result<Vec<Function>> {
     })
 }
 
+type ParseFn = fn(&str, &str) -> cryptopt_frontend::Result<Function>;
+type NamesFn = fn(&str) -> cryptopt_frontend::Result<Vec<String>>;
+
 /// Reads the named function (or the only one) from a Fiat JSON file or an LLVM IR file
 /// (`.ll`), lowered if asked.
 pub(crate) fn load(path: &Path, name: Option<&str>, lowered: bool) -> Result<Function> {
     let text = read(path)?;
     let ctx = || path.display().to_string();
-    let (parse, names): (fn(&str, &str) -> _, fn(&str) -> _) = if is_llvm(path) {
+    let (parse, names): (ParseFn, NamesFn) = if is_llvm(path) {
         (llvm::parse_function, llvm::function_names)
     } else {
         (fiat::parse_function, fiat::function_names)

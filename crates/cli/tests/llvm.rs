@@ -117,7 +117,9 @@ fn edges25519() -> Vec<Vec<u128>> {
     vals.iter()
         .map(|v| {
             let d = v.to_u64_digits();
-            (0..4).map(|i| d.get(i).copied().unwrap_or(0) as u128).collect()
+            (0..4)
+                .map(|i| d.get(i).copied().unwrap_or(0) as u128)
+                .collect()
         })
         .collect()
 }
@@ -188,8 +190,179 @@ fn front_end_agrees_with_clang_compiled_code() {
                 let got: Vec<String> = got.iter().flatten().map(|v| format!("{v:x}")).collect();
                 assert_eq!(&got.join(" "), w, "{name} -O{level} on {s:x?}");
             }
-            eprintln!("{name} -O{level}: {} inputs agree with native code", sets.len());
+            eprintln!(
+                "{name} -O{level}: {} inputs agree with native code",
+                sets.len()
+            );
         }
     }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn optimize_proves_the_acceptance_functions() {
+    if !needs(
+        "optimize_proves_the_acceptance_functions",
+        &["clang-19", "gcc"],
+    ) {
+        return;
+    }
+    let dir = scratch("llvm-opt");
+    std::fs::create_dir_all(&dir).unwrap();
+    for (c, name) in FUNCTIONS {
+        let ll = emit_ll(c, 2, &dir);
+        let out = dir.join("out");
+        let (code, stdout, stderr) = cryptopt(&[
+            "optimize",
+            ll.to_str().unwrap(),
+            "--function",
+            name,
+            "--evals",
+            "60",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 0, "{name}: {stderr}");
+        assert!(stdout.contains("proof=proved"), "{name}: {stdout}");
+        assert!(out.join(name).join(format!("{name}.asm")).exists());
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// One bad input: the function's body lines, and what the one-line error must say.
+fn refuse(body: &str, params: &str, want: &[&str]) {
+    let dir = scratch("llvm-refuse");
+    std::fs::create_dir_all(&dir).unwrap();
+    let ll = dir.join(format!("bad{}.ll", want[0].len()));
+    let text = format!("; a comment\ndefine void @f({params}) {{\n{body}\n}}\n");
+    std::fs::write(&ll, &text).unwrap();
+    let (code, _, stderr) = cryptopt(&["ir", ll.to_str().unwrap(), "--function", "f"]);
+    assert_eq!(code, 2, "{text}\n{stderr}");
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    for w in want {
+        assert!(stderr.contains(w), "{text}\nwant `{w}` in: {stderr}");
+    }
+}
+
+#[test]
+fn outside_the_subset_is_refused_with_its_line() {
+    let p = "ptr %r, ptr %a";
+    let load = "  %x = load i64, ptr %a, align 8";
+    let store = "  store i64 %y, ptr %r, align 8\n  ret void";
+    let cases: &[(&str, &str, &[&str])] = &[
+        (
+            "  %x = load i64, ptr %a\n  br label %4\n4:\n  store i64 %x, ptr %r\n  ret void",
+            p,
+            &["line 4", "br", "branches"],
+        ),
+        (
+            &format!("{load}\n  %y = phi i64 [ %x, %0 ]\n{store}"),
+            p,
+            &["line 4", "`phi`", "branches"],
+        ),
+        (
+            &format!("{load}\n  %y = call i64 @g(i64 %x)\n{store}"),
+            p,
+            &["line 4", "@g", "intrinsics"],
+        ),
+        (
+            &format!("{load}\n  %y = shl i64 %x, %x\n{store}"),
+            p,
+            &["line 4", "variable amount"],
+        ),
+        (
+            &format!("{load}\n  %y = sdiv i64 %x, 3\n{store}"),
+            p,
+            &["line 4", "signed division"],
+        ),
+        (
+            &format!("{load}\n  %y = urem i64 %x, 3\n{store}"),
+            p,
+            &["line 4", "urem by 3"],
+        ),
+        (
+            &format!("{load}\n  %y = udiv i64 %x, 10\n{store}"),
+            p,
+            &["line 4", "udiv by 10"],
+        ),
+        (
+            &format!("{load}\n  %y = fadd double 1.0, 2.0\n{store}"),
+            p,
+            &["line 4", "floating point"],
+        ),
+        (
+            "  %s = alloca i64, align 8\n  ret void",
+            p,
+            &["line 3", "stack memory"],
+        ),
+        (
+            "  %q = getelementptr i64, ptr %a, i64 %i\n  %x = load i64, ptr %q\n  store i64 %x, ptr %r\n  ret void",
+            "ptr %r, ptr %a, i64 %i",
+            &["line 3", "variable index"],
+        ),
+        (
+            &format!("{load}\n  %y = add i64 %x, 1\n  ret i64 %y"),
+            p,
+            &["line 5", "ret with a value"],
+        ),
+        (
+            "  %x = load i64, ptr %a\n  store i64 %x, ptr %a\n  ret void",
+            "ptr %a",
+            &["line 2", "both read and written"],
+        ),
+        (
+            "  %x = load i64, ptr %a\n  store i64 %x, ptr %r\n  ret void",
+            "ptr %a, ptr %r",
+            &["line 2", "outputs first"],
+        ),
+        (
+            "  %x = load i32, ptr %a\n  ret void",
+            p,
+            &["line 3", "64-bit words"],
+        ),
+        (
+            &format!("{load}\n  %y = add i64 %x\n{store}"),
+            p,
+            &["line 4", "expected `,`"],
+        ),
+        (
+            &format!("{load}\n  %y = add i64 %x, %z\n{store}"),
+            p,
+            &["line 4", "undefined value %z"],
+        ),
+        (
+            "  %x = load <2 x i64>, ptr %a\n  ret void",
+            p,
+            &["line 3", "<2 x i64>"],
+        ),
+    ];
+    for (body, params, want) in cases {
+        refuse(body, params, want);
+    }
+}
+
+#[test]
+fn unknown_function_and_unreadable_file() {
+    let dir = scratch("llvm-names");
+    std::fs::create_dir_all(&dir).unwrap();
+    let ll = dir.join("one.ll");
+    std::fs::write(
+        &ll,
+        "define void @mul(ptr %r, ptr %a) {\n  %x = load i64, ptr %a\n  store i64 %x, ptr %r\n  ret void\n}\n",
+    )
+    .unwrap();
+    let (code, _, stderr) = cryptopt(&["ir", ll.to_str().unwrap(), "--function", "mull"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("did you mean `mul`"), "{stderr}");
+    let (code, stdout, _) = cryptopt(&["ir", ll.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert!(
+        stdout.contains("fn mul(arg1: u64[1]) -> (out1: u64[1])"),
+        "{stdout}"
+    );
+    let missing = dir.join("missing.ll");
+    let (code, _, stderr) = cryptopt(&["ir", missing.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("cannot read"), "{stderr}");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -21,7 +21,10 @@ pub(crate) type Fail = (usize, String);
 enum Val {
     Int(Wide),
     /// A pointer argument plus a constant byte offset.
-    Ptr { arg: usize, offset: i64 },
+    Ptr {
+        arg: usize,
+        offset: i64,
+    },
     /// What a `*.with.overflow` intrinsic returns.
     Pair(Wide, Wide),
 }
@@ -71,6 +74,9 @@ fn literal(v: &BigInt, bits: u32) -> BigUint {
     r.to_biguint().unwrap_or_default()
 }
 
+/// The most words a pointer argument may span.
+const MAX_WORDS: u64 = 1 << 12;
+
 /// Why an instruction outside the subset is refused.
 fn why(op: &str) -> &'static str {
     match op {
@@ -90,6 +96,19 @@ fn why(op: &str) -> &'static str {
 
 pub(crate) fn build(func: &Func) -> Result<Function, Fail> {
     let name = &func.name;
+    // The earliest refusal first: an instruction outside the subset, or a second block.
+    let refused = |i: &&Inst| matches!(i.kind, Kind::Other(_) | Kind::Ret { val: Some(_) });
+    if let Some(i) = func.body.iter().find(refused) {
+        if func.second_block.is_none_or(|l| i.line < l) {
+            return Err(match &i.kind {
+                Kind::Other(op) => (i.line, format!("`{op}` is not supported: {}", why(op))),
+                _ => (
+                    i.line,
+                    "ret with a value: cryptopt functions return void".to_string(),
+                ),
+            });
+        }
+    }
     if let Some(line) = func.second_block {
         return Err((
             line,
@@ -135,12 +154,17 @@ pub(crate) fn build(func: &Func) -> Result<Function, Fail> {
                 let store = matches!(inst.kind, Kind::Store { .. });
                 let what = if store { "store" } else { "load" };
                 let Arg::Local(p) = ptr else {
-                    return Err((line, format!("{what} through a pointer that is not an argument")));
+                    return Err((
+                        line,
+                        format!("{what} through a pointer that is not an argument"),
+                    ));
                 };
                 let Some(&(arg, off)) = ptrs.get(p.as_str()) else {
                     return Err((
                         line,
-                        format!("{what} through %{p}, which is not an argument plus a constant offset"),
+                        format!(
+                            "{what} through %{p}, which is not an argument plus a constant offset"
+                        ),
                     ));
                 };
                 let bits = int_bits(ty, line, what)?;
@@ -150,6 +174,12 @@ pub(crate) fn build(func: &Func) -> Result<Function, Fail> {
                         format!(
                             "{what} of i{bits} at byte offset {off}: only whole 64-bit words are supported"
                         ),
+                    ));
+                }
+                if (off / 8) as u64 + bits as u64 / 64 > MAX_WORDS {
+                    return Err((
+                        line,
+                        format!("{what} at byte offset {off}: arguments of more than {MAX_WORDS} words are not supported"),
                     ));
                 }
                 let u = &mut uses[arg];
@@ -176,46 +206,58 @@ pub(crate) fn build(func: &Func) -> Result<Function, Fail> {
                     return Err((
                         func.line,
                         format!(
-                            "@{name}: %{} is both read and written; pass the output through its own pointer",
+                            "%{} is both read and written; pass the output through its own pointer",
                             p.name
                         ),
                     ));
                 }
                 if !u.loaded && !u.stored {
-                    return Err((func.line, format!("@{name}: %{} is never read or written", p.name)));
+                    return Err((func.line, format!("%{} is never read or written", p.name)));
                 }
                 if u.stored {
                     if let Some(i) = seen_input {
                         return Err((
                             func.line,
                             format!(
-                                "@{name}: output %{} comes after input %{i}: cryptopt's C interface takes outputs first",
+                                "output %{} comes after input %{i}: cryptopt's C interface takes outputs first",
                                 p.name
                             ),
                         ));
                     }
                     let n = format!("out{}", returns.len() + 1);
                     slots.push(Slot::Output(returns.len() as u32));
-                    returns.push(Param::array(&n, Ty::U64, &vec![u64::MAX as u128; u.words as usize]));
+                    returns.push(Param::array(
+                        &n,
+                        Ty::U64,
+                        &vec![u64::MAX as u128; u.words as usize],
+                    ));
                 } else {
                     seen_input = Some(p.name.as_str());
                     let n = format!("arg{}", params.len() + 1);
                     slots.push(Slot::Input(params.len() as u32));
-                    params.push(Param::array(&n, Ty::U64, &vec![u64::MAX as u128; u.words as usize]));
+                    params.push(Param::array(
+                        &n,
+                        Ty::U64,
+                        &vec![u64::MAX as u128; u.words as usize],
+                    ));
                 }
             }
             t => {
-                let bits = int_bits(t, func.line, &format!("@{name}: parameter %{}", p.name))?;
+                let bits = int_bits(t, func.line, &format!("parameter %{}", p.name))?;
                 if bits > 64 {
                     return Err((
                         func.line,
-                        format!("@{name}: parameter %{} is i{bits}: scalars wider than 64 bits are not supported", p.name),
+                        format!("parameter %{} is i{bits}: scalars wider than 64 bits are not supported", p.name),
                     ));
                 }
                 seen_input = Some(p.name.as_str());
                 let n = format!("arg{}", params.len() + 1);
                 slots.push(Slot::Input(params.len() as u32));
-                params.push(Param::scalar(&n, Ty::uint(bits as u8), Ty::uint(bits as u8).mask()));
+                params.push(Param::scalar(
+                    &n,
+                    Ty::uint(bits as u8),
+                    Ty::uint(bits as u8).mask(),
+                ));
             }
         }
     }
@@ -234,7 +276,11 @@ pub(crate) fn build(func: &Func) -> Result<Function, Fail> {
             }
             (t, Slot::Input(i)) => {
                 let bits = int_bits(t, func.line, "parameter")?;
-                let v = b.e.f.push1(Op::Load { param: i, index: 0 }, vec![], Ty::uint(bits as u8));
+                let v = b.e.f.push1(
+                    Op::Load { param: i, index: 0 },
+                    vec![],
+                    Ty::uint(bits as u8),
+                );
                 b.env.insert(
                     p.name.clone(),
                     Val::Int(Wide {
@@ -258,9 +304,19 @@ pub(crate) fn build(func: &Func) -> Result<Function, Fail> {
                     .iter()
                     .position(|s| matches!(s, Slot::Output(o) if *o == r as u32))
                     .map_or(String::new(), |k| func.params[k].name.clone());
-                return Err((func.line, format!("@{name}: word {i} of output %{arg} is never written")));
+                return Err((
+                    func.line,
+                    format!("word {i} of output %{arg} is never written"),
+                ));
             };
-            b.e.f.push(Op::Store { ret: r as u32, index: i as u32 }, vec![v], &[]);
+            b.e.f.push(
+                Op::Store {
+                    ret: r as u32,
+                    index: i as u32,
+                },
+                vec![v],
+                &[],
+            );
         }
     }
     Ok(b.e.f)
@@ -274,10 +330,12 @@ fn gep_offset(elem: &Type, indices: &[(Type, Arg)], line: usize) -> Result<i64, 
         let Arg::Int(v) = ix else {
             return Err((
                 line,
-                "getelementptr with a variable index: addresses must not depend on data".to_string(),
+                "getelementptr with a variable index: addresses must not depend on data"
+                    .to_string(),
             ));
         };
-        let v = i64::try_from(v).map_err(|_| (line, "getelementptr index out of range".to_string()))?;
+        let v =
+            i64::try_from(v).map_err(|_| (line, "getelementptr index out of range".to_string()))?;
         let step = if k == 0 {
             alloc_bytes(&ty)
         } else {
@@ -289,7 +347,12 @@ fn gep_offset(elem: &Type, indices: &[(Type, Arg)], line: usize) -> Result<i64, 
                 _ => None,
             }
         }
-        .ok_or_else(|| (line, format!("getelementptr over type `{ty}` is not supported")))?;
+        .ok_or_else(|| {
+            (
+                line,
+                format!("getelementptr over type `{ty}` is not supported"),
+            )
+        })?;
         off = v
             .checked_mul(step as i64)
             .and_then(|d| off.checked_add(d))
@@ -329,7 +392,10 @@ impl Builder {
         match a {
             Arg::Local(n) => match self.env.get(n) {
                 Some(&Val::Ptr { arg, offset }) => Ok((arg, offset)),
-                _ => Err((line, format!("%{n} is not a pointer argument plus a constant offset"))),
+                _ => Err((
+                    line,
+                    format!("%{n} is not a pointer argument plus a constant offset"),
+                )),
             },
             _ => Err((line, "a pointer that is not an argument".to_string())),
         }
@@ -426,7 +492,14 @@ impl Builder {
                             let v: Operand = self
                                 .e
                                 .f
-                                .push1(Op::Load { param, index: first + i }, vec![], Ty::U64)
+                                .push1(
+                                    Op::Load {
+                                        param,
+                                        index: first + i,
+                                    },
+                                    vec![],
+                                    Ty::U64,
+                                )
                                 .into();
                             self.loads.insert(key, v);
                             v
@@ -471,21 +544,32 @@ impl Builder {
             }
             Kind::Ret { val: None } => {}
             Kind::Ret { val: Some(_) } => {
-                return Err((line, "ret with a value: cryptopt functions return void".to_string()))
+                return Err((
+                    line,
+                    "ret with a value: cryptopt functions return void".to_string(),
+                ))
             }
             Kind::Other(op) => return Err((line, format!("`{op}` is not supported: {}", why(op)))),
         }
         Ok(())
     }
 
-    fn binary(&mut self, op: BinOp, x: &Wide, y: &Wide, bits: u32, line: usize) -> Result<Wide, Fail> {
+    fn binary(
+        &mut self,
+        op: BinOp,
+        x: &Wide,
+        y: &Wide,
+        bits: u32,
+        line: usize,
+    ) -> Result<Wide, Fail> {
         let shift = |y: &Wide| -> Result<u32, Fail> {
             match y.as_const().and_then(|v| u32::try_from(v).ok()) {
                 Some(s) if s < bits => Ok(s),
                 Some(s) => Err((line, format!("shift by {s} of an i{bits} (poison in LLVM)"))),
                 None => Err((
                     line,
-                    format!("{op:?} by a variable amount: shifts must be by constants").to_lowercase(),
+                    format!("{op:?} by a variable amount: shifts must be by constants")
+                        .to_lowercase(),
                 )),
             }
         };
@@ -501,7 +585,11 @@ impl Builder {
             BinOp::Ashr => self.e.ashr(x, shift(y)?),
             BinOp::Udiv | BinOp::Urem => {
                 let Some(d) = y.as_const() else {
-                    return Err((line, format!("{op:?} by a variable: only division by constants is supported").to_lowercase()));
+                    return Err((
+                        line,
+                        format!("{op:?} by a variable: only division by constants is supported")
+                            .to_lowercase(),
+                    ));
                 };
                 if d.is_zero() {
                     return Err((line, "division by zero".to_string()));
@@ -536,12 +624,21 @@ impl Builder {
                 }
             }
             BinOp::Sdiv | BinOp::Srem => {
-                return Err((line, format!("{op:?}: signed division is not supported").to_lowercase()))
+                return Err((
+                    line,
+                    format!("{op:?}: signed division is not supported").to_lowercase(),
+                ))
             }
         })
     }
 
-    fn call(&mut self, ret: &Type, callee: &str, args: &[(Type, Arg)], line: usize) -> Result<Val, Fail> {
+    fn call(
+        &mut self,
+        ret: &Type,
+        callee: &str,
+        args: &[(Type, Arg)],
+        line: usize,
+    ) -> Result<Val, Fail> {
         let base = callee
             .strip_prefix("llvm.")
             .and_then(|s| s.rsplit_once('.'))
@@ -583,9 +680,17 @@ impl Builder {
                     .map(|s| (s % BigUint::from(bits)).try_into().unwrap_or(0u32))
                     .ok_or_else(|| (line, format!("@{callee} by a variable amount")))?;
                 if s == 0 {
-                    Val::Int(if base == "fshl" { v[0].clone() } else { v[1].clone() })
+                    Val::Int(if base == "fshl" {
+                        v[0].clone()
+                    } else {
+                        v[1].clone()
+                    })
                 } else {
-                    let (l, r) = if base == "fshl" { (s, bits - s) } else { (bits - s, s) };
+                    let (l, r) = if base == "fshl" {
+                        (s, bits - s)
+                    } else {
+                        (bits - s, s)
+                    };
                     let hi = self.e.shl(&v[0], l);
                     let lo = self.e.lshr(&v[1], r);
                     Val::Int(self.e.bitwise(Op::Or, &hi, &lo, bits))

@@ -66,11 +66,18 @@ pub fn parse_function(text: &str, name: &str) -> Result<Function> {
         Some(f) => convert(f),
         None => Err(Error::NoSuchFunction {
             name: name.to_string(),
-            suggestion: cryptopt_ir::names::did_you_mean(name, funcs.iter().map(|f| f.name.as_str())),
+            suggestion: cryptopt_ir::names::did_you_mean(
+                name,
+                funcs.iter().map(|f| f.name.as_str()),
+            ),
             available: if funcs.is_empty() {
                 "no function definitions".to_string()
             } else {
-                funcs.iter().map(|f| f.name.as_str()).collect::<Vec<_>>().join(", ")
+                funcs
+                    .iter()
+                    .map(|f| f.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
             },
         }),
     }

@@ -210,9 +210,7 @@ fn lex(line: &str) -> PResult<Vec<Tok>> {
             b'%' | b'@' => {
                 i += 1;
                 let name = if b.get(i) == Some(&b'"') {
-                    let end = line[i + 1..]
-                        .find('"')
-                        .ok_or("unterminated quoted name")?;
+                    let end = line[i + 1..].find('"').ok_or("unterminated quoted name")?;
                     let s = line[i + 1..i + 1 + end].to_string();
                     i += end + 2;
                     s
@@ -462,7 +460,12 @@ fn instruction(p: &mut P) -> PResult<Kind> {
         let a = p.arg()?;
         p.expect_punct(',')?;
         let b2 = p.arg()?;
-        return Ok(Kind::Bin { op: b, ty, a, b: b2 });
+        return Ok(Kind::Bin {
+            op: b,
+            ty,
+            a,
+            b: b2,
+        });
     }
     Ok(match op.as_str() {
         "icmp" => {
@@ -510,7 +513,10 @@ fn instruction(p: &mut P) -> PResult<Kind> {
         }
         "load" => {
             if p.is_word("volatile") || p.is_word("atomic") {
-                return Ok(Kind::Other(format!("load {}", p.found().trim_start_matches(", found "))));
+                return Ok(Kind::Other(format!(
+                    "load {}",
+                    p.found().trim_start_matches(", found ")
+                )));
             }
             let ty = p.ty()?;
             p.expect_punct(',')?;

@@ -64,11 +64,7 @@ impl Wide {
         let limbs = (0..limbs(bits))
             .map(|i| Operand::Const(digits.get(i).copied().unwrap_or(0) as u128))
             .collect();
-        Wide {
-            bits,
-            limbs,
-            ub: v,
-        }
+        Wide { bits, limbs, ub: v }
     }
 
     /// The value, if every limb is a literal.
@@ -132,14 +128,19 @@ impl Emit {
         match (c, a, b) {
             (Operand::Const(x), Operand::Const(y), Operand::Const(z)) => {
                 let d = (y as i128) - (z as i128) - (x as i128);
-                ((Operand::Const((d as u128) & m)), Operand::Const((d < 0) as u128))
+                (
+                    (Operand::Const((d as u128) & m)),
+                    Operand::Const((d < 0) as u128),
+                )
             }
             _ if is0(c) && is0(b) => (a, Operand::Const(0)),
             _ => {
                 // Operands below 2^w ≤ 2^64: the 64-bit borrow is the w-bit one.
-                let r = self
-                    .f
-                    .push(Op::SubBorrow { size: 64 }, vec![c, a, b], &[Ty::U64, Ty::U1]);
+                let r = self.f.push(
+                    Op::SubBorrow { size: 64 },
+                    vec![c, a, b],
+                    &[Ty::U64, Ty::U1],
+                );
                 let (d, borrow): (Operand, Operand) = (r[0].into(), r[1].into());
                 (self.fit(d, w), borrow)
             }
@@ -156,7 +157,9 @@ impl Emit {
             _ if is0(a) || is0(b) => (Operand::Const(0), Operand::Const(0)),
             (Operand::Const(1), x) | (x, Operand::Const(1)) => (x, Operand::Const(0)),
             _ => {
-                let r = self.f.push(Op::Mulx { size: 64 }, vec![a, b], &[Ty::U64, Ty::U64]);
+                let r = self
+                    .f
+                    .push(Op::Mulx { size: 64 }, vec![a, b], &[Ty::U64, Ty::U64]);
                 (r[0].into(), r[1].into())
             }
         }
@@ -169,7 +172,11 @@ impl Emit {
             .filter_map(|t| t.constant())
             .fold(0u128, |a, c| a.wrapping_add(c))
             & mask64(w);
-        let mut vals: Vec<Operand> = terms.iter().filter(|t| t.value().is_some()).copied().collect();
+        let mut vals: Vec<Operand> = terms
+            .iter()
+            .filter(|t| t.value().is_some())
+            .copied()
+            .collect();
         if k != 0 {
             vals.push(Operand::Const(k));
         }
@@ -299,9 +306,8 @@ impl Emit {
                 }),
                 (Op::And, z, _) | (Op::And, _, z) if is0(z) => Operand::Const(0),
                 (Op::And, Operand::Const(m), v) | (Op::And, v, Operand::Const(m)) if m == all => v,
-                (Op::Or | Op::Xor, Operand::Const(0), v) | (Op::Or | Op::Xor, v, Operand::Const(0)) => {
-                    v
-                }
+                (Op::Or | Op::Xor, Operand::Const(0), v)
+                | (Op::Or | Op::Xor, v, Operand::Const(0)) => v,
                 _ => self.op(op, vec![x, y], Ty::U64),
             };
             out.push(r);
@@ -367,8 +373,16 @@ impl Emit {
         let mut out = Vec::new();
         for i in 0..limbs(bits) {
             let w = lw(bits, i);
-            let lo = if i >= q { a.limb(i - q) } else { Operand::Const(0) };
-            let below = if i > q { a.limb(i - q - 1) } else { Operand::Const(0) };
+            let lo = if i >= q {
+                a.limb(i - q)
+            } else {
+                Operand::Const(0)
+            };
+            let below = if i > q {
+                a.limb(i - q - 1)
+            } else {
+                Operand::Const(0)
+            };
             let part_lo = if r == 0 || is0(lo) {
                 lo
             } else {
@@ -385,7 +399,11 @@ impl Emit {
             } else {
                 match below {
                     Operand::Const(c) => Operand::Const(c >> (64 - r)),
-                    _ => self.op(Op::Shr, vec![below, Operand::Const((64 - r) as u128)], Ty::U64),
+                    _ => self.op(
+                        Op::Shr,
+                        vec![below, Operand::Const((64 - r) as u128)],
+                        Ty::U64,
+                    ),
                 }
             };
             let v = match (part_lo, part_hi) {
