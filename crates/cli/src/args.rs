@@ -620,6 +620,17 @@ pub(crate) struct BenchArgs {
     /// Fiat JSON folder (default: $CRYPTOPT_FIAT_JSON).
     #[arg(long)]
     pub fiat_json: Option<PathBuf>,
+    /// Input files (Fiat JSON, or LLVM IR `.ll`; repeat the flag for several) that
+    /// --functions are taken from, each name from the first file that has it, instead
+    /// of the Fiat JSON folder.
+    #[arg(long, requires = "functions", conflicts_with = "paper")]
+    pub input: Vec<PathBuf>,
+    /// The C source the `.ll` inputs came from (what clang turned into them): the
+    /// compilers' baselines of functions read from a `.ll` file compile it instead of
+    /// the C that `emit-c` prints. Each baseline is run against the interpreter before
+    /// it is timed.
+    #[arg(long, value_name = "FILE.c", requires = "input")]
+    pub c_source: Option<PathBuf>,
     /// Repetitions of each comparison (split in halves for the t-test).
     #[arg(long, default_value_t = 20)]
     pub repeats: usize,

@@ -333,7 +333,14 @@ pub fn command(args: BenchArgs) -> Result<()> {
             (None, Some(l)) => (l, None),
             (None, None) => bail!("{}: not optimized", f.name),
         };
-        let source = cryptopt_measure::c::emit(f);
+        let from_llvm = functions
+            .iter()
+            .find(|b| b.f.name == f.name)
+            .is_some_and(|b| crate::files::is_llvm(&b.input));
+        let source = match &args.c_source {
+            Some(path) if from_llvm => crate::files::read(path)?,
+            _ => cryptopt_measure::c::emit(f),
+        };
         let mut compiled = Vec::new();
         for cc in &args.compilers {
             let c = CompiledC::build(
@@ -529,6 +536,37 @@ struct Benched {
 
 /// The functions `--paper` or `--functions` names, and where they come from as a phrase.
 fn resolve(args: &BenchArgs) -> Result<(Vec<Benched>, String)> {
+    if !args.input.is_empty() {
+        let mut out = Vec::new();
+        for name in &args.functions {
+            let mut found = None;
+            let mut seen = Vec::new();
+            for input in &args.input {
+                let names: Vec<String> = crate::files::load_all(input)?
+                    .into_iter()
+                    .map(|f| f.name)
+                    .collect();
+                if names.contains(name) {
+                    found = Some(input);
+                    break;
+                }
+                seen.extend(names);
+            }
+            let input = found.ok_or_else(|| {
+                anyhow!(
+                    "no function `{name}` in the --input files{}",
+                    did_you_mean(name, seen.iter().map(String::as_str))
+                )
+            })?;
+            out.push(Benched {
+                f: crate::files::load(input, Some(name), false)?,
+                input: input.clone(),
+                representation: None,
+            });
+        }
+        let files: Vec<String> = args.input.iter().map(|p| p.display().to_string()).collect();
+        return Ok((out, files.join(", ")));
+    }
     let names: Vec<(Option<&str>, String)> = if args.paper {
         PAPER
             .iter()

@@ -590,8 +590,8 @@ impl Emit {
     /// result's width `bits`: the value, below `p`, as a `bits`-bit integer.
     ///
     /// Steps, each decided by the bound of `x` (exact integer arithmetic on `x.ub`):
-    /// 1. at the word boundary `W = 64·⌈n/64⌉`, while the bound is at least `2^W` and
-    ///    shrinks: `x = lo + c'·hi` with `lo = x mod 2^W`, `hi = ⌊x / 2^W⌋`,
+    /// 1. at the word boundary `W = 64·⌈n/64⌉`, while the bound is at least `2^(W+64)`
+    ///    (`2^W` when `W = n`) and shrinks: `x = lo + c'·hi` with `lo = x mod 2^W`, `hi = ⌊x / 2^W⌋`,
     ///    `c' = 2^W mod p = c·2^(W-n)` (whole limbs: no shifts);
     /// 2. at bit `n`, while the bound is at least `2^n` and shrinks: the same with
     ///    `2^n ≡ c`;
@@ -615,9 +615,19 @@ impl Emit {
         let word = n.div_ceil(64) * 64;
         for k in [word, n] {
             let m = (BigUint::one() << k) % p;
-            debug_assert!(((BigUint::one() << k) - &m) % p == BigUint::zero());
+            // The step's congruence: 2^k ≡ m (mod p).
+            if !(((BigUint::one() << k) - &m) % p).is_zero() {
+                return None;
+            }
+            // Word steps while the high part has more than one limb (whole limbs, no
+            // shifts); below that, steps at bit n shrink the bound faster.
+            let stop = if k == word && word != n {
+                BigUint::one() << (k + 64)
+            } else {
+                BigUint::one() << k
+            };
             loop {
-                if x.ub < (BigUint::one() << k) {
+                if x.ub < stop {
                     break;
                 }
                 let hi_ub = &x.ub >> k;
