@@ -11,7 +11,7 @@ use num_traits::{One, Zero};
 use cryptopt_ir::func::{Function, Op, Operand, Param, Ty};
 
 use super::syntax::{Arg, BinOp, CastOp, Func, Inst, Kind, Pred, Type};
-use super::wide::{limbs, max_of, Emit, Wide};
+use super::wide::{bits_for, limbs, max_of, Emit, Wide};
 
 /// An error: the line it is on and what is wrong.
 pub(crate) type Fail = (usize, String);
@@ -268,6 +268,8 @@ pub(crate) fn build(func: &Func) -> Result<Function, Fail> {
         env: HashMap::new(),
         loads: HashMap::new(),
         stores: HashMap::new(),
+        mod_only: mod_only(&func.body),
+        lazy: HashMap::new(),
     };
     for (k, p) in func.params.iter().enumerate() {
         match (&p.ty, slots[k]) {
@@ -368,11 +370,20 @@ struct Builder {
     loads: HashMap<(u32, u32), Operand>,
     /// The last value stored to each output word.
     stores: HashMap<(u32, u32), Operand>,
+    /// The values only ever used modulo a constant ([`mod_only`]).
+    mod_only: HashMap<String, BigUint>,
+    /// The values held incompletely reduced: congruent to the LLVM value modulo the
+    /// constant, exact integers below their bound, as wide as the bound needs.
+    lazy: HashMap<String, BigUint>,
 }
 
 impl Builder {
     fn int(&self, a: &Arg, bits: u32, line: usize) -> Result<Wide, Fail> {
         match a {
+            Arg::Local(n) if self.lazy.contains_key(n) => Err((
+                line,
+                format!("internal error: %{n}, kept incompletely reduced, is used here"),
+            )),
             Arg::Local(n) => match self.env.get(n) {
                 Some(Val::Int(w)) if w.bits == bits => Ok(w.clone()),
                 Some(Val::Int(w)) => Err((line, format!("%{n} is i{}, used as i{bits}", w.bits))),
@@ -407,10 +418,131 @@ impl Builder {
         }
     }
 
+    /// An operand of an operation on residues: a lazy value as it is held, else the
+    /// value (or literal) as an exact `bits`-bit integer.
+    fn residue(&self, a: &Arg, bits: u32, line: usize) -> Result<Wide, Fail> {
+        match a {
+            Arg::Local(n) if self.lazy.contains_key(n) => match self.env.get(n) {
+                Some(Val::Int(w)) => Ok(w.clone()),
+                _ => Err((line, format!("internal error: %{n} is not an integer"))),
+            },
+            _ => self.int(a, bits, line),
+        }
+    }
+
+    fn is_lazy(&self, a: &Arg) -> bool {
+        matches!(a, Arg::Local(n) if self.lazy.contains_key(n))
+    }
+
+    /// Incomplete reduction (issue 17): an instruction on values kept incompletely
+    /// reduced, or an `urem` whose result is only used modulo its divisor. Returns
+    /// whether it handled the instruction.
+    ///
+    /// Why sound: a lazy value `v'` satisfies `v' ≡ v (mod P)` for the LLVM value `v`,
+    /// and every use of `v` is (transitively) an operation that is congruence-preserving
+    /// when computed exactly — `zext`, `trunc nuw`, `freeze`, `add nuw`, `mul nuw`,
+    /// `sub nuw` (the `nuw` says LLVM's result is the exact integer, not wrapped) —
+    /// ending in `urem` by `P`, which maps congruent values to the same result. Here
+    /// those operations are computed on exact integers as wide as their bounds need (a
+    /// subtraction adds a multiple of `P` that keeps it non-negative), so each lazy
+    /// result is congruent to the LLVM value, and the final `urem` is complete.
+    fn lazy_inst(&mut self, inst: &Inst) -> Result<bool, Fail> {
+        let line = inst.line;
+        let Some(r) = inst.result.clone() else {
+            return Ok(false);
+        };
+        let wanted = self.mod_only.get(&r).cloned();
+        let v = match &inst.kind {
+            Kind::Bin {
+                op: BinOp::Urem,
+                ty,
+                a,
+                b: Arg::Int(d),
+                ..
+            } if self.is_lazy(a) || wanted.is_some() => {
+                let bits = int_bits(ty, line, "urem")?;
+                let p = literal(d, bits);
+                let x = self.residue(a, bits, line)?;
+                let complete = wanted.as_ref() != Some(&p);
+                let Some(v) = self.e.reduce(&x, &p, bits, complete) else {
+                    if self.is_lazy(a) {
+                        return Err((line, format!("urem by {p}: cannot reduce")));
+                    }
+                    return Ok(false);
+                };
+                if complete {
+                    self.define(inst, Val::Int(v));
+                    return Ok(true);
+                }
+                v
+            }
+            Kind::Bin {
+                op: op @ (BinOp::Add | BinOp::Sub | BinOp::Mul),
+                nuw: true,
+                ty,
+                a,
+                b,
+            } if self.is_lazy(a) || self.is_lazy(b) => {
+                let Some(p) = wanted.clone() else {
+                    return Err((line, "internal error: a residue escapes".to_string()));
+                };
+                let bits = int_bits(ty, line, "arithmetic")?;
+                let x = self.residue(a, bits, line)?;
+                let y = self.residue(b, bits, line)?;
+                match op {
+                    BinOp::Add => {
+                        let w = bits_for(&(&x.ub + &y.ub));
+                        self.e.add(&x, &y, w).0
+                    }
+                    BinOp::Mul => {
+                        let w = bits_for(&(&x.ub * &y.ub));
+                        self.e.mul(&x, &y, w)
+                    }
+                    _ => {
+                        // x + k·P - y with k·P ≥ y: non-negative, congruent to x - y.
+                        let k = (&y.ub + &p - 1u32) / &p;
+                        let kp = &k * &p;
+                        let ub = &x.ub + &kp;
+                        let w = bits_for(&ub);
+                        let kpw = Wide::constant(&kp, bits_for(&kp));
+                        let (s, _) = self.e.add(&x, &kpw, w);
+                        let (mut d, _) = self.e.sub(&s, &y, w);
+                        d.ub = ub;
+                        d
+                    }
+                }
+            }
+            Kind::Cast {
+                op: CastOp::Zext,
+                x,
+                ..
+            }
+            | Kind::Cast {
+                op: CastOp::Trunc,
+                nuw: true,
+                x,
+                ..
+            }
+            | Kind::Freeze { x, .. }
+                if self.is_lazy(x) =>
+            {
+                self.residue(x, 0, line)?
+            }
+            _ => return Ok(false),
+        };
+        let p = wanted.ok_or_else(|| (line, "internal error: a residue escapes".to_string()))?;
+        self.lazy.insert(r, p);
+        self.define(inst, Val::Int(v));
+        Ok(true)
+    }
+
     fn inst(&mut self, inst: &Inst, slots: &[Slot]) -> Result<(), Fail> {
         let line = inst.line;
+        if self.lazy_inst(inst)? {
+            return Ok(());
+        }
         match &inst.kind {
-            Kind::Bin { op, ty, a, b } => {
+            Kind::Bin { op, ty, a, b, .. } => {
                 let bits = int_bits(ty, line, &format!("{op:?}").to_lowercase())?;
                 let x = self.int(a, bits, line)?;
                 let y = self.int(b, bits, line)?;
@@ -454,7 +586,9 @@ impl Builder {
                 let r = self.e.select(c, &x, &y);
                 self.define(inst, Val::Int(r));
             }
-            Kind::Cast { op, from, x, to } => {
+            Kind::Cast {
+                op, from, x, to, ..
+            } => {
                 let fb = int_bits(from, line, "cast")?;
                 let tb = int_bits(to, line, "cast")?;
                 let v = self.int(x, fb, line)?;
@@ -605,7 +739,7 @@ impl Builder {
                         if x.ub < d {
                             x.clone()
                         } else {
-                            self.e.reduce(x, &d, bits).ok_or_else(|| {
+                            self.e.reduce(x, &d, bits, true).ok_or_else(|| {
                                 (
                                     line,
                                     format!(
@@ -728,5 +862,151 @@ fn bit_wide(b: Operand) -> Wide {
         bits: 1,
         limbs: vec![b],
         ub,
+    }
+}
+
+/// The operands of an instruction that are values or literals.
+fn operands(k: &Kind) -> Vec<&Arg> {
+    match k {
+        Kind::Bin { a, b, .. } | Kind::Icmp { a, b, .. } => vec![a, b],
+        Kind::Select { cond, t, f, .. } => vec![cond, t, f],
+        Kind::Cast { x, .. } | Kind::Freeze { x, .. } => vec![x],
+        Kind::Load { ptr, .. } => vec![ptr],
+        Kind::Store { val, ptr, .. } => vec![val, ptr],
+        Kind::Gep { ptr, indices, .. } => std::iter::once(ptr)
+            .chain(indices.iter().map(|(_, a)| a))
+            .collect(),
+        Kind::Call { args, .. } => args.iter().map(|(_, a)| a).collect(),
+        Kind::ExtractValue { agg, .. } => vec![agg],
+        Kind::Ret { val } => val.iter().map(|(_, a)| a).collect(),
+        Kind::Other(_) => Vec::new(),
+    }
+}
+
+/// The values only ever used modulo one constant `P`: every use is the dividend of an
+/// `urem` by `P`, or a `zext`, `trunc nuw`, `freeze`, `add nuw`, `sub nuw` or `mul nuw`
+/// whose result is itself only used modulo `P` (computed from the last instruction up,
+/// so a value's uses are decided before it). Such a value may be held incompletely
+/// reduced ([`Builder::lazy_inst`]).
+fn mod_only(body: &[Inst]) -> HashMap<String, BigUint> {
+    let mut users: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (k, inst) in body.iter().enumerate() {
+        for a in operands(&inst.kind) {
+            if let Arg::Local(n) = a {
+                users.entry(n.as_str()).or_default().push(k);
+            }
+        }
+    }
+    let mut out: HashMap<String, BigUint> = HashMap::new();
+    for inst in body.iter().rev() {
+        let Some(r) = &inst.result else { continue };
+        let Some(us) = users.get(r.as_str()) else {
+            continue;
+        };
+        let mut modulus: Option<BigUint> = None;
+        let mut all = true;
+        for &u in us {
+            let user = &body[u];
+            let through = || user.result.as_ref().and_then(|x| out.get(x)).cloned();
+            let m = match &user.kind {
+                Kind::Bin {
+                    op: BinOp::Urem,
+                    ty: Type::Int(bits),
+                    a: Arg::Local(x),
+                    b: Arg::Int(d),
+                    ..
+                } if x == r && d.sign() == num_bigint::Sign::Plus => {
+                    let p = literal(d, *bits);
+                    (p.count_ones() > 1).then_some(p)
+                }
+                Kind::Bin {
+                    op: BinOp::Add | BinOp::Sub | BinOp::Mul,
+                    nuw: true,
+                    ..
+                }
+                | Kind::Cast {
+                    op: CastOp::Zext, ..
+                }
+                | Kind::Cast {
+                    op: CastOp::Trunc,
+                    nuw: true,
+                    ..
+                }
+                | Kind::Freeze { .. } => through(),
+                _ => None,
+            };
+            match (m, &modulus) {
+                (Some(m), None) => modulus = Some(m),
+                (Some(m), Some(q)) if m == *q => {}
+                _ => {
+                    all = false;
+                    break;
+                }
+            }
+        }
+        if let (true, Some(m)) = (all, modulus) {
+            out.insert(r.clone(), m);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use num_bigint::BigUint;
+
+    /// `a² · a mod p` (p = 2^255 - 19) through one intermediate `urem`; with `store_t`
+    /// the intermediate is also stored (observed), so it must be reduced completely.
+    fn cube(store_t: bool) -> String {
+        let p = "57896044618658097711785492504343953926634992332820282019728792003956564819949";
+        let outs = if store_t { "ptr %t, " } else { "" };
+        let st = if store_t {
+            "  %tt = trunc nuw i510 %r1 to i256\n  store i256 %tt, ptr %t\n"
+        } else {
+            ""
+        };
+        format!(
+            "define void @cube(ptr %r, {outs}ptr %a) {{\n  %x = load i256, ptr %a\n  %m = lshr i256 %x, 1\n  %w = zext i256 %m to i510\n  %s = mul nuw i510 %w, %w\n  %r1 = urem i510 %s, {p}\n{st}  %c = mul nuw i510 %r1, %w\n  %r2 = urem i510 %c, {p}\n  %o = trunc nuw i510 %r2 to i256\n  store i256 %o, ptr %r\n  ret void\n}}\n"
+        )
+    }
+
+    fn words(v: &BigUint) -> Vec<u128> {
+        let d = v.to_u64_digits();
+        (0..4)
+            .map(|i| d.get(i).copied().unwrap_or(0) as u128)
+            .collect()
+    }
+
+    #[test]
+    fn an_intermediate_only_used_mod_p_is_reduced_incompletely() {
+        let lazy = crate::llvm::parse_function(&cube(false), "cube").unwrap();
+        let full = crate::llvm::parse_function(&cube(true), "cube").unwrap();
+        // The lazy intermediate skips the steps at bit 255 and the final subtraction.
+        assert!(
+            lazy.insts.len() + 20 < full.insts.len(),
+            "{} vs {}",
+            lazy.insts.len(),
+            full.insts.len()
+        );
+        let p = (BigUint::from(1u32) << 255u32) - 19u32;
+        let cases = [
+            BigUint::from(0u32),
+            BigUint::from(3u32),
+            (BigUint::from(1u32) << 256u32) - 1u32,
+            &p + 5u32,
+            BigUint::parse_bytes(
+                b"123456789abcdef0fedcba9876543210f0e1d2c3b4a5968778695a4b3c2d1e0f",
+                16,
+            )
+            .unwrap(),
+        ];
+        for a in cases {
+            let m = &a >> 1u32;
+            let want = (&m * &m * &m) % &p;
+            let got = cryptopt_ir::interp::run(&lazy, &[words(&a)]).unwrap();
+            assert_eq!(got[0], words(&want), "a = {a:x}");
+            let got = cryptopt_ir::interp::run(&full, &[words(&a)]).unwrap();
+            assert_eq!(got[0], words(&want), "a = {a:x}");
+        }
     }
 }

@@ -89,6 +89,8 @@ pub(crate) enum Pred {
 pub(crate) enum Kind {
     Bin {
         op: BinOp,
+        /// `nuw`: the operation does not wrap as unsigned (LLVM: poison if it would).
+        nuw: bool,
         ty: Type,
         a: Arg,
         b: Arg,
@@ -107,6 +109,8 @@ pub(crate) enum Kind {
     },
     Cast {
         op: CastOp,
+        /// `trunc nuw`: no set bit is cut off.
+        nuw: bool,
         from: Type,
         x: Arg,
         to: Type,
@@ -333,11 +337,15 @@ impl P {
             Some(Tok::Skip) => ", found metadata".to_string(),
         }
     }
-    /// Skips flag words (`nuw`, `nsw`, `exact`, `disjoint`, `nneg`, `inbounds`, ...).
-    fn flags(&mut self, flags: &[&str]) {
+    /// Skips flag words (`nuw`, `nsw`, `exact`, `disjoint`, `nneg`, `inbounds`, ...);
+    /// whether `nuw` was among them.
+    fn flags(&mut self, flags: &[&str]) -> bool {
+        let mut nuw = false;
         while flags.iter().any(|f| self.is_word(f)) {
+            nuw |= self.is_word("nuw");
             self.at += 1;
         }
+        nuw
     }
 
     fn ty(&mut self) -> PResult<Type> {
@@ -455,13 +463,14 @@ fn instruction(p: &mut P) -> PResult<Kind> {
         return Err(format!("expected an instruction{}", p.found_prev()));
     };
     if let Some(&(_, b)) = BINOPS.iter().find(|(n, _)| *n == op) {
-        p.flags(&["nuw", "nsw", "exact", "disjoint"]);
+        let nuw = p.flags(&["nuw", "nsw", "exact", "disjoint"]);
         let ty = p.ty()?;
         let a = p.arg()?;
         p.expect_punct(',')?;
         let b2 = p.arg()?;
         return Ok(Kind::Bin {
             op: b,
+            nuw,
             ty,
             a,
             b: b2,
@@ -493,7 +502,7 @@ fn instruction(p: &mut P) -> PResult<Kind> {
             Kind::Select { cond, ty, t, f }
         }
         "zext" | "sext" | "trunc" => {
-            p.flags(&["nneg", "nuw", "nsw"]);
+            let nuw = p.flags(&["nneg", "nuw", "nsw"]);
             let from = p.ty()?;
             let x = p.arg()?;
             if !p.eat_word("to") {
@@ -505,7 +514,13 @@ fn instruction(p: &mut P) -> PResult<Kind> {
                 "sext" => CastOp::Sext,
                 _ => CastOp::Trunc,
             };
-            Kind::Cast { op, from, x, to }
+            Kind::Cast {
+                op,
+                nuw,
+                from,
+                x,
+                to,
+            }
         }
         "freeze" => {
             let (ty, x) = p.typed_arg()?;
@@ -728,6 +743,7 @@ mod tests {
             one("%5 = add nuw nsw i128 %3, -1"),
             Kind::Bin {
                 op: BinOp::Add,
+                nuw: true,
                 ty: Type::Int(128),
                 a: Arg::Local("3".into()),
                 b: Arg::Int((-1).into())

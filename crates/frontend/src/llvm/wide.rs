@@ -598,14 +598,25 @@ impl Emit {
     /// 3. conditional subtractions of `p` (`x - p` kept when it does not borrow, by
     ///    `cmovznz`) until the bound is below `p`.
     ///
+    /// With `complete` false (incomplete reduction, for a value only ever used modulo
+    /// `p`), only step 1, until the value fits the words of `p`: the result is congruent
+    /// to `x`, below its bound, in as many bits as the bound needs.
+    ///
     /// Proof obligations (checked here with exact arithmetic, for this instance): each
     /// step's multiplier `m` satisfies `2^k ≡ m (mod p)` (so `lo + m·hi ≡ x`), each
-    /// step's new bound `2^k - 1 + m·⌊ub/2^k⌋` is below the old one (termination), and
+    /// step's new bound (the largest `lo + m·hi` that `x ≤ ub` allows) is below the old
+    /// one (termination), and
     /// after step 3 the bound is below `p` (complete reduction: a value below `p`
     /// congruent to `x` is `x mod p`). The congruence of one step is the one-line lemma
     /// `x = lo + 2^k·hi ≡ lo + m·hi`; a conditional subtraction of `p` from a value below
     /// `2p` is `x mod p` for that value. Returns `None` when `p` is not of this form.
-    pub(crate) fn reduce(&mut self, x: &Wide, p: &BigUint, bits: u32) -> Option<Wide> {
+    pub(crate) fn reduce(
+        &mut self,
+        x: &Wide,
+        p: &BigUint,
+        bits: u32,
+        complete: bool,
+    ) -> Option<Wide> {
         let n = bits_for(p);
         let c = (BigUint::one() << n) - p;
         if c.is_zero() || c.bits() as u32 >= n.saturating_sub(1) {
@@ -613,15 +624,17 @@ impl Emit {
         }
         let mut x = x.clone();
         let word = n.div_ceil(64) * 64;
-        for k in [word, n] {
+        // Incomplete: word steps only, until the value fits the words of p.
+        let steps: &[u32] = if complete { &[word, n] } else { &[word] };
+        for &k in steps {
             let m = (BigUint::one() << k) % p;
             // The step's congruence: 2^k ≡ m (mod p).
             if !(((BigUint::one() << k) - &m) % p).is_zero() {
                 return None;
             }
-            // Word steps while the high part has more than one limb (whole limbs, no
-            // shifts); below that, steps at bit n shrink the bound faster.
-            let stop = if k == word && word != n {
+            // Complete: word steps while the high part has more than one limb (whole
+            // limbs, no shifts); below that, steps at bit n shrink the bound faster.
+            let stop = if complete && k == word && word != n {
                 BigUint::one() << (k + 64)
             } else {
                 BigUint::one() << k
@@ -631,7 +644,15 @@ impl Emit {
                     break;
                 }
                 let hi_ub = &x.ub >> k;
-                let new_ub = max_of(k) + &m * &hi_ub;
+                // The largest `lo + m·hi` over the (lo, hi) that x ≤ ub allows: below
+                // the top hi any lo; at the top hi, lo ≤ ub - hi·2^k.
+                let top = (&x.ub - (&hi_ub << k)) + &m * &hi_ub;
+                let below = if hi_ub.is_zero() {
+                    BigUint::zero()
+                } else {
+                    max_of(k) + &m * (&hi_ub - 1u32)
+                };
+                let new_ub = top.max(below);
                 if new_ub >= x.ub {
                     break;
                 }
@@ -658,6 +679,12 @@ impl Emit {
                 s.ub = new_ub;
                 x = s;
             }
+        }
+        if !complete {
+            let b = bits_for(&x.ub);
+            let mut out = self.resize(&x, b);
+            out.ub = x.ub;
+            return Some(out);
         }
         let pw = Wide::constant(p, bits_for(p).max(x.bits));
         let mut subtractions = 0;
