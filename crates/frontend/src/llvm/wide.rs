@@ -246,47 +246,67 @@ impl Emit {
         )
     }
 
-    /// `(a · b) mod 2^bits`, by product scanning (Comba): column by column, each
-    /// product `aᵢ·bⱼ` (`mulx`) added into a three-word accumulator with carry chains;
-    /// the low word of the accumulator is the column's result. The top column needs
-    /// only the low halves of its products.
+    /// `(a · b) mod 2^bits`, by operand scanning (as Fiat's multiplications): for each
+    /// limb `aᵢ`, the row `aᵢ·b` as words (`mulx`: the low halves plus the high halves
+    /// of the products one place up, one carry chain), added into the result at limb
+    /// `i` (a second chain). The top limb needs only the low halves of its products.
     pub(crate) fn mul(&mut self, a: &Wide, b: &Wide, bits: u32) -> Wide {
         let n = limbs(bits);
         let zero = Operand::Const(0);
-        let (mut acc0, mut acc1, mut acc2) = (zero, zero, zero);
-        let mut out = Vec::with_capacity(n);
-        for k in 0..n {
-            let pairs: Vec<(Operand, Operand)> = (0..=k)
-                .map(|i| (a.limb(i), b.limb(k - i)))
-                .filter(|&(x, y)| !is0(x) && !is0(y))
-                .collect();
-            if k == n - 1 {
-                let mut terms = vec![acc0];
-                for (x, y) in pairs {
-                    terms.push(match (x, y) {
+        let mut r: Vec<Operand> = vec![zero; n];
+        for (i, &x) in a.limbs.iter().enumerate().take(n) {
+            if is0(x) {
+                continue;
+            }
+            // The row aᵢ·b at limbs i.. (words below n - i).
+            let m = n - i;
+            let mut row: Vec<Operand> = vec![zero; m];
+            let mut carry_hi = zero;
+            let mut c = zero;
+            for j in 0..m {
+                let y = b.limb(j);
+                let (lo, hi) = if j == m - 1 {
+                    // The top limb: only the low half counts.
+                    let lo = match (x, y) {
+                        _ if is0(y) => zero,
                         (Operand::Const(p), Operand::Const(q)) => {
                             Operand::Const(p.wrapping_mul(q) & mask64(64))
                         }
                         _ => self.op(Op::Mul, vec![x, y], Ty::U64),
-                    });
+                    };
+                    (lo, zero)
+                } else {
+                    self.mulx(x, y)
+                };
+                // row[j] = lo + (high half of the product below) + carry
+                let (s, c2) = if j == m - 1 {
+                    (self.sum_wrap(&[lo, carry_hi, c], 64), zero)
+                } else {
+                    self.addc(c, lo, carry_hi, 64)
+                };
+                row[j] = s;
+                c = c2;
+                carry_hi = hi;
+            }
+            // r[i..] += row
+            let mut c = zero;
+            for j in 0..m {
+                let k = i + j;
+                if k == n - 1 {
+                    r[k] = self.sum_wrap(&[r[k], row[j], c], 64);
+                } else {
+                    let (s, c2) = self.addc(c, r[k], row[j], 64);
+                    r[k] = s;
+                    c = c2;
                 }
-                out.push(self.sum_wrap(&terms, lw(bits, k)));
-                break;
             }
-            for (x, y) in pairs {
-                let (lo, hi) = self.mulx(x, y);
-                let (s0, c0) = self.addc(zero, acc0, lo, 64);
-                let (s1, c1) = self.addc(c0, acc1, hi, 64);
-                let (s2, _) = self.addc(c1, acc2, zero, 64);
-                (acc0, acc1, acc2) = (s0, s1, s2);
-            }
-            out.push(acc0);
-            (acc0, acc1, acc2) = (acc1, acc2, zero);
         }
+        let top = n - 1;
+        r[top] = self.fit(r[top], lw(bits, top));
         let ub = (&a.ub * &b.ub).min(max_of(bits));
         Wide {
             bits,
-            limbs: out,
+            limbs: r,
             ub,
         }
     }
