@@ -3,7 +3,7 @@
 //! ([`super::wide`]), and each instruction of the subset becomes word operations.
 //! Everything outside the subset is refused with its line and the reason.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use num_bigint::{BigInt, BigUint};
 use num_traits::{One, Zero};
@@ -95,6 +95,27 @@ fn why(op: &str) -> &'static str {
 }
 
 pub(crate) fn build(func: &Func) -> Result<Function, Fail> {
+    let mut disabled: HashSet<String> = HashSet::new();
+    loop {
+        let mut retry = None;
+        match build_without(func, &disabled, &mut retry) {
+            Err(_) if retry.is_some() => {
+                let name = retry.unwrap_or_default();
+                if !disabled.insert(name) {
+                    return Err((func.line, "internal error: an idiom retried twice".into()));
+                }
+            }
+            r => return r,
+        }
+    }
+}
+
+/// [`build`] with the `x mod P` idioms named in `disabled` built as written.
+fn build_without(
+    func: &Func,
+    disabled: &HashSet<String>,
+    retry: &mut Option<String>,
+) -> Result<Function, Fail> {
     let name = &func.name;
     // The earliest refusal first: an instruction outside the subset, or a second block.
     let refused = |i: &&Inst| matches!(i.kind, Kind::Other(_) | Kind::Ret { val: Some(_) });
@@ -268,9 +289,13 @@ pub(crate) fn build(func: &Func) -> Result<Function, Fail> {
         env: HashMap::new(),
         loads: HashMap::new(),
         stores: HashMap::new(),
-        mod_only: mod_only(&func.body),
+        idioms: idioms(&func.body, disabled),
+        mod_only: HashMap::new(),
         lazy: HashMap::new(),
+        true_ub: HashMap::new(),
+        retry: None,
     };
+    b.mod_only = mod_only(&func.body, &b.idioms);
     for (k, p) in func.params.iter().enumerate() {
         match (&p.ty, slots[k]) {
             (Type::Ptr, _) => {
@@ -296,7 +321,10 @@ pub(crate) fn build(func: &Func) -> Result<Function, Fail> {
         }
     }
     for inst in &func.body {
-        b.inst(inst, &slots)?;
+        if let Err(e) = b.inst(inst, &slots) {
+            *retry = b.retry.take();
+            return Err(e);
+        }
     }
     // The stores, word by word, in order.
     for (r, ret) in b.e.f.returns.clone().iter().enumerate() {
@@ -375,6 +403,12 @@ struct Builder {
     /// The values held incompletely reduced: congruent to the LLVM value modulo the
     /// constant, exact integers below their bound, as wide as the bound needs.
     lazy: HashMap<String, BigUint>,
+    /// An upper bound of the LLVM value of each lazy value (what idioms need).
+    true_ub: HashMap<String, BigUint>,
+    /// clang's `x mod P` idioms ([`idioms`]).
+    idioms: Idioms,
+    /// An idiom whose precondition failed: the build is started again without it.
+    retry: Option<String>,
 }
 
 impl Builder {
@@ -451,8 +485,48 @@ impl Builder {
         let Some(r) = inst.result.clone() else {
             return Ok(false);
         };
+        // An intermediate of an idiom on a lazy x: the idiom's result stands for it.
+        if let Some((_, x, _)) = self.idioms.of_inner(&r) {
+            if self.lazy.contains_key(x) {
+                return Ok(true);
+            }
+        }
         let wanted = self.mod_only.get(&r).cloned();
-        let v = match &inst.kind {
+        // The bound of the LLVM value of an operand.
+        let tu = |b: &Builder, a: &Arg, bits: u32| -> Result<BigUint, Fail> {
+            match a {
+                Arg::Local(n) if b.lazy.contains_key(n) => Ok(b.true_ub[n].clone()),
+                _ => Ok(b.int(a, bits, line)?.ub),
+            }
+        };
+        let (v, truth) = match &inst.kind {
+            Kind::Bin {
+                op: BinOp::And,
+                ty: Type::Int(bits),
+                ..
+            } if self
+                .idioms
+                .by_result
+                .get(&r)
+                .is_some_and(|(x, _)| self.lazy.contains_key(x)) =>
+            {
+                let (x, p) = self.idioms.by_result[&r].clone();
+                if self.true_ub[&x] >= &p * 2u32 {
+                    self.retry = Some(r);
+                    return Err((line, "retry without the idiom".into()));
+                }
+                let complete = wanted.as_ref() != Some(&p);
+                let xv = self.residue(&Arg::Local(x), *bits, line)?;
+                let v = self
+                    .e
+                    .reduce(&xv, &p, *bits, complete)
+                    .ok_or_else(|| (line, format!("internal error: cannot reduce by {p}")))?;
+                if complete {
+                    self.define(inst, Val::Int(v));
+                    return Ok(true);
+                }
+                (v, &p - 1u32)
+            }
             Kind::Bin {
                 op: BinOp::Urem,
                 ty,
@@ -474,7 +548,7 @@ impl Builder {
                     self.define(inst, Val::Int(v));
                     return Ok(true);
                 }
-                v
+                (v, &p - 1u32)
             }
             Kind::Bin {
                 op: op @ (BinOp::Add | BinOp::Sub | BinOp::Mul),
@@ -489,14 +563,16 @@ impl Builder {
                 let bits = int_bits(ty, line, "arithmetic")?;
                 let x = self.residue(a, bits, line)?;
                 let y = self.residue(b, bits, line)?;
+                let (ta, tb) = (tu(self, a, bits)?, tu(self, b, bits)?);
+                let top = max_of(bits);
                 match op {
                     BinOp::Add => {
                         let w = bits_for(&(&x.ub + &y.ub));
-                        self.e.add(&x, &y, w).0
+                        (self.e.add(&x, &y, w).0, (ta + tb).min(top))
                     }
                     BinOp::Mul => {
                         let w = bits_for(&(&x.ub * &y.ub));
-                        self.e.mul(&x, &y, w)
+                        (self.e.mul(&x, &y, w), (ta * tb).min(top))
                     }
                     _ => {
                         // x + k·P - y with k·P ≥ y: non-negative, congruent to x - y.
@@ -508,7 +584,7 @@ impl Builder {
                         let (s, _) = self.e.add(&x, &kpw, w);
                         let (mut d, _) = self.e.sub(&s, &y, w);
                         d.ub = ub;
-                        d
+                        (d, ta)
                     }
                 }
             }
@@ -526,12 +602,13 @@ impl Builder {
             | Kind::Freeze { x, .. }
                 if self.is_lazy(x) =>
             {
-                self.residue(x, 0, line)?
+                (self.residue(x, 0, line)?, tu(self, x, 0)?)
             }
             _ => return Ok(false),
         };
         let p = wanted.ok_or_else(|| (line, "internal error: a residue escapes".to_string()))?;
-        self.lazy.insert(r, p);
+        self.lazy.insert(r.clone(), p);
+        self.true_ub.insert(r, truth);
         self.define(inst, Val::Int(v));
         Ok(true)
     }
@@ -883,12 +960,110 @@ fn operands(k: &Kind) -> Vec<&Arg> {
     }
 }
 
+/// clang's rewrite of `x % P` for `x < 2P` (`P = 2^n - k`): `(x <u P ? x : x + k) &
+/// (2^n - 1)`, five instructions with single-use intermediates. With `x` held
+/// incompletely reduced it is built as the reduction of `x` it computes, once
+/// `x < 2P` is shown from the bounds of the LLVM values (else the build starts again
+/// with the idiom built as written).
+#[derive(Default)]
+struct Idioms {
+    /// By the `and`'s result: `x` and `P`.
+    by_result: HashMap<String, (String, BigUint)>,
+    /// The intermediates (the compare, the sum, the select) by name: their idiom's result.
+    inner: HashMap<String, String>,
+}
+
+impl Idioms {
+    /// The idiom (result, x, P) that `name` is an intermediate of.
+    fn of_inner(&self, name: &str) -> Option<(&str, &str, &BigUint)> {
+        let r = self.inner.get(name)?;
+        let (x, p) = self.by_result.get(r)?;
+        Some((r.as_str(), x.as_str(), p))
+    }
+}
+
+fn idioms(body: &[Inst], disabled: &HashSet<String>) -> Idioms {
+    let mut def: HashMap<&str, &Kind> = HashMap::new();
+    let mut uses: HashMap<&str, usize> = HashMap::new();
+    for inst in body {
+        if let Some(r) = &inst.result {
+            def.insert(r.as_str(), &inst.kind);
+        }
+        for a in operands(&inst.kind) {
+            if let Arg::Local(n) = a {
+                *uses.entry(n.as_str()).or_default() += 1;
+            }
+        }
+    }
+    let once = |n: &str| uses.get(n) == Some(&1);
+    let mut out = Idioms::default();
+    for inst in body {
+        let (
+            Some(y),
+            Kind::Bin {
+                op: BinOp::And,
+                ty: Type::Int(bits),
+                a: Arg::Local(sel),
+                b: Arg::Int(mask),
+                ..
+            },
+        ) = (&inst.result, &inst.kind)
+        else {
+            continue;
+        };
+        if disabled.contains(y) || !once(sel) {
+            continue;
+        }
+        let mask = literal(mask, *bits);
+        let n = mask.bits() as u32;
+        if mask != max_of(n) || n + 1 > *bits {
+            continue;
+        }
+        let Some(Kind::Select {
+            cond: Arg::Local(c),
+            t: Arg::Local(x),
+            f: Arg::Local(xk),
+            ..
+        }) = def.get(sel.as_str())
+        else {
+            continue;
+        };
+        let (
+            Some(Kind::Icmp {
+                pred: Pred::Ult,
+                a: Arg::Local(x1),
+                b: Arg::Int(p),
+                ..
+            }),
+            Some(Kind::Bin {
+                op: BinOp::Add,
+                a: Arg::Local(x2),
+                b: Arg::Int(k),
+                ..
+            }),
+        ) = (def.get(c.as_str()), def.get(xk.as_str()))
+        else {
+            continue;
+        };
+        let (p, k) = (literal(p, *bits), literal(k, *bits));
+        if x1 != x || x2 != x || !once(c) || !once(xk) || k.is_zero() || &p + &k != max_of(n) + 1u32
+        {
+            continue;
+        }
+        out.by_result.insert(y.clone(), (x.clone(), p));
+        for i in [c, xk, sel] {
+            out.inner.insert(i.clone(), y.clone());
+        }
+    }
+    out
+}
+
 /// The values only ever used modulo one constant `P`: every use is the dividend of an
 /// `urem` by `P`, or a `zext`, `trunc nuw`, `freeze`, `add nuw`, `sub nuw` or `mul nuw`
 /// whose result is itself only used modulo `P` (computed from the last instruction up,
 /// so a value's uses are decided before it). Such a value may be held incompletely
 /// reduced ([`Builder::lazy_inst`]).
-fn mod_only(body: &[Inst]) -> HashMap<String, BigUint> {
+fn mod_only(body: &[Inst], idioms: &Idioms) -> HashMap<String, BigUint> {
     let mut users: HashMap<&str, Vec<usize>> = HashMap::new();
     for (k, inst) in body.iter().enumerate() {
         for a in operands(&inst.kind) {
@@ -908,7 +1083,13 @@ fn mod_only(body: &[Inst]) -> HashMap<String, BigUint> {
         for &u in us {
             let user = &body[u];
             let through = || user.result.as_ref().and_then(|x| out.get(x)).cloned();
+            let idiom = user
+                .result
+                .as_ref()
+                .and_then(|u| idioms.of_inner(u))
+                .filter(|&(_, x, _)| x == r);
             let m = match &user.kind {
+                _ if idiom.is_some() => idiom.map(|(_, _, p)| p.clone()),
                 Kind::Bin {
                     op: BinOp::Urem,
                     ty: Type::Int(bits),

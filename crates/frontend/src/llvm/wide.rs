@@ -198,8 +198,19 @@ impl Emit {
         match x {
             Operand::Const(c) => Operand::Const(c & mask64(w)),
             Operand::Value(v) if (self.f.ty(v).bits as u32) <= w => x,
+            Operand::Value(v) if self.masked_below(v, w) => x,
             Operand::Value(_) => self.op(Op::And, vec![x, Operand::Const(mask64(w))], Ty::U64),
         }
+    }
+
+    /// Whether `v` is made by a mask that keeps it below `2^w` (so masking it again is
+    /// the identity).
+    fn masked_below(&self, v: cryptopt_ir::Value, w: u32) -> bool {
+        let d = &self.f.insts[self.f.values[v.index()].def.index()];
+        d.op == Op::And
+            && d.args
+                .iter()
+                .any(|a| a.constant().is_some_and(|m| m <= mask64(w)))
     }
 
     /// `(a + b) mod 2^bits` and the carry out of bit `bits`.
@@ -304,11 +315,7 @@ impl Emit {
         let top = n - 1;
         r[top] = self.fit(r[top], lw(bits, top));
         let ub = (&a.ub * &b.ub).min(max_of(bits));
-        Wide {
-            bits,
-            limbs: r,
-            ub,
-        }
+        Wide { bits, limbs: r, ub }
     }
 
     /// A bitwise operation limb by limb.
