@@ -1059,7 +1059,8 @@ fn idioms(body: &[Inst], disabled: &HashSet<String>) -> Idioms {
 }
 
 /// The values only ever used modulo one constant `P`: every use is the dividend of an
-/// `urem` by `P`, or a `zext`, `trunc nuw`, `freeze`, `add nuw`, `sub nuw` or `mul nuw`
+/// `urem` by `P` (or the `x` of an [`Idioms`] `x mod P`), or a `zext`, `trunc nuw`,
+/// `freeze`, `add nuw`, `sub nuw` or `mul nuw`
 /// whose result is itself only used modulo `P` (computed from the last instruction up,
 /// so a value's uses are decided before it). Such a value may be held incompletely
 /// reduced ([`Builder::lazy_inst`]).
