@@ -461,15 +461,51 @@ pub fn optimize(job: Job<'_>, stop: &AtomicBool) -> Result<Outcome> {
     }
     let stopped = stop.load(Ordering::SeqCst);
 
-    // The winner: checked natively (every aliasing the options allow), then written.
-    let best = state.winner().clone();
-    let mut gen = Generator::new(&g, opts)?;
-    gen.generate(&best)?;
-    let program = gen.program();
-    check_natively(f, &program, &opts, job.params.seed)?;
-    if job.verify {
-        prove(f, &program, &opts)?;
+    // The winner: checked natively (every aliasing the options allow), proved, then
+    // written. The checker may be incomplete on the winner's shape: then the best
+    // program of each other walk is tried, fastest first, and the first one proved is
+    // taken (said on stderr); if none is, nothing is written.
+    let mut order: Vec<usize> = (0..state.walks.len()).collect();
+    order.sort_by(|&a, &b| state.walks[a].ratio().total_cmp(&state.walks[b].ratio()));
+    let mut tried: Vec<&cryptopt_codegen::Candidate> = vec![state.winner()];
+    for &w in &order {
+        let c = &state.walks[w].current;
+        if !tried.contains(&c) {
+            tried.push(c);
+        }
     }
+    let mut chosen = None;
+    let mut first_failure = None;
+    for (k, cand) in tried.iter().enumerate() {
+        let mut gen = Generator::new(&g, opts)?;
+        gen.generate(cand)?;
+        let program = gen.program();
+        check_natively(f, &program, &opts, job.params.seed)?;
+        if !job.verify {
+            chosen = Some(program);
+            break;
+        }
+        match prove(f, &program, &opts) {
+            Ok(()) => {
+                if k > 0 {
+                    eprintln!(
+                        "{}: the winner was not proved (the checker is incomplete on it); taking the best proved program of another walk ({} of {} tried)",
+                        f.name,
+                        k + 1,
+                        tried.len()
+                    );
+                }
+                chosen = Some(program);
+                break;
+            }
+            Err(e) => {
+                first_failure.get_or_insert(e);
+            }
+        }
+    }
+    let Some(program) = chosen else {
+        return Err(first_failure.unwrap_or_else(|| anyhow!("no program to prove")));
+    };
 
     // A final, longer measurement of the winner against the baseline.
     let (cycles, base) =
