@@ -271,7 +271,7 @@ impl Emit {
             }
             // The row aᵢ·b at limbs i.. (words below n - i).
             let m = n - i;
-            let mut row: Vec<Operand> = vec![zero; m];
+            let mut row: Vec<Operand> = Vec::with_capacity(m);
             let mut carry_hi = zero;
             let mut c = zero;
             for j in 0..m {
@@ -295,18 +295,17 @@ impl Emit {
                 } else {
                     self.addc(c, lo, carry_hi, 64)
                 };
-                row[j] = s;
+                row.push(s);
                 c = c2;
                 carry_hi = hi;
             }
             // r[i..] += row
             let mut c = zero;
-            for j in 0..m {
-                let k = i + j;
+            for (k, &w) in (i..).zip(&row) {
                 if k == n - 1 {
-                    r[k] = self.sum_wrap(&[r[k], row[j], c], 64);
+                    r[k] = self.sum_wrap(&[r[k], w, c], 64);
                 } else {
-                    let (s, c2) = self.addc(c, r[k], row[j], 64);
+                    let (s, c2) = self.addc(c, r[k], w, 64);
                     r[k] = s;
                     c = c2;
                 }
