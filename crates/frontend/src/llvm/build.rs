@@ -251,20 +251,12 @@ fn build_without(
                     }
                     let n = format!("out{}", returns.len() + 1);
                     slots.push(Slot::Output(returns.len() as u32));
-                    returns.push(Param::array(
-                        &n,
-                        Ty::U64,
-                        &vec![u64::MAX as u128; u.words as usize],
-                    ));
+                    returns.push(words(&n, u.words));
                 } else {
                     seen_input = Some(p.name.as_str());
                     let n = format!("arg{}", params.len() + 1);
                     slots.push(Slot::Input(params.len() as u32));
-                    params.push(Param::array(
-                        &n,
-                        Ty::U64,
-                        &vec![u64::MAX as u128; u.words as usize],
-                    ));
+                    params.push(words(&n, u.words));
                 }
             }
             t => {
@@ -354,6 +346,11 @@ fn build_without(
         }
     }
     Ok(b.e.f)
+}
+
+/// A pointer argument as `n` words, each any value (LLVM IR declares no bounds).
+fn words(name: &str, n: u32) -> Param {
+    Param::array(name, Ty::U64, &vec![u64::MAX as u128; n as usize])
 }
 
 /// The byte offset of a `getelementptr` with constant indices.

@@ -352,37 +352,41 @@ impl Emit {
         }
     }
 
-    /// `a >> s` (logical), `s < bits`.
+    /// A word shifted by a constant `0 <= n < 64` (`Shl` wraps at 64 bits), literals
+    /// folded.
+    fn shift_word(&mut self, op: Op, x: Operand, n: u32) -> Operand {
+        match x {
+            _ if n == 0 || is0(x) => x,
+            Operand::Const(c) if op == Op::Shl => Operand::Const((c << n) & mask64(64)),
+            Operand::Const(c) => Operand::Const(c >> n),
+            _ => self.op(op, vec![x, Operand::Const(n as u128)], Ty::U64),
+        }
+    }
+
+    /// `x | y` for words, zeros folded.
+    fn or_words(&mut self, x: Operand, y: Operand) -> Operand {
+        match (x, y) {
+            (x, y) if is0(y) => x,
+            (x, y) if is0(x) => y,
+            (x, y) => self.op(Op::Or, vec![x, y], Ty::U64),
+        }
+    }
+
+    /// `a >> s` (logical), `s < bits`: limb `i` is limb `i + q` shifted down by `r`
+    /// with the next limb's low bits above it (`s = 64q + r`).
     pub(crate) fn lshr(&mut self, a: &Wide, s: u32) -> Wide {
         let bits = a.bits;
         let (q, r) = ((s / 64) as usize, s % 64);
         let mut out = Vec::new();
         for i in 0..limbs(bits) {
-            let w = lw(bits, i);
-            let lo = a.limb(i + q);
-            let hi = a.limb(i + q + 1);
-            let part_lo = if r == 0 {
-                lo
-            } else {
-                match lo {
-                    Operand::Const(c) => Operand::Const(c >> r),
-                    _ => self.op(Op::Shr, vec![lo, Operand::Const(r as u128)], Ty::U64),
-                }
-            };
-            let part_hi = if r == 0 || is0(hi) {
+            let lo = self.shift_word(Op::Shr, a.limb(i + q), r);
+            let hi = if r == 0 {
                 Operand::Const(0)
             } else {
-                match hi {
-                    Operand::Const(c) => Operand::Const((c << (64 - r)) & mask64(64)),
-                    _ => self.op(Op::Shl, vec![hi, Operand::Const((64 - r) as u128)], Ty::U64),
-                }
+                self.shift_word(Op::Shl, a.limb(i + q + 1), 64 - r)
             };
-            let v = match (part_lo, part_hi) {
-                (x, y) if is0(y) => x,
-                (x, y) if is0(x) => y,
-                (x, y) => self.op(Op::Or, vec![x, y], Ty::U64),
-            };
-            out.push(self.fit(v, w));
+            let v = self.or_words(lo, hi);
+            out.push(self.fit(v, lw(bits, i)));
         }
         let ub = (&a.ub >> s).min(max_of(bits));
         Wide {
@@ -392,52 +396,23 @@ impl Emit {
         }
     }
 
-    /// `(a << s) mod 2^bits`, `s < bits`.
+    /// `(a << s) mod 2^bits`, `s < bits`: limb `i` is limb `i - q` shifted up by `r`
+    /// with the limb below's high bits under it.
     pub(crate) fn shl(&mut self, a: &Wide, s: u32) -> Wide {
         let bits = a.bits;
         let (q, r) = ((s / 64) as usize, s % 64);
         let mut out = Vec::new();
         for i in 0..limbs(bits) {
-            let w = lw(bits, i);
-            let lo = if i >= q {
-                a.limb(i - q)
+            let zero = Operand::Const(0);
+            let lo = self.shift_word(Op::Shl, if i >= q { a.limb(i - q) } else { zero }, r);
+            let below = if i > q { a.limb(i - q - 1) } else { zero };
+            let hi = if r == 0 {
+                zero
             } else {
-                Operand::Const(0)
+                self.shift_word(Op::Shr, below, 64 - r)
             };
-            let below = if i > q {
-                a.limb(i - q - 1)
-            } else {
-                Operand::Const(0)
-            };
-            let part_lo = if r == 0 || is0(lo) {
-                lo
-            } else {
-                match lo {
-                    Operand::Const(c) => Operand::Const((c << r) & mask64(w)),
-                    _ => {
-                        let v = self.op(Op::Shl, vec![lo, Operand::Const(r as u128)], Ty::U64);
-                        self.fit(v, w)
-                    }
-                }
-            };
-            let part_hi = if r == 0 || is0(below) {
-                Operand::Const(0)
-            } else {
-                match below {
-                    Operand::Const(c) => Operand::Const(c >> (64 - r)),
-                    _ => self.op(
-                        Op::Shr,
-                        vec![below, Operand::Const((64 - r) as u128)],
-                        Ty::U64,
-                    ),
-                }
-            };
-            let v = match (part_lo, part_hi) {
-                (x, y) if is0(y) => x,
-                (x, y) if is0(x) => y,
-                (x, y) => self.op(Op::Or, vec![x, y], Ty::U64),
-            };
-            out.push(self.fit(v, w));
+            let v = self.or_words(lo, hi);
+            out.push(self.fit(v, lw(bits, i)));
         }
         let ub = (&a.ub << s).min(max_of(bits));
         Wide {
