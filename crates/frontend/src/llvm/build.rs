@@ -15,20 +15,16 @@ mod lazy;
 
 use super::syntax::{Arg, BinOp, CastOp, Func, Inst, Kind, Pred, Type};
 use super::wide::{limbs, max_of, Emit, Wide};
-use lazy::{idioms, mod_only, Idioms};
+use lazy::{idioms, mod_only, users, Idioms};
 
 /// An error: the line it is on and what is wrong.
 pub(crate) type Fail = (usize, String);
 
-/// A value of the function while it is read.
+/// An integer value of the function while it is read (pointers are resolved before,
+/// in `pointers`).
 #[derive(Clone, Debug)]
 enum Val {
     Int(Wide),
-    /// A pointer argument plus a constant byte offset.
-    Ptr {
-        arg: usize,
-        offset: i64,
-    },
     /// What a `*.with.overflow` intrinsic returns.
     Pair(Wide, Wide),
 }
@@ -91,6 +87,9 @@ fn why(op: &str) -> &'static str {
         "fadd" | "fsub" | "fmul" | "fdiv" | "frem" | "fneg" | "fcmp" | "fptoui" | "fptosi"
         | "uitofp" | "sitofp" | "fpext" | "fptrunc" => "floating point is not supported",
         "inttoptr" | "ptrtoint" => "addresses computed from data are not supported",
+        "load volatile" | "load atomic" | "store volatile" | "store atomic" => {
+            "volatile and atomic memory accesses are not supported"
+        }
         "insertelement" | "extractelement" | "shufflevector" => {
             "vector operations are not supported (compile with -fno-vectorize -fno-slp-vectorize)"
         }
@@ -149,75 +148,7 @@ fn build_without(
             ),
         ));
     }
-    // Pass 1: which pointer arguments are read and written, and how far.
-    let mut ptrs: HashMap<&str, (usize, i64)> = HashMap::new();
-    let mut uses: Vec<Use> = vec![Use::default(); func.params.len()];
-    for (k, p) in func.params.iter().enumerate() {
-        if p.ty == Type::Ptr {
-            ptrs.insert(p.name.as_str(), (k, 0));
-        }
-    }
-    for inst in &func.body {
-        let line = inst.line;
-        match &inst.kind {
-            Kind::Gep { elem, ptr, indices } => {
-                let Arg::Local(base) = ptr else {
-                    return Err((line, "getelementptr of a non-argument pointer".to_string()));
-                };
-                let Some(&(arg, off)) = ptrs.get(base.as_str()) else {
-                    return Err((
-                        line,
-                        format!("getelementptr of %{base}, which is not a pointer argument"),
-                    ));
-                };
-                let off = off + gep_offset(elem, indices, line)?;
-                if let Some(r) = &inst.result {
-                    ptrs.insert(r.as_str(), (arg, off));
-                }
-            }
-            Kind::Load { ty, ptr } | Kind::Store { ty, ptr, .. } => {
-                let store = matches!(inst.kind, Kind::Store { .. });
-                let what = if store { "store" } else { "load" };
-                let Arg::Local(p) = ptr else {
-                    return Err((
-                        line,
-                        format!("{what} through a pointer that is not an argument"),
-                    ));
-                };
-                let Some(&(arg, off)) = ptrs.get(p.as_str()) else {
-                    return Err((
-                        line,
-                        format!(
-                            "{what} through %{p}, which is not an argument plus a constant offset"
-                        ),
-                    ));
-                };
-                let bits = int_bits(ty, line, what)?;
-                if bits % 64 != 0 || off % 8 != 0 || off < 0 {
-                    return Err((
-                        line,
-                        format!(
-                            "{what} of i{bits} at byte offset {off}: only whole 64-bit words are supported"
-                        ),
-                    ));
-                }
-                if (off / 8) as u64 + bits as u64 / 64 > MAX_WORDS {
-                    return Err((
-                        line,
-                        format!("{what} at byte offset {off}: arguments of more than {MAX_WORDS} words are not supported"),
-                    ));
-                }
-                let u = &mut uses[arg];
-                if store {
-                    u.stored = true;
-                } else {
-                    u.loaded = true;
-                }
-                u.words = u.words.max((off / 8) as u32 + bits / 64);
-            }
-            _ => {}
-        }
-    }
+    let (ptrs, uses) = pointers(func)?;
     // The signature: outputs (written pointers) first, then inputs.
     let mut params = Vec::new();
     let mut returns = Vec::new();
@@ -283,20 +214,20 @@ fn build_without(
             f: Function::new(name.clone(), params, returns),
         },
         env: HashMap::new(),
+        ptrs,
         loads: HashMap::new(),
         stores: HashMap::new(),
-        idioms: idioms(&func.body, disabled),
+        idioms: Idioms::default(),
         mod_only: HashMap::new(),
         lazy: HashMap::new(),
-        true_ub: HashMap::new(),
         retry: None,
     };
-    b.mod_only = mod_only(&func.body, &b.idioms);
+    let users = users(&func.body);
+    b.idioms = idioms(&func.body, &users, disabled);
+    b.mod_only = mod_only(&func.body, &users, &b.idioms);
     for (k, p) in func.params.iter().enumerate() {
         match (&p.ty, slots[k]) {
-            (Type::Ptr, _) => {
-                b.env.insert(p.name.clone(), Val::Ptr { arg: k, offset: 0 });
-            }
+            (Type::Ptr, _) | (_, Slot::Output(_)) => {}
             (t, Slot::Input(i)) => {
                 let bits = int_bits(t, func.line, "parameter")?;
                 let v = b.e.f.push1(
@@ -313,7 +244,6 @@ fn build_without(
                     }),
                 );
             }
-            (_, Slot::Output(_)) => {}
         }
     }
     for inst in &func.body {
@@ -346,6 +276,76 @@ fn build_without(
         }
     }
     Ok(b.e.f)
+}
+
+/// Pass 1: every pointer value as (argument, constant byte offset), and how each
+/// pointer argument is used (read, written, how many words).
+fn pointers(func: &Func) -> Result<(HashMap<String, (usize, i64)>, Vec<Use>), Fail> {
+    let mut ptrs: HashMap<String, (usize, i64)> = HashMap::new();
+    let mut uses: Vec<Use> = vec![Use::default(); func.params.len()];
+    for (k, p) in func.params.iter().enumerate() {
+        if p.ty == Type::Ptr {
+            ptrs.insert(p.name.clone(), (k, 0));
+        }
+    }
+    for inst in &func.body {
+        let line = inst.line;
+        match &inst.kind {
+            Kind::Gep { elem, ptr, indices } => {
+                let (arg, off) = resolve(&ptrs, ptr, line)?;
+                let off = off + gep_offset(elem, indices, line)?;
+                if let Some(r) = &inst.result {
+                    ptrs.insert(r.clone(), (arg, off));
+                }
+            }
+            Kind::Load { ty, ptr } | Kind::Store { ty, ptr, .. } => {
+                let store = matches!(inst.kind, Kind::Store { .. });
+                let what = if store { "store" } else { "load" };
+                let (arg, off) = resolve(&ptrs, ptr, line)?;
+                let bits = int_bits(ty, line, what)?;
+                if bits % 64 != 0 || off % 8 != 0 || off < 0 {
+                    return Err((
+                        line,
+                        format!(
+                            "{what} of i{bits} at byte offset {off}: only whole 64-bit words are supported"
+                        ),
+                    ));
+                }
+                if (off / 8) as u64 + bits as u64 / 64 > MAX_WORDS {
+                    return Err((
+                        line,
+                        format!("{what} at byte offset {off}: arguments of more than {MAX_WORDS} words are not supported"),
+                    ));
+                }
+                let u = &mut uses[arg];
+                if store {
+                    u.stored = true;
+                } else {
+                    u.loaded = true;
+                }
+                u.words = u.words.max((off / 8) as u32 + bits / 64);
+            }
+            _ => {}
+        }
+    }
+    Ok((ptrs, uses))
+}
+
+/// A pointer operand as (argument, byte offset).
+fn resolve(
+    ptrs: &HashMap<String, (usize, i64)>,
+    a: &Arg,
+    line: usize,
+) -> Result<(usize, i64), Fail> {
+    match a {
+        Arg::Local(n) => ptrs.get(n).copied().ok_or_else(|| {
+            (
+                line,
+                format!("%{n} is not a pointer argument plus a constant offset"),
+            )
+        }),
+        _ => Err((line, "a pointer that is not an argument".to_string())),
+    }
 }
 
 /// A pointer argument as `n` words, each any value (LLVM IR declares no bounds).
@@ -395,17 +395,18 @@ fn gep_offset(elem: &Type, indices: &[(Type, Arg)], line: usize) -> Result<i64, 
 struct Builder {
     e: Emit,
     env: HashMap<String, Val>,
+    /// Pointer values as (argument, byte offset) ([`pointers`]).
+    ptrs: HashMap<String, (usize, i64)>,
     /// Each word of each input is loaded once.
     loads: HashMap<(u32, u32), Operand>,
     /// The last value stored to each output word.
     stores: HashMap<(u32, u32), Operand>,
     /// The values only ever used modulo a constant ([`mod_only`]).
     mod_only: HashMap<String, BigUint>,
-    /// The values held incompletely reduced: congruent to the LLVM value modulo the
-    /// constant, exact integers below their bound, as wide as the bound needs.
+    /// The values held incompletely reduced (congruent to the LLVM value modulo their
+    /// `mod_only` constant, exact integers below the bound of their `Wide`, as wide as
+    /// it needs), each with an upper bound of its LLVM value (what idioms need).
     lazy: HashMap<String, BigUint>,
-    /// An upper bound of the LLVM value of each lazy value (what idioms need).
-    true_ub: HashMap<String, BigUint>,
     /// clang's `x mod P` idioms ([`idioms`]).
     idioms: Idioms,
     /// An idiom whose precondition failed: the build is started again without it.
@@ -435,16 +436,7 @@ impl Builder {
     }
 
     fn ptr(&self, a: &Arg, line: usize) -> Result<(usize, i64), Fail> {
-        match a {
-            Arg::Local(n) => match self.env.get(n) {
-                Some(&Val::Ptr { arg, offset }) => Ok((arg, offset)),
-                _ => Err((
-                    line,
-                    format!("%{n} is not a pointer argument plus a constant offset"),
-                )),
-            },
-            _ => Err((line, "a pointer that is not an argument".to_string())),
-        }
+        resolve(&self.ptrs, a, line)
     }
 
     fn define(&mut self, inst: &Inst, v: Val) {
@@ -522,11 +514,8 @@ impl Builder {
                 let v = self.int(x, bits, line)?;
                 self.define(inst, Val::Int(v));
             }
-            Kind::Gep { elem, ptr, indices } => {
-                let (arg, off) = self.ptr(ptr, line)?;
-                let offset = off + gep_offset(elem, indices, line)?;
-                self.define(inst, Val::Ptr { arg, offset });
-            }
+            // Resolved in `pointers`; refused before building.
+            Kind::Gep { .. } | Kind::Ret { .. } | Kind::Other(_) => {}
             Kind::Load { ty, ptr } => {
                 let bits = int_bits(ty, line, "load")?;
                 let (arg, off) = self.ptr(ptr, line)?;
@@ -578,8 +567,8 @@ impl Builder {
                     self.stores.insert((ret, (off / 8) as u32 + i as u32), l);
                 }
             }
-            Kind::Call { ret, callee, args } => {
-                let v = self.call(ret, callee, args, line)?;
+            Kind::Call { callee, args, .. } => {
+                let v = self.call(callee, args, line)?;
                 self.define(inst, v);
             }
             Kind::ExtractValue { agg, index } => {
@@ -593,14 +582,6 @@ impl Builder {
                 };
                 self.define(inst, Val::Int(v));
             }
-            Kind::Ret { val: None } => {}
-            Kind::Ret { val: Some(_) } => {
-                return Err((
-                    line,
-                    "ret with a value: cryptopt functions return void".to_string(),
-                ))
-            }
-            Kind::Other(op) => return Err((line, format!("`{op}` is not supported: {}", why(op)))),
         }
         Ok(())
     }
@@ -683,13 +664,7 @@ impl Builder {
         })
     }
 
-    fn call(
-        &mut self,
-        ret: &Type,
-        callee: &str,
-        args: &[(Type, Arg)],
-        line: usize,
-    ) -> Result<Val, Fail> {
+    fn call(&mut self, callee: &str, args: &[(Type, Arg)], line: usize) -> Result<Val, Fail> {
         let base = callee
             .strip_prefix("llvm.")
             .and_then(|s| s.rsplit_once('.'))
@@ -757,7 +732,6 @@ impl Builder {
                 })
             }
             _ => {
-                let _ = ret;
                 return Err((
                     line,
                     format!(

@@ -275,7 +275,7 @@ fn lex(line: &str) -> PResult<Vec<Tok>> {
                 out.push(Tok::Punct(c as char));
             }
             _ => {
-                // Any other byte (non-ASCII included): skip the whole character.
+                // Any other byte (non-ASCII included): named whole in the error.
                 let len = line[i..].chars().next().map_or(1, char::len_utf8);
                 return Err(format!("unexpected character `{}`", &line[i..i + len]));
             }
@@ -420,6 +420,11 @@ impl P {
         }
     }
 
+    /// `volatile` or `atomic` after `load`/`store`, if there.
+    fn ordering(&self) -> Option<&'static str> {
+        ["volatile", "atomic"].into_iter().find(|w| self.is_word(w))
+    }
+
     fn typed_arg(&mut self) -> PResult<(Type, Arg)> {
         let t = self.ty()?;
         // Parameter attributes inside calls (`noundef`, `zeroext`).
@@ -527,11 +532,8 @@ fn instruction(p: &mut P) -> PResult<Kind> {
             Kind::Freeze { ty, x }
         }
         "load" => {
-            if p.is_word("volatile") || p.is_word("atomic") {
-                return Ok(Kind::Other(format!(
-                    "load {}",
-                    p.found().trim_start_matches(", found ")
-                )));
+            if let Some(q) = p.ordering() {
+                return Ok(Kind::Other(format!("load {q}")));
             }
             let ty = p.ty()?;
             p.expect_punct(',')?;
@@ -539,8 +541,8 @@ fn instruction(p: &mut P) -> PResult<Kind> {
             Kind::Load { ty, ptr }
         }
         "store" => {
-            if p.is_word("volatile") || p.is_word("atomic") {
-                return Ok(Kind::Other("store volatile".to_string()));
+            if let Some(q) = p.ordering() {
+                return Ok(Kind::Other(format!("store {q}")));
             }
             let (ty, val) = p.typed_arg()?;
             p.expect_punct(',')?;

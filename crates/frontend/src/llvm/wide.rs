@@ -603,12 +603,11 @@ impl Emit {
     /// `p`), only step 1, until the value fits the words of `p`: the result is congruent
     /// to `x`, below its bound, in as many bits as the bound needs.
     ///
-    /// Proof obligations (checked here with exact arithmetic, for this instance): each
-    /// step's multiplier `m` satisfies `2^k ≡ m (mod p)` (so `lo + m·hi ≡ x`), each
-    /// step's new bound (the largest `lo + m·hi` that `x ≤ ub` allows) is below the old
-    /// one (termination), and
-    /// after step 3 the bound is below `p` (complete reduction: a value below `p`
-    /// congruent to `x` is `x mod p`). The congruence of one step is the one-line lemma
+    /// Proof obligations: each step's multiplier is `m = 2^k mod p`, so `2^k ≡ m (mod p)`
+    /// and `lo + m·hi ≡ x`; each step's new bound (the largest `lo + m·hi` that `x ≤ ub`
+    /// allows, computed with exact integers) is below the old one (termination); after
+    /// step 3 the bound is below `p` (complete reduction: a value below `p` congruent to
+    /// `x` is `x mod p`). The congruence of one step is the one-line lemma
     /// `x = lo + 2^k·hi ≡ lo + m·hi`; a conditional subtraction of `p` from a value below
     /// `2p` is `x mod p` for that value. Returns `None` when `p` is not of this form.
     pub(crate) fn reduce(
@@ -628,11 +627,8 @@ impl Emit {
         // Incomplete: word steps only, until the value fits the words of p.
         let steps: &[u32] = if complete { &[word, n] } else { &[word] };
         for &k in steps {
+            // 2^k ≡ m (mod p) by the definition of m.
             let m = (BigUint::one() << k) % p;
-            // The step's congruence: 2^k ≡ m (mod p).
-            if !(((BigUint::one() << k) - &m) % p).is_zero() {
-                return None;
-            }
             // Complete: word steps while the high part has more than one limb (whole
             // limbs, no shifts); below that, steps at bit n shrink the bound faster.
             let stop = if complete && k == word && word != n {
@@ -657,16 +653,8 @@ impl Emit {
                 if new_ub >= x.ub {
                     break;
                 }
-                let lo = if k % 64 == 0 {
-                    let lo_bits = k;
-                    let mut l = self.resize(&x, lo_bits);
-                    l.ub = l.ub.min(max_of(k));
-                    l
-                } else {
-                    let mask = Wide::constant(&max_of(k), x.bits);
-                    let l = self.bitwise(Op::And, &x, &mask, x.bits);
-                    self.resize(&l, k)
-                };
+                // x mod 2^k: the truncation (whole limbs at a word boundary).
+                let lo = self.resize(&x, k);
                 let mut hi = self.lshr(&x, k);
                 hi.ub = hi_ub.clone();
                 let hi = self.resize(&hi, bits_for(&hi_ub));

@@ -58,38 +58,28 @@ impl Builder {
         // The bound of the LLVM value of an operand.
         let tu = |b: &Builder, a: &Arg, bits: u32| -> Result<BigUint, Fail> {
             match a {
-                Arg::Local(n) if b.lazy.contains_key(n) => Ok(b.true_ub[n].clone()),
+                Arg::Local(n) if b.lazy.contains_key(n) => Ok(b.lazy[n].clone()),
                 _ => Ok(b.int(a, bits, line)?.ub),
             }
         };
-        let (v, truth) = match &inst.kind {
+        // A reduction of x by P (and whether x is lazy): clang's idiom on a lazy x, or
+        // an `urem`.
+        let reduction = match &inst.kind {
             Kind::Bin {
                 op: BinOp::And,
                 ty: Type::Int(bits),
                 ..
-            } if self
-                .idioms
-                .by_result
-                .get(&r)
-                .is_some_and(|(x, _)| self.lazy.contains_key(x)) =>
-            {
-                let (x, p) = self.idioms.by_result[&r].clone();
-                if self.true_ub[&x] >= &p * 2u32 {
-                    self.retry = Some(r);
-                    return Err((line, "retry without the idiom".into()));
+            } => match self.idioms.by_result.get(&r) {
+                Some((x, p)) if self.lazy.contains_key(x) => {
+                    let (x, p) = (x.clone(), p.clone());
+                    if self.lazy[&x] >= &p * 2u32 {
+                        self.retry = Some(r);
+                        return Err((line, "retry without the idiom".into()));
+                    }
+                    Some((self.residue(&Arg::Local(x), *bits, line)?, p, *bits, true))
                 }
-                let complete = wanted.as_ref() != Some(&p);
-                let xv = self.residue(&Arg::Local(x), *bits, line)?;
-                let v = self
-                    .e
-                    .reduce(&xv, &p, *bits, complete)
-                    .ok_or_else(|| (line, format!("internal error: cannot reduce by {p}")))?;
-                if complete {
-                    self.define(inst, Val::Int(v));
-                    return Ok(true);
-                }
-                (v, &p - 1u32)
-            }
+                _ => None,
+            },
             Kind::Bin {
                 op: BinOp::Urem,
                 ty,
@@ -98,83 +88,104 @@ impl Builder {
                 ..
             } if self.is_lazy(a) || wanted.is_some() => {
                 let bits = int_bits(ty, line, "urem")?;
-                let p = literal(d, bits);
                 let x = self.residue(a, bits, line)?;
-                let complete = wanted.as_ref() != Some(&p);
-                let Some(v) = self.e.reduce(&x, &p, bits, complete) else {
-                    if self.is_lazy(a) {
-                        return Err((line, format!("urem by {p}: cannot reduce")));
-                    }
-                    return Ok(false);
-                };
-                if complete {
-                    self.define(inst, Val::Int(v));
-                    return Ok(true);
-                }
-                (v, &p - 1u32)
+                Some((x, literal(d, bits), bits, self.is_lazy(a)))
             }
-            Kind::Bin {
-                op: op @ (BinOp::Add | BinOp::Sub | BinOp::Mul),
-                nuw: true,
-                ty,
-                a,
-                b,
-            } if self.is_lazy(a) || self.is_lazy(b) => {
-                let Some(p) = wanted.clone() else {
-                    return Err((line, "internal error: a residue escapes".to_string()));
-                };
-                let bits = int_bits(ty, line, "arithmetic")?;
-                let x = self.residue(a, bits, line)?;
-                let y = self.residue(b, bits, line)?;
-                let (ta, tb) = (tu(self, a, bits)?, tu(self, b, bits)?);
-                let top = max_of(bits);
-                match op {
-                    BinOp::Add => {
-                        let w = bits_for(&(&x.ub + &y.ub));
-                        (self.e.add(&x, &y, w).0, (ta + tb).min(top))
-                    }
-                    BinOp::Mul => {
-                        let w = bits_for(&(&x.ub * &y.ub));
-                        (self.e.mul(&x, &y, w), (ta * tb).min(top))
-                    }
-                    _ => {
-                        // x + k·P - y with k·P ≥ y: non-negative, congruent to x - y.
-                        let k = (&y.ub + &p - 1u32) / &p;
-                        let kp = &k * &p;
-                        let ub = &x.ub + &kp;
-                        let w = bits_for(&ub);
-                        let kpw = Wide::constant(&kp, bits_for(&kp));
-                        let (s, _) = self.e.add(&x, &kpw, w);
-                        let (mut d, _) = self.e.sub(&s, &y, w);
-                        d.ub = ub;
-                        (d, ta)
-                    }
-                }
-            }
-            Kind::Cast {
-                op: CastOp::Zext,
-                x,
-                ..
-            }
-            | Kind::Cast {
-                op: CastOp::Trunc,
-                nuw: true,
-                x,
-                ..
-            }
-            | Kind::Freeze { x, .. }
-                if self.is_lazy(x) =>
-            {
-                (self.residue(x, 0, line)?, tu(self, x, 0)?)
-            }
-            _ => return Ok(false),
+            _ => None,
         };
-        let p = wanted.ok_or_else(|| (line, "internal error: a residue escapes".to_string()))?;
-        self.lazy.insert(r.clone(), p);
-        self.true_ub.insert(r, truth);
+        let (v, truth) = if let Some((x, p, bits, x_lazy)) = reduction {
+            let complete = wanted.as_ref() != Some(&p);
+            let Some(v) = self.e.reduce(&x, &p, bits, complete) else {
+                // Not a modulus Crandall reduction takes: a plain `urem` refuses it.
+                if x_lazy {
+                    return Err((line, format!("cannot reduce by {p}")));
+                }
+                return Ok(false);
+            };
+            if complete {
+                self.define(inst, Val::Int(v));
+                return Ok(true);
+            }
+            (v, &p - 1u32)
+        } else {
+            match &inst.kind {
+                Kind::Bin {
+                    op: op @ (BinOp::Add | BinOp::Sub | BinOp::Mul),
+                    nuw: true,
+                    ty,
+                    a,
+                    b,
+                } if self.is_lazy(a) || self.is_lazy(b) => {
+                    let Some(p) = wanted.as_ref() else {
+                        return Err((line, "internal error: a residue escapes".to_string()));
+                    };
+                    let bits = int_bits(ty, line, "arithmetic")?;
+                    let x = self.residue(a, bits, line)?;
+                    let y = self.residue(b, bits, line)?;
+                    let (ta, tb) = (tu(self, a, bits)?, tu(self, b, bits)?);
+                    let top = max_of(bits);
+                    match op {
+                        BinOp::Add => {
+                            let w = bits_for(&(&x.ub + &y.ub));
+                            (self.e.add(&x, &y, w).0, (ta + tb).min(top))
+                        }
+                        BinOp::Mul => {
+                            let w = bits_for(&(&x.ub * &y.ub));
+                            (self.e.mul(&x, &y, w), (ta * tb).min(top))
+                        }
+                        _ => {
+                            // x + k·P - y with k·P ≥ y: non-negative, congruent to x - y.
+                            let k = (&y.ub + p - 1u32) / p;
+                            let kp = &k * p;
+                            let ub = &x.ub + &kp;
+                            let w = bits_for(&ub);
+                            let kpw = Wide::constant(&kp, bits_for(&kp));
+                            let (s, _) = self.e.add(&x, &kpw, w);
+                            let (mut d, _) = self.e.sub(&s, &y, w);
+                            d.ub = ub;
+                            (d, ta)
+                        }
+                    }
+                }
+                Kind::Cast {
+                    op: CastOp::Zext,
+                    x,
+                    ..
+                }
+                | Kind::Cast {
+                    op: CastOp::Trunc,
+                    nuw: true,
+                    x,
+                    ..
+                }
+                | Kind::Freeze { x, .. }
+                    if self.is_lazy(x) =>
+                {
+                    (self.residue(x, 0, line)?, tu(self, x, 0)?)
+                }
+                _ => return Ok(false),
+            }
+        };
+        if wanted.is_none() {
+            return Err((line, "internal error: a residue escapes".to_string()));
+        }
+        self.lazy.insert(r, truth);
         self.define(inst, Val::Int(v));
         Ok(true)
     }
+}
+
+/// Who uses each value: the indices of the instructions that read it.
+pub(super) fn users(body: &[Inst]) -> HashMap<&str, Vec<usize>> {
+    let mut users: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (k, inst) in body.iter().enumerate() {
+        for a in operands(&inst.kind) {
+            if let Arg::Local(n) = a {
+                users.entry(n.as_str()).or_default().push(k);
+            }
+        }
+    }
+    users
 }
 
 /// clang's rewrite of `x % P` for `x < 2P` (`P = 2^n - k`): `(x <u P ? x : x + k) &
@@ -199,20 +210,16 @@ impl Idioms {
     }
 }
 
-pub(super) fn idioms(body: &[Inst], disabled: &HashSet<String>) -> Idioms {
-    let mut def: HashMap<&str, &Kind> = HashMap::new();
-    let mut uses: HashMap<&str, usize> = HashMap::new();
-    for inst in body {
-        if let Some(r) = &inst.result {
-            def.insert(r.as_str(), &inst.kind);
-        }
-        for a in operands(&inst.kind) {
-            if let Arg::Local(n) = a {
-                *uses.entry(n.as_str()).or_default() += 1;
-            }
-        }
-    }
-    let once = |n: &str| uses.get(n) == Some(&1);
+pub(super) fn idioms(
+    body: &[Inst],
+    users: &HashMap<&str, Vec<usize>>,
+    disabled: &HashSet<String>,
+) -> Idioms {
+    let def: HashMap<&str, &Kind> = body
+        .iter()
+        .filter_map(|i| Some((i.result.as_deref()?, &i.kind)))
+        .collect();
+    let once = |n: &str| users.get(n).is_some_and(|u| u.len() == 1);
     let mut out = Idioms::default();
     for inst in body {
         let (
@@ -281,15 +288,11 @@ pub(super) fn idioms(body: &[Inst], disabled: &HashSet<String>) -> Idioms {
 /// whose result is itself only used modulo `P` (computed from the last instruction up,
 /// so a value's uses are decided before it). Such a value may be held incompletely
 /// reduced ([`Builder::lazy_inst`]).
-pub(super) fn mod_only(body: &[Inst], idioms: &Idioms) -> HashMap<String, BigUint> {
-    let mut users: HashMap<&str, Vec<usize>> = HashMap::new();
-    for (k, inst) in body.iter().enumerate() {
-        for a in operands(&inst.kind) {
-            if let Arg::Local(n) = a {
-                users.entry(n.as_str()).or_default().push(k);
-            }
-        }
-    }
+pub(super) fn mod_only(
+    body: &[Inst],
+    users: &HashMap<&str, Vec<usize>>,
+    idioms: &Idioms,
+) -> HashMap<String, BigUint> {
     let mut out: HashMap<String, BigUint> = HashMap::new();
     for inst in body.iter().rev() {
         let Some(r) = &inst.result else { continue };
