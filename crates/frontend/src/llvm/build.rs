@@ -38,6 +38,9 @@ struct Use {
     words: u32,
 }
 
+/// Pointer values by name: (argument, constant byte offset).
+type Ptrs = HashMap<String, (usize, i64)>;
+
 /// Where an LLVM argument went: an IR parameter or return.
 #[derive(Clone, Copy, Debug)]
 enum Slot {
@@ -280,8 +283,8 @@ fn build_without(
 
 /// Pass 1: every pointer value as (argument, constant byte offset), and how each
 /// pointer argument is used (read, written, how many words).
-fn pointers(func: &Func) -> Result<(HashMap<String, (usize, i64)>, Vec<Use>), Fail> {
-    let mut ptrs: HashMap<String, (usize, i64)> = HashMap::new();
+fn pointers(func: &Func) -> Result<(Ptrs, Vec<Use>), Fail> {
+    let mut ptrs: Ptrs = HashMap::new();
     let mut uses: Vec<Use> = vec![Use::default(); func.params.len()];
     for (k, p) in func.params.iter().enumerate() {
         if p.ty == Type::Ptr {
@@ -332,11 +335,7 @@ fn pointers(func: &Func) -> Result<(HashMap<String, (usize, i64)>, Vec<Use>), Fa
 }
 
 /// A pointer operand as (argument, byte offset).
-fn resolve(
-    ptrs: &HashMap<String, (usize, i64)>,
-    a: &Arg,
-    line: usize,
-) -> Result<(usize, i64), Fail> {
+fn resolve(ptrs: &Ptrs, a: &Arg, line: usize) -> Result<(usize, i64), Fail> {
     match a {
         Arg::Local(n) => ptrs.get(n).copied().ok_or_else(|| {
             (
@@ -396,7 +395,7 @@ struct Builder {
     e: Emit,
     env: HashMap<String, Val>,
     /// Pointer values as (argument, byte offset) ([`pointers`]).
-    ptrs: HashMap<String, (usize, i64)>,
+    ptrs: Ptrs,
     /// Each word of each input is loaded once.
     loads: HashMap<(u32, u32), Operand>,
     /// The last value stored to each output word.
