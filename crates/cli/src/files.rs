@@ -53,30 +53,40 @@ pub(crate) fn is_llvm(path: &Path) -> bool {
     path.extension().is_some_and(|e| e == "ll")
 }
 
+type ParseFn = fn(&str, &str) -> cryptopt_frontend::Result<Function>;
+type NamesFn = fn(&str) -> cryptopt_frontend::Result<Vec<String>>;
+type AllFn = fn(&str) -> cryptopt_frontend::Result<Vec<Function>>;
+
+/// The front end of a file, by its extension (the one place that decides): one
+/// function by name, the names, every function.
+fn reader(path: &Path) -> (ParseFn, NamesFn, AllFn) {
+    if is_llvm(path) {
+        (
+            llvm::parse_function,
+            llvm::function_names,
+            llvm::parse_functions,
+        )
+    } else {
+        (
+            fiat::parse_function,
+            fiat::function_names,
+            fiat::parse_functions,
+        )
+    }
+}
+
 /// Every function in an input file (Fiat JSON, or LLVM IR for `.ll`).
 pub(crate) fn load_all(path: &Path) -> Result<Vec<Function>> {
     let text = read(path)?;
-    let ctx = || path.display().to_string();
-    Ok(if is_llvm(path) {
-        llvm::parse_functions(&text).with_context(ctx)?
-    } else {
-        fiat::parse_functions(&text).with_context(ctx)?
-    })
+    Ok(reader(path).2(&text).with_context(|| path.display().to_string())?)
 }
-
-type ParseFn = fn(&str, &str) -> cryptopt_frontend::Result<Function>;
-type NamesFn = fn(&str) -> cryptopt_frontend::Result<Vec<String>>;
 
 /// Reads the named function (or the only one) from a Fiat JSON file or an LLVM IR file
 /// (`.ll`), lowered if asked.
 pub(crate) fn load(path: &Path, name: Option<&str>, lowered: bool) -> Result<Function> {
     let text = read(path)?;
     let ctx = || path.display().to_string();
-    let (parse, names): (ParseFn, NamesFn) = if is_llvm(path) {
-        (llvm::parse_function, llvm::function_names)
-    } else {
-        (fiat::parse_function, fiat::function_names)
-    };
+    let (parse, names, _) = reader(path);
     let f = match name {
         Some(n) => parse(&text, n).with_context(ctx)?,
         None => {

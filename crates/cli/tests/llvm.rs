@@ -235,7 +235,7 @@ fn optimize_proves_the_acceptance_functions() {
 fn refuse(body: &str, params: &str, want: &[&str]) {
     let dir = scratch("llvm-refuse");
     std::fs::create_dir_all(&dir).unwrap();
-    let ll = dir.join(format!("bad{}.ll", want[0].len()));
+    let ll = dir.join("bad.ll");
     let text = format!("; a comment\ndefine void @f({params}) {{\n{body}\n}}\n");
     std::fs::write(&ll, &text).unwrap();
     let (code, _, stderr) = cryptopt(&["ir", ll.to_str().unwrap(), "--function", "f"]);
@@ -416,5 +416,69 @@ fn compilers_code_of_the_c_is_checked_against_the_front_end_function() {
         }
     }
     assert!(!proved.is_empty(), "no compiler output proved");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `bench --input F.ll --c-source F.c`: the function read from the `.ll` file is timed
+/// against clang compiling the original C (its baseline run against the interpreter
+/// first), a function from a second input against the C `emit-c` prints; a name in no
+/// input is refused with a suggestion.
+#[test]
+fn bench_takes_inputs_and_their_c_source() {
+    if !needs("bench_takes_inputs_and_their_c_source", &["clang-19"]) {
+        return;
+    }
+    let dir = scratch("llvm-bench");
+    std::fs::create_dir_all(&dir).unwrap();
+    let ll = emit_ll("x25519_bitint.c", 2, &dir);
+    let c = example("x25519_bitint.c");
+    let json = root().join("examples/running_example.json");
+    let out = dir.join("out");
+    let (ll, c, json, out) = (
+        ll.to_str().unwrap(),
+        c.to_str().unwrap(),
+        json.to_str().unwrap(),
+        out.to_str().unwrap(),
+    );
+    let common = [
+        "--compilers",
+        "clang-19",
+        "--evals",
+        "100",
+        "--repeats",
+        "4",
+        "--optimize-for",
+        "throughput",
+        "--out",
+        out,
+    ];
+    let mut args = vec!["bench", "--input", ll, "--input", json, "--c-source", c];
+    args.extend(["--functions", "fe_sq,example_running"]);
+    args.extend(common);
+    let (code, stdout, stderr) = cryptopt(&args);
+    assert_eq!(code, 0, "{stderr}");
+    for row in ["| fe_sq |", "| example_running |"] {
+        assert!(stdout.contains(row), "{row} missing:\n{stdout}");
+    }
+    // The C source is what the .ll function's baselines compile (one without it
+    // fails); the JSON function above got the C `emit-c` prints (the source has none).
+    let other = example("secp256k1_5x52.c");
+    let mut args = vec![
+        "bench",
+        "--input",
+        ll,
+        "--c-source",
+        other.to_str().unwrap(),
+    ];
+    args.extend(["--functions", "fe_sq"]);
+    args.extend(common);
+    let (code, _, stderr) = cryptopt(&args);
+    assert_ne!(code, 0, "a C source without fe_sq was accepted");
+    assert!(stderr.contains("fe_sq"), "{stderr}");
+    let mut args = vec!["bench", "--input", ll, "--functions", "fe_sqq"];
+    args.extend(common);
+    let (code, _, stderr) = cryptopt(&args);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("did you mean `fe_sq`"), "{stderr}");
     let _ = std::fs::remove_dir_all(&dir);
 }

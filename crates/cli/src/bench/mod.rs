@@ -327,18 +327,15 @@ pub fn command(args: BenchArgs) -> Result<()> {
     );
     let ops_column = formula::COLUMN.to_string();
     let mut lines = Vec::new();
-    for (f, (through_w, latency_w)) in functions.iter().map(|b| &b.f).zip(winners) {
+    for (bench, (through_w, latency_w)) in functions.iter().zip(winners) {
+        let f = &bench.f;
         let (through_w, latency_w) = match (through_w, latency_w) {
             (Some(t), l) => (t, l),
             (None, Some(l)) => (l, None),
             (None, None) => bail!("{}: not optimized", f.name),
         };
-        let from_llvm = functions
-            .iter()
-            .find(|b| b.f.name == f.name)
-            .is_some_and(|b| crate::files::is_llvm(&b.input));
         let source = match &args.c_source {
-            Some(path) if from_llvm => crate::files::read(path)?,
+            Some(path) if crate::files::is_llvm(&bench.input) => crate::files::read(path)?,
             _ => cryptopt_measure::c::emit(f),
         };
         let mut compiled = Vec::new();
@@ -537,35 +534,33 @@ struct Benched {
 /// The functions `--paper` or `--functions` names, and where they come from as a phrase.
 fn resolve(args: &BenchArgs) -> Result<(Vec<Benched>, String)> {
     if !args.input.is_empty() {
+        // Each file read once; each name from the first file that has it.
+        let mut files = Vec::new();
+        for input in &args.input {
+            files.push((input, crate::files::load_all(input)?));
+        }
         let mut out = Vec::new();
         for name in &args.functions {
-            let mut found = None;
-            let mut seen = Vec::new();
-            for input in &args.input {
-                let names: Vec<String> = crate::files::load_all(input)?
-                    .into_iter()
-                    .map(|f| f.name)
-                    .collect();
-                if names.contains(name) {
-                    found = Some(input);
-                    break;
-                }
-                seen.extend(names);
-            }
-            let input = found.ok_or_else(|| {
-                anyhow!(
+            let found = files
+                .iter()
+                .find_map(|(input, fs)| Some((*input, fs.iter().find(|f| &f.name == name)?)));
+            let Some((input, f)) = found else {
+                let seen = files
+                    .iter()
+                    .flat_map(|(_, fs)| fs.iter().map(|f| f.name.as_str()));
+                bail!(
                     "no function `{name}` in the --input files{}",
-                    did_you_mean(name, seen.iter().map(String::as_str))
-                )
-            })?;
+                    did_you_mean(name, seen)
+                );
+            };
             out.push(Benched {
-                f: crate::files::load(input, Some(name), false)?,
+                f: f.clone(),
                 input: input.clone(),
                 representation: None,
             });
         }
-        let files: Vec<String> = args.input.iter().map(|p| p.display().to_string()).collect();
-        return Ok((out, files.join(", ")));
+        let names: Vec<String> = args.input.iter().map(|p| p.display().to_string()).collect();
+        return Ok((out, names.join(", ")));
     }
     let names: Vec<(Option<&str>, String)> = if args.paper {
         PAPER
