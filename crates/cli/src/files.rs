@@ -78,7 +78,7 @@ fn reader(path: &Path) -> (ParseFn, NamesFn, AllFn) {
 /// Every function in an input file (Fiat JSON, or LLVM IR for `.ll`).
 pub(crate) fn load_all(path: &Path) -> Result<Vec<Function>> {
     let text = read(path)?;
-    Ok(reader(path).2(&text).with_context(|| path.display().to_string())?)
+    reader(path).2(&text).with_context(|| path.display().to_string())
 }
 
 /// Reads the named function (or the only one) from a Fiat JSON file or an LLVM IR file
