@@ -15,8 +15,9 @@
 //! may be read, input arrays read within their bounds, output arrays written within
 //! their bounds and read back after being written, the stack between the red zone below
 //! the current rsp (none on Windows) and the entry rsp read after being written, and on
-//! Windows the callee's 32-byte home space above the return address as well; with aliasing, an input byte read after an output that
-//! may share its memory was written is a problem. Anything else ends the run with a [`Problem`] (a wrong program) or an
+//! Windows the callee's 32-byte home space above the return address as well; with
+//! aliasing, an input byte read after an output that may share its memory was written
+//! is a problem. Anything else ends the run with a [`Problem`] (a wrong program) or an
 //! [`Error`] (reading what was never written).
 //!
 //! This module must never guess an address it cannot prove to be a base plus a
