@@ -394,7 +394,7 @@ fn c_identifier(s: &str) -> std::result::Result<String, String> {
 /// The built-in field generator: `--field p256 --op mul`.
 #[derive(clap::Args, Debug, Clone)]
 pub(crate) struct FieldArgs {
-    /// A preset (curve25519, p224, p256, p384, p434, p448, p521, poly1305, secp256k1,
+    /// A preset (curve25519, p224, p256, p384, p434, p448, p521, p127, poly1305, secp256k1,
     /// bls12-381-p) or a prime: '2^255 - 19', decimal or 0x hex.
     #[arg(long)]
     pub field: Option<String>,
@@ -684,13 +684,17 @@ pub(crate) enum PrimitiveName {
     /// secp256k1 ECDH, libsecp256k1's hashed output: `int cryptopt_secp256k1_ecdh(out[32],
     /// priv[32], pub[65])`.
     Secp256k1,
+    /// Diffie–Hellman on the Gaudry–Schost Kummer surface over 2^127 − 1 ("Kummer strikes
+    /// back"): `int cryptopt_kummer(out[48], sk[32], pk[48])`, `cryptopt_kummer_keypair`.
+    Kummer,
 }
 
 impl PrimitiveName {
-    pub(crate) const ALL: [PrimitiveName; 3] = [
+    pub(crate) const ALL: [PrimitiveName; 4] = [
         PrimitiveName::X25519,
         PrimitiveName::P256,
         PrimitiveName::Secp256k1,
+        PrimitiveName::Kummer,
     ];
 
     /// The name in files and symbols: `x25519`.
@@ -699,6 +703,7 @@ impl PrimitiveName {
             PrimitiveName::X25519 => "x25519",
             PrimitiveName::P256 => "p256",
             PrimitiveName::Secp256k1 => "secp256k1",
+            PrimitiveName::Kummer => "kummer",
         }
     }
 }

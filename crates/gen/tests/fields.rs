@@ -217,7 +217,7 @@ fn presets_satisfy_the_field_laws() {
             FieldOp::ALL.into_iter().map(move |op| (spec.clone(), op))
         })
         .collect();
-    assert_eq!(jobs.len(), 50);
+    assert_eq!(jobs.len(), 55);
     run_table("presets", jobs);
 }
 

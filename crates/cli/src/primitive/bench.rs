@@ -49,6 +49,8 @@ struct Harness {
     defines: Vec<String>,
     /// Whether AWS-LC has this primitive (X25519 and P-256; not secp256k1's hashed ECDH).
     aws_lc: bool,
+    /// Other primitives' libraries it times too (the Kummer DH against cryptopt's X25519).
+    with: &'static [PrimitiveName],
 }
 
 fn harness(name: PrimitiveName) -> Harness {
@@ -59,6 +61,11 @@ fn harness(name: PrimitiveName) -> Harness {
             vec![],
         ),
         PrimitiveName::P256 => (include_str!("bench_p256.c"), &["-lcrypto"][..], vec![]),
+        PrimitiveName::Kummer => (
+            include_str!("bench_kummer.c"),
+            &["-lsodium", "-lcrypto"][..],
+            vec![],
+        ),
         PrimitiveName::Secp256k1 => (
             include_str!("bench_secp256k1.c"),
             &["-lsecp256k1"][..],
@@ -73,6 +80,10 @@ fn harness(name: PrimitiveName) -> Harness {
         libs,
         defines,
         aws_lc: !matches!(name, PrimitiveName::Secp256k1),
+        with: match name {
+            PrimitiveName::Kummer => &[PrimitiveName::X25519],
+            _ => &[],
+        },
     }
 }
 
@@ -171,7 +182,19 @@ pub(crate) fn command(args: &BenchArgs, names: &[PrimitiveName]) -> Result<()> {
         names
     };
     let mut measured = Vec::new();
+    let mut made = Vec::new();
     for &name in names {
+        // The libraries its harness times besides its own, made first where this run
+        // has not (and --reuse did not ask to take what is there).
+        for &other in harness(name).with {
+            let dir = args.out.join(other.as_str());
+            let there = dir.join(archive_name(other)).exists();
+            let take_what_is_there = args.reuse && there;
+            if !made.contains(&other.as_str()) && !take_what_is_there {
+                make(other, &settings, &dir)?;
+                made.push(other.as_str());
+            }
+        }
         let dir = args.out.join(name.as_str());
         let lib = dir.join(archive_name(name));
         if args.reuse {
@@ -188,8 +211,9 @@ pub(crate) fn command(args: &BenchArgs, names: &[PrimitiveName]) -> Result<()> {
                 name.as_str(),
                 lib.display()
             );
-        } else {
+        } else if !made.contains(&name.as_str()) {
             make(name, &settings, &dir)?;
+            made.push(name.as_str());
         }
         measured.push(measure(name, &dir, &settings.cc, args.calls)?);
     }
@@ -217,6 +241,13 @@ fn measure(name: PrimitiveName, dir: &Path, cc: &str, calls: u64) -> Result<Meas
             .args(&h.defines)
             .arg(&src)
             .arg(dir.join(archive_name(name)));
+        // Other primitives' libraries, from their folders beside this one.
+        for &other in h.with {
+            let other_dir = dir.parent().unwrap_or(Path::new(".")).join(other.as_str());
+            cmd.arg("-I")
+                .arg(&other_dir)
+                .arg(other_dir.join(archive_name(other)));
+        }
         if h.aws_lc {
             match aws_lc() {
                 Ok(aws) => link_aws_lc(&mut cmd, &aws, cc, scratch)?,

@@ -67,7 +67,9 @@ fn curve(name: PrimitiveName) -> Curve {
             header: include_str!("cryptopt_secp256k1.h"),
             vectors: include_str!("secp256k1_vectors.c"),
         },
-        PrimitiveName::X25519 => unreachable!("x25519 is not a Weierstrass curve"),
+        PrimitiveName::X25519 | PrimitiveName::Kummer => {
+            unreachable!("{} is not a Weierstrass curve", name.as_str())
+        }
     }
 }
 

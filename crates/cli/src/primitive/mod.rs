@@ -96,6 +96,25 @@ fn recipe(name: PrimitiveName) -> Result<Recipe> {
                 selftest: include_str!("x25519_selftest.c").to_string(),
             })
         }
+        PrimitiveName::Kummer => {
+            // The saturated representation (2×64, 2^128 ≡ 2): no carry chain anywhere
+            // in the step (the 3-limb one needs them after the Hadamard rows).
+            let spec = field("p127", ReprChoice::Saturated)?;
+            let representation = spec.representation();
+            let named = |f, suffix: &str| Piece::new(f, name, suffix, &representation);
+            let (step, _) = formulas::generate(Formula::KummerLadderstep, &spec)?;
+            Ok(Recipe {
+                name,
+                pieces: vec![
+                    named(step, "ladderstep"),
+                    named(fields::generate(&spec, FieldOp::Mul)?, "mul"),
+                    named(fields::generate(&spec, FieldOp::Square)?, "square"),
+                ],
+                driver: include_str!("cryptopt_kummer.c").to_string(),
+                header: include_str!("cryptopt_kummer.h"),
+                selftest: include_str!("kummer_selftest.c").to_string(),
+            })
+        }
         PrimitiveName::P256 | PrimitiveName::Secp256k1 => ecdh::recipe(name),
     }
 }

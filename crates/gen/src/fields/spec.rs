@@ -124,6 +124,13 @@ const PRESET_TABLE: &[Preset] = &[
         why: "2^k - c with c = 1: unsaturated Solinas, as fiat-crypto's p521_64",
     },
     Preset {
+        key: "p127",
+        name: "p127",
+        formula: "2^127 - 1",
+        solinas: true,
+        why: "2^k - c with c = 1: unsaturated Solinas (3 limbs); the Kummer surface's field (\"Kummer strikes back\")",
+    },
+    Preset {
         key: "poly1305",
         name: "poly1305",
         formula: "2^130 - 5",
@@ -155,6 +162,7 @@ pub const PRESETS: &[&str] = &[
     "p434",
     "p448",
     "p521",
+    "p127",
     "poly1305",
     "secp256k1",
     "bls12-381-p",
@@ -530,6 +538,7 @@ mod tests {
                 &[58, 58, 58, 58, 58, 58, 58, 58, 57],
                 521,
             ),
+            ("p127", Repr::Solinas { limbs: 3 }, &[43, 42, 42], 127),
             ("poly1305", Repr::Solinas { limbs: 3 }, &[44, 43, 43], 130),
             ("secp256k1", Repr::Montgomery, &[64; 4], 256),
             ("bls12-381-p", Repr::Montgomery, &[64; 6], 381),
@@ -569,7 +578,7 @@ mod tests {
             ..FieldOptions::default()
         };
         let cases: &[(&str, &FieldOptions, &str)] = &[
-            ("p255", &opts, "unknown field `p255`; did you mean `p256`? (presets: curve25519, p224, p256, p384, p434, p448, p521, poly1305, secp256k1, bls12-381-p)"),
+            ("p255", &opts, "unknown field `p255`; did you mean `p256`? (presets: curve25519, p224, p256, p384, p434, p448, p521, p127, poly1305, secp256k1, bls12-381-p)"),
             ("ed448", &opts, "unknown field `ed448` (presets: curve25519"),
             ("2^255 - 20", &opts, "modulus 0x7fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffec is even"),
             ("2^61 - 1", &opts, "modulus 0x1fffffffffffffff is too small: 61 bits, at least 65 are required"),

@@ -175,27 +175,44 @@ pub fn library(formula: Formula, spec: &FieldSpec, f: &Function) -> Result<Libra
         temps: 0,
         used: BTreeMap::new(),
     };
-    // Arguments are within the tight bounds (the function's declared bounds); the
-    // ladder step's first is its swap bit.
-    let first = 1 + formula.has_swap() as usize;
-    let args = (0..formula.elements_in())
-        .map(|k| Elem {
-            name: format!("arg{}", first + k),
+    // Arguments are within the tight bounds (the function's declared bounds); a ladder
+    // step's swap bit is one of them (`Formula::swap_param`).
+    let param = |k: usize| 1 + k + formula.swap_param().is_some_and(|s| s <= k) as usize;
+    let limbs = spec.limbs() as usize;
+    // Element `e` of a parameter holding several is a pointer into it.
+    let at = |param: String, n: usize, e: usize| {
+        if n == 1 {
+            param
+        } else {
+            format!("({param} + {})", e * limbs)
+        }
+    };
+    let args = formula
+        .params_in()
+        .iter()
+        .enumerate()
+        .flat_map(|(k, &n)| (0..n).map(move |e| (k, n, e)))
+        .map(|(k, n, e)| Elem {
+            name: at(format!("arg{}", param(k)), n, e),
             tight: true,
         })
         .collect();
     // The text's order: one call at a time as written (scheduling across operations
     // is what the formula as one function adds).
     let outs = formula.text(&mut d, args).map_err(internal)?;
-    for (k, x) in outs.iter().enumerate() {
+    let places = formula
+        .params_out()
+        .iter()
+        .enumerate()
+        .flat_map(|(k, &n)| (0..n).map(move |e| (k, n, e)));
+    for (x, (k, n, e)) in outs.iter().zip(places) {
         if !x.tight {
             return Err(internal(format!("output {} would be loose", k + 1)));
         }
         let _ = writeln!(
             d.body,
-            "    for (int i = 0; i < {}; i++) out{}[i] = {}[i];",
-            spec.limbs(),
-            k + 1,
+            "    for (int i = 0; i < {limbs}; i++) {}[i] = {}[i];",
+            at(format!("out{}", k + 1), n, e),
             x.name
         );
     }

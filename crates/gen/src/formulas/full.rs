@@ -138,10 +138,10 @@ impl Ops for Full<'_> {
 
 impl Inline for Full<'_> {
     /// Words below 2^64 (a Montgomery element must also be below p as a whole).
-    fn arg(&self, param: u32, _bounds: &[u128]) -> Vec<W> {
+    fn arg(&self, param: u32, at: u32, _bounds: &[u128]) -> Vec<W> {
         (0..self.spec.limbs())
             .map(|i| W {
-                o: Opnd::Arg(param, i),
+                o: Opnd::Arg(param, at + i),
                 max: MAX,
             })
             .collect()

@@ -41,14 +41,24 @@ pub(crate) enum Body {
 }
 
 impl Body {
-    fn swap(self) -> bool {
-        matches!(self, Body::Formula(f) if f.has_swap())
+    /// The index of the swap bit's parameter, if it has one.
+    fn swap(self) -> Option<usize> {
+        match self {
+            Body::Formula(f) => f.swap_param(),
+            Body::Scmul(_) => None,
+        }
     }
 
-    fn elements(self) -> (usize, usize) {
+    /// The index of the parameter holding input group `k` (the swap bit's is skipped).
+    fn param_of(self, k: usize) -> u32 {
+        (k + self.swap().is_some_and(|s| s <= k) as usize) as u32
+    }
+
+    /// How many elements each input and each output parameter holds.
+    fn params(self) -> (&'static [usize], &'static [usize]) {
         match self {
-            Body::Formula(f) => (f.elements_in(), f.elements_out()),
-            Body::Scmul(_) => (1, 1),
+            Body::Formula(f) => (f.params_in(), f.params_out()),
+            Body::Scmul(_) => (&[1], &[1]),
         }
     }
 
@@ -72,17 +82,17 @@ impl Body {
 
 /// An implementation of [`Ops`] that emits into a function being built.
 pub(crate) trait Inline: Ops {
-    /// Argument `param` as an element whose limbs are within `bounds`.
-    fn arg(&self, param: u32, bounds: &[u128]) -> Self::Fe;
+    /// The element at limb `at` of argument `param`, its limbs within `bounds`.
+    fn arg(&self, param: u32, at: u32, bounds: &[u128]) -> Self::Fe;
     /// The operands that store `x` within `bounds` (carried first if it is not).
     fn output(&mut self, x: &Self::Fe, bounds: &[u128]) -> Result<Vec<Opnd>, String>;
     fn builder(&mut self) -> &mut Builder;
     fn finish(self) -> (Builder, Stats);
 }
 
-/// `body` over `spec` as one function named `name`, verified: the swap bit first if it
-/// has one (a u1), then its input elements, returning its output elements within the
-/// tight bounds.
+/// `body` over `spec` as one function named `name`, verified: its input parameters (one
+/// or more elements each, limbs in order) with the swap bit (a u1) where the formula
+/// says, returning its output elements within the tight bounds.
 pub(crate) fn inline(
     body: Body,
     name: String,
@@ -92,30 +102,34 @@ pub(crate) fn inline(
         function: name.clone(),
         message,
     };
-    let (ins, outs) = body.elements();
+    let (ins, outs) = body.params();
     let (in_b, out_b) = (body.input_bounds(spec), spec.tight_bounds());
-    let first = body.swap() as u32;
-    let mut params = Vec::new();
-    if body.swap() {
-        params.push(Param::scalar("arg1", Ty::U1, 1));
+    // A parameter of `n` elements: its bounds repeated.
+    let group = |n: usize, bounds: &[u128]| bounds.repeat(n);
+    let mut params: Vec<Param> = ins
+        .iter()
+        .enumerate()
+        .map(|(k, &n)| {
+            let name = format!("arg{}", body.param_of(k) + 1);
+            Param::array(&name, Ty::U64, &group(n, &in_b))
+        })
+        .collect();
+    if let Some(s) = body.swap() {
+        params.insert(s, Param::scalar(&format!("arg{}", s + 1), Ty::U1, 1));
     }
-    let elem =
-        |k: u32, bounds: &[u128]| Param::array(&format!("arg{}", first + k + 1), Ty::U64, bounds);
-    params.extend((0..ins as u32).map(|k| elem(k, &in_b)));
-    let returns = (1..=outs)
-        .map(|k| Param::array(&format!("out{k}"), Ty::U64, &out_b))
+    let returns = outs
+        .iter()
+        .enumerate()
+        .map(|(k, &n)| Param::array(&format!("out{}", k + 1), Ty::U64, &group(n, &out_b)))
         .collect();
     let b = Builder::new(name.clone(), params, returns);
-    let swap = if body.swap() {
-        Opnd::Arg(0, 0)
-    } else {
-        Opnd::K(0)
+    let swap = match body.swap() {
+        Some(s) => Opnd::Arg(s as u32, 0),
+        None => Opnd::K(0),
     };
     let (b, stats) = match spec.repr {
-        Repr::Solinas { .. } => emit(Unsat::new(b, spec, swap), body, first, &in_b, &out_b),
-        Repr::Montgomery | Repr::Saturated => {
-            emit(Full::new(b, spec, swap), body, first, &in_b, &out_b)
-        }
+        Repr::Solinas { .. } => emit(Unsat::new(b, spec, swap), body, &in_b, &out_b),
+        Repr::Montgomery | Repr::Saturated => emit(Full::new(b, spec, swap), body, &in_b, &out_b),
     }
     .map_err(internal)?;
     Ok((b.finish()?, stats))
@@ -124,16 +138,26 @@ pub(crate) fn inline(
 fn emit<O: Inline>(
     mut u: O,
     body: Body,
-    first: u32,
     in_b: &[u128],
     out_b: &[u128],
 ) -> Result<(Builder, Stats), String> {
-    let (ins, _) = body.elements();
-    let args = (0..ins as u32).map(|k| u.arg(first + k, in_b)).collect();
+    let (ins, outs_at) = body.params();
+    let limbs = in_b.len() as u32;
+    let mut args = Vec::new();
+    for (k, &n) in ins.iter().enumerate() {
+        for e in 0..n as u32 {
+            args.push(u.arg(body.param_of(k), e * limbs, in_b));
+        }
+    }
     let outs = body.run(&mut u, args)?;
-    for (ret, x) in outs.iter().enumerate() {
+    // Output element j is element `e` of output parameter `ret`.
+    let place = outs_at
+        .iter()
+        .enumerate()
+        .flat_map(|(ret, &n)| (0..n as u32).map(move |e| (ret as u32, e)));
+    for (x, (ret, e)) in outs.iter().zip(place) {
         for (i, o) in u.output(x, out_b)?.into_iter().enumerate() {
-            u.builder().store(ret as u32, i as u32, o);
+            u.builder().store(ret, e * limbs + i as u32, o);
         }
     }
     Ok(u.finish())

@@ -21,7 +21,9 @@
 //! * `inline`: the one builder of a formula's function (and of the driver's
 //!   multiplication by a constant), for every representation;
 //! * `x25519`: the RFC 7748 ladder step; `weierstrass`: the Renes–Costello–Batina
-//!   complete point formulas (Algorithms 4, 6, 7, 9);
+//!   complete point formulas (Algorithms 4, 6, 7, 9); `kummer`: the squared-Kummer-surface
+//!   ladder step over 2^127 − 1 ("Kummer strikes back", Fig. 2.4(b)) and the Hadamard
+//!   transform;
 //! * `schedule`: the order the inline function's operations are emitted in (a list
 //!   schedule by height over the graph the text records); the C driver keeps the text's.
 //!
@@ -34,6 +36,7 @@
 mod driver;
 mod full;
 mod inline;
+mod kummer;
 mod schedule;
 mod unsat;
 mod weierstrass;
@@ -121,6 +124,11 @@ pub enum Formula {
     P256DoubleViaJacobian,
     /// secp256k1 `2·P` in projective coordinates through Jacobian ones (not complete).
     Secp256k1DoubleViaJacobian,
+    /// One step of the squared-Kummer-surface ladder over 2^127 − 1 with its conditional
+    /// swap ("Kummer strikes back", Fig. 2.4(b)).
+    KummerLadderstep,
+    /// The Hadamard transform of four elements of 2^127 − 1.
+    KummerHadamard,
 }
 
 /// The curves the formulas are for.
@@ -129,6 +137,8 @@ enum Over {
     Curve25519,
     P256,
     Secp256k1,
+    /// The Gaudry–Schost squared Kummer surface over 2^127 − 1.
+    Kummer,
 }
 
 /// P-256's `b` (FIPS 186-4 / SEC 2), for `y² = x³ − 3x + b`.
@@ -139,7 +149,7 @@ const SECP256K1_B: u64 = 7;
 const SECP256K1_B3: u64 = 3 * SECP256K1_B;
 
 impl Formula {
-    pub const ALL: [Formula; 13] = [
+    pub const ALL: [Formula; 15] = [
         Formula::X25519Ladderstep,
         Formula::P256Add,
         Formula::P256Double,
@@ -153,6 +163,8 @@ impl Formula {
         Formula::Secp256k1Double5,
         Formula::P256DoubleViaJacobian,
         Formula::Secp256k1DoubleViaJacobian,
+        Formula::KummerLadderstep,
+        Formula::KummerHadamard,
     ];
 
     /// The command-line name: `x25519-ladderstep`.
@@ -171,13 +183,16 @@ impl Formula {
             Formula::Secp256k1Double5 => "secp256k1-double5",
             Formula::P256DoubleViaJacobian => "p256-double-via-jacobian",
             Formula::Secp256k1DoubleViaJacobian => "secp256k1-double-via-jacobian",
+            Formula::KummerLadderstep => "kummer-ladderstep",
+            Formula::KummerHadamard => "kummer-hadamard",
         }
     }
 
     /// The part of the function name after the field's prefix: `fiat_25519_ladderstep`.
     fn suffix(self) -> &'static str {
         match self {
-            Formula::X25519Ladderstep => "ladderstep",
+            Formula::X25519Ladderstep | Formula::KummerLadderstep => "ladderstep",
+            Formula::KummerHadamard => "hadamard",
             Formula::P256Add | Formula::Secp256k1Add => "point_add",
             Formula::P256Double | Formula::Secp256k1Double => "point_double",
             Formula::P256DoubleJacobian | Formula::Secp256k1DoubleJacobian => {
@@ -210,14 +225,15 @@ impl Formula {
             | Formula::Secp256k1DoubleToJacobian
             | Formula::Secp256k1Double5
             | Formula::Secp256k1DoubleViaJacobian => Over::Secp256k1,
+            Formula::KummerLadderstep | Formula::KummerHadamard => Over::Kummer,
         }
     }
 
     /// The curve `y² = x³ + a·x + b` a point formula is for: `(a, b)`, with `a` as `-3`
-    /// or `0`; `None` for the ladder step (a Montgomery curve's x-only formula).
+    /// or `0`; `None` for the ladder steps and the Hadamard transform.
     pub fn curve(self) -> Option<(i8, BigUint)> {
         match self.over() {
-            Over::Curve25519 => None,
+            Over::Curve25519 | Over::Kummer => None,
             Over::P256 => Some((
                 -3,
                 BigUint::parse_bytes(P256_B.as_bytes(), 16).expect("a hex literal"),
@@ -232,6 +248,7 @@ impl Formula {
             Over::Curve25519 => &["curve25519"],
             Over::P256 => &["p256"],
             Over::Secp256k1 => &["secp256k1"],
+            Over::Kummer => &["p127"],
         }
     }
 
@@ -241,29 +258,59 @@ impl Formula {
             Over::Curve25519 => "2^255 - 19",
             Over::P256 => "2^256 - 2^224 + 2^192 + 2^96 - 1",
             Over::Secp256k1 => "2^256 - 2^32 - 977",
+            Over::Kummer => "2^127 - 1",
         }
     }
 
     /// How many field-element arguments it takes (after the swap bit, if any).
     pub fn elements_in(self) -> usize {
-        match self {
-            Formula::X25519Ladderstep => 5,
-            Formula::P256Add | Formula::Secp256k1Add => 6,
-            _ => 3,
-        }
+        self.params_in().iter().sum()
     }
 
     /// How many field elements it returns.
     pub fn elements_out(self) -> usize {
+        self.params_out().iter().sum()
+    }
+
+    /// How its input elements are grouped into array parameters (besides the swap bit):
+    /// one element each, except the Kummer formulas' points of four coordinates (and
+    /// the ladder's base difference of three), which keep within the 14 arguments a
+    /// call passes.
+    pub fn params_in(self) -> &'static [usize] {
         match self {
-            Formula::X25519Ladderstep => 4,
-            _ => 3,
+            Formula::X25519Ladderstep => &[1; 5],
+            Formula::P256Add | Formula::Secp256k1Add => &[1; 6],
+            Formula::KummerLadderstep => &[4, 4, 3],
+            Formula::KummerHadamard => &[4],
+            _ => &[1; 3],
         }
     }
 
-    /// Whether its first argument is the swap bit (a u1).
+    /// How its output elements are grouped into array parameters.
+    pub fn params_out(self) -> &'static [usize] {
+        match self {
+            Formula::X25519Ladderstep => &[1; 4],
+            Formula::KummerLadderstep => &[4, 4],
+            Formula::KummerHadamard => &[4],
+            _ => &[1; 3],
+        }
+    }
+
+    /// Whether it takes a swap bit (a u1).
     pub fn has_swap(self) -> bool {
-        self == Formula::X25519Ladderstep
+        self.swap_param().is_some()
+    }
+
+    /// The index of the swap bit's parameter: first for the X25519 ladder step (issue
+    /// 13's signature); last for the Kummer ladder step, whose points then come first
+    /// in inputs and outputs alike (`out1, out2` shaped as `arg1, arg2`), so that its
+    /// search measures one step's latency, as the ladder chains them.
+    pub fn swap_param(self) -> Option<usize> {
+        match self {
+            Formula::X25519Ladderstep => Some(0),
+            Formula::KummerLadderstep => Some(3),
+            _ => None,
+        }
     }
 
     /// The formula over any implementation of the field operations, its operations in
@@ -298,6 +345,12 @@ impl Formula {
         Ok(match self {
             Formula::X25519Ladderstep => {
                 x25519::step(u, args.try_into().map_err(|_| wrong())?)?.to_vec()
+            }
+            Formula::KummerLadderstep => {
+                kummer::step(u, args.try_into().map_err(|_| wrong())?)?.to_vec()
+            }
+            Formula::KummerHadamard => {
+                kummer::hadamard(u, args.try_into().map_err(|_| wrong())?)?.to_vec()
             }
             Formula::P256Add => {
                 weierstrass::add_a_minus3(u, &b(), args.try_into().map_err(|_| wrong())?)?.to_vec()
@@ -367,15 +420,17 @@ pub fn generate(formula: Formula, spec: &FieldSpec) -> Result<(Function, Stats),
             fields: formula.fields().join(", "),
         });
     }
-    let supported = match formula {
-        Formula::X25519Ladderstep => matches!(spec.repr, Repr::Solinas { .. } | Repr::Saturated),
-        _ => spec.repr == Repr::Montgomery,
+    let solinas = matches!(formula.over(), Over::Curve25519 | Over::Kummer);
+    let supported = if solinas {
+        matches!(spec.repr, Repr::Solinas { .. } | Repr::Saturated)
+    } else {
+        spec.repr == Repr::Montgomery
     };
     if !supported {
         return Err(FieldError::FormulaRepr {
             formula: formula.name(),
             repr: spec.representation(),
-            supported: if formula == Formula::X25519Ladderstep {
+            supported: if solinas {
                 "--repr solinas (unsaturated limbs) or --repr saturated"
             } else {
                 "--repr montgomery (saturated limbs)"

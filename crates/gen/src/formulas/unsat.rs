@@ -226,12 +226,12 @@ impl Ops for Unsat<'_> {
 }
 
 impl Inline for Unsat<'_> {
-    fn arg(&self, param: u32, bounds: &[u128]) -> Fe {
+    fn arg(&self, param: u32, at: u32, bounds: &[u128]) -> Fe {
         bounds
             .iter()
             .enumerate()
             .map(|(i, &max)| B {
-                o: Opnd::Arg(param, i as u32),
+                o: Opnd::Arg(param, at + i as u32),
                 max,
             })
             .collect()
