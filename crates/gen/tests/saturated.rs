@@ -1,5 +1,5 @@
 //! The saturated Solinas representation (`--repr saturated`, curve25519's
-//! `2^256 ≡ 38`): each operation against num-bigint arithmetic mod p on random words and
+//! `2^256 ≡ 38`, p127's `2^128 ≡ 2`): each operation against num-bigint arithmetic mod p on random words and
 //! the edge values that exercise every fold (all-ones words, zeros, values just below
 //! 2^256 and p); the multiplication and squaring against Fiat's own
 //! `fiat_curve25519_solinas_*` (../shared/fiat-json) word for word; refusals. (The
@@ -24,24 +24,31 @@ fn saturated(field: &str) -> Result<FieldSpec, fields::FieldError> {
     )
 }
 
-/// Word vectors: edge values, then random ones.
+/// Word vectors of `p`'s word count: edge values, then random ones.
 fn words(rng: &mut Xoshiro256PlusPlus, k: usize, p: &BigUint) -> Vec<u128> {
     let m = u64::MAX as u128;
+    let n = p.bits().div_ceil(64) as usize;
     let below = |x: BigUint| -> Vec<u128> {
         let mut w: Vec<u128> = x.iter_u64_digits().map(u128::from).collect();
-        w.resize(4, 0);
+        w.resize(n, 0);
         w
     };
+    let top = |w: u128| -> Vec<u128> {
+        let mut v = vec![0; n];
+        v[n - 1] = w;
+        v
+    };
+    let c = (BigUint::one() << (64 * n)) % p;
     match k {
-        0 => vec![m; 4],
-        1 => vec![0; 4],
+        0 => vec![m; n],
+        1 => vec![0; n],
         2 => below(p.clone()),
         3 => below(p - 1u32),
         4 => below(p + 1u32),
-        5 => below((BigUint::one() << 256u32) - 38u32),
-        6 => vec![m, 0, 0, 0],
-        7 => vec![0, 0, 0, m],
-        _ => (0..4)
+        5 => below((BigUint::one() << (64 * n)) - c),
+        6 => below(BigUint::from(m)),
+        7 => top(m),
+        _ => (0..n)
             .map(|_| {
                 // Mostly random words, some all-ones, to reach the carries.
                 if rng.random::<u8>() < 32 {
@@ -60,7 +67,15 @@ fn run(f: &Function, input: &[Vec<u128>]) -> Vec<Vec<u128>> {
 
 #[test]
 fn operations_agree_with_arithmetic_mod_p() {
-    let spec = saturated("curve25519").unwrap();
+    // curve25519 (4 words, c = 38) and p127 (2 words, c = 2: shifts for the products
+    // by c).
+    for field in ["curve25519", "p127"] {
+        operations_agree_with_arithmetic_mod_p_in(field);
+    }
+}
+
+fn operations_agree_with_arithmetic_mod_p_in(field: &str) {
+    let spec = saturated(field).unwrap();
     let p = spec.p.clone();
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(38);
     for op in FieldOp::ALL {

@@ -119,6 +119,11 @@ impl Words {
         if is_zero(&x) || is_zero(&y) {
             return (ZERO, ZERO);
         }
+        // A constant factor second, where the special cases below look for it.
+        let (x, y) = match (x.o, y.o) {
+            (Opnd::K(_), o) if !matches!(o, Opnd::K(_)) => (y, x),
+            _ => (x, y),
+        };
         if y.o == Opnd::K(1) {
             return (x, ZERO);
         }

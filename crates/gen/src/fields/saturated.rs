@@ -5,9 +5,12 @@
 //! `2^(64n)` by folding what passes the top back in as `c` times it.
 //!
 //! ```text
-//!   mul, sqr   8-word product (schoolbook rows); hi·c added to lo (5 words, top ≤ c);
-//!              fold: top·c added to word 0 with the carry chain; a last carry adds c
-//!              to word 0 (cannot carry: the words are then below c²)
+//!   mul        2n-word product (schoolbook rows); hi·c added to lo (n+1 words, top
+//!              ≤ c); fold: top·c added to word 0 with the carry chain; a last carry
+//!              adds c to word 0 (cannot carry: the words are then below c²); a power
+//!              of two c (p127's 2) multiplies by shifts
+//!   sqr        the same product from n(n-1)/2 cross products, doubled, plus the n
+//!              squares (instead of n² products)
 //!   add        carry chain; a carry adds c (cmovznz, never a branch); fold again
 //!   sub        borrow chain; a borrow subtracts c; a second borrow subtracts c from
 //!              word 0 (cannot borrow again)
@@ -132,6 +135,37 @@ impl Sat {
         self.reduce(g, &acc)
     }
 
+    /// `a²`: the cross products `a_i·a_j` (i < j) once each as rows, doubled, plus the
+    /// squares `a_i²` on the diagonal; the 2n-word product `mul` makes, from fewer
+    /// multiplications.
+    pub fn square(&self, g: &mut Words, a: &[W]) -> Vec<W> {
+        let n = self.n;
+        let mut acc: Vec<W> = vec![ZERO; 2 * n];
+        for i in 0..n - 1 {
+            // Row i: a_i·(a_{i+1} … a_{n-1}) at word 2i + 1 (n - i words).
+            let row = g.mul_word(a[i], &a[i + 1..]);
+            let at = 2 * i + 1;
+            let (sum, c) = g.adc_chain(&acc[at..at + row.len()], &row);
+            acc[at..at + row.len()].copy_from_slice(&sum);
+            // Word at + len is still 0 (the previous row's carry went to at + len - 1).
+            if c.max != 0 && at + row.len() < 2 * n {
+                acc[at + row.len()] = c;
+            }
+        }
+        // Doubled: the cross sum is below 2^(128n)/2 (it is (a² - Σ a_i²·2^(128i))/2), so
+        // the doubling's carry out is 0.
+        let (twice, _) = g.adc_chain(&acc, &acc);
+        let mut diag = Vec::with_capacity(2 * n);
+        for &ai in a {
+            let (lo, hi) = g.mulx(ai, ai);
+            diag.push(lo);
+            diag.push(hi);
+        }
+        // The sum is a² < 2^(128n): its carry out is 0 too.
+        let (product, _) = g.adc_chain(&twice, &diag);
+        self.reduce(g, &product)
+    }
+
     /// `lo + hi·2^(64n)` (2n words) to n words: `lo + hi·c` (n words and a top ≤ c),
     /// then the fold.
     fn reduce(&self, g: &mut Words, acc: &[W]) -> Vec<W> {
@@ -161,7 +195,7 @@ pub(crate) fn generate(spec: &FieldSpec, op: FieldOp) -> Result<Function, FieldE
     let arg = |a: u32| arg_words(a, n);
     let out = match op {
         FieldOp::Mul => s.mul(&mut g, &arg(0), &arg(1)),
-        FieldOp::Square => s.mul(&mut g, &arg(0), &arg(0)),
+        FieldOp::Square => s.square(&mut g, &arg(0)),
         FieldOp::Add => s.add(&mut g, &arg(0), &arg(1)),
         FieldOp::Sub => s.sub(&mut g, &arg(0), &arg(1)),
         FieldOp::Opp => s.sub(&mut g, &vec![ZERO; n], &arg(0)),

@@ -88,6 +88,7 @@ impl Ops for Full<'_> {
         let b = if square { a } else { b };
         Ok(match &self.arith {
             Arith::Montgomery(p) => montgomery::mul(&mut self.g, p, a, b),
+            Arith::Saturated(s) if square => s.square(&mut self.g, a),
             Arith::Saturated(s) => s.mul(&mut self.g, a, b),
         })
     }
