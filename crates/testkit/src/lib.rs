@@ -6,8 +6,11 @@
 //!   not find it prints `SKIPPED <test>: ...` and passes: never a silent skip.
 //! * [`golden`]: golden files with a bless switch (`CRYPTOPT_BLESS=1` rewrites them;
 //!   review the diff).
+//! * [`kummer`]: an independent num-bigint model of the Kummer surface over 2^127 − 1.
 //!
 //! Helpers here may panic (they are for tests); they never hide a failure.
+
+pub mod kummer;
 
 use std::path::{Path, PathBuf};
 
