@@ -397,6 +397,7 @@ fn bench_primitives_measures_against_libsodium_openssl_libsecp256k1_and_aws_lc()
         "| x25519 | median",
         "| p256 | median",
         "| secp256k1 | median",
+        "| kummer | median",
         "| cryptopt | ",
         "| libsodium | ",
         "| openssl | ",
@@ -424,6 +425,12 @@ fn bench_primitives_measures_against_libsodium_openssl_libsecp256k1_and_aws_lc()
             ["p256", "aws-lc"],
             ["secp256k1", "cryptopt"],
             ["secp256k1", "libsecp256k1"],
+            // The Kummer DH against X25519s (cryptopt's own from the x25519 row's run).
+            ["kummer", "cryptopt"],
+            ["kummer", "cryptopt-x25519"],
+            ["kummer", "libsodium-x25519"],
+            ["kummer", "openssl-x25519"],
+            ["kummer", "aws-lc-x25519"],
         ]
     );
     let num = |s: &str| -> f64 { s.parse().unwrap() };
@@ -436,7 +443,7 @@ fn bench_primitives_measures_against_libsodium_openssl_libsecp256k1_and_aws_lc()
         assert_eq!(r[6], "tsc", "{r:?}");
     }
     let html = std::fs::read_to_string(dir.join("primitives.html")).unwrap();
-    assert_eq!(html.matches("<svg").count(), 3, "a chart per primitive");
+    assert_eq!(html.matches("<svg").count(), 4, "a chart per primitive");
     assert!(html.contains("libsecp256k1"), "{html}");
 
     let (code, _, err) = cryptopt(&["bench", "--primitives", "p256", "--reuse", "--out", out_dir]);
