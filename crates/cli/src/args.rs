@@ -404,6 +404,10 @@ pub(crate) struct FieldArgs {
     // A whole formula over the field instead of one operation (help: `formula_help`).
     #[arg(long, conflicts_with = "op", help = formula_help())]
     pub formula: Option<String>,
+    /// Multiplication by the small constant C instead (`out1 = C·arg1`, reduced:
+    /// `fiat_<field>_scmul_<C>`, or `_carry_scmul_<C>` unsaturated).
+    #[arg(long, value_name = "C", conflicts_with_all = ["op", "formula"])]
+    pub scmul: Option<u64>,
     /// Unsaturated (Solinas) limb count instead of Fiat's choice.
     #[arg(long)]
     pub limbs: Option<u32>,
@@ -429,9 +433,10 @@ impl FieldArgs {
         let Some(spec) = self.spec()? else {
             return Ok(None);
         };
-        let f = match &self.formula {
-            Some(name) => cryptopt_gen::formulas::generate(name.parse()?, &spec)?.0,
-            None => cryptopt_gen::fields::generate(&spec, self.op.parse()?)?,
+        let f = match (&self.formula, self.scmul) {
+            (Some(name), _) => cryptopt_gen::formulas::generate(name.parse()?, &spec)?.0,
+            (None, Some(c)) => cryptopt_gen::formulas::scmul(&spec, c)?,
+            (None, None) => cryptopt_gen::fields::generate(&spec, self.op.parse()?)?,
         };
         Ok(Some((f, spec.representation())))
     }

@@ -55,6 +55,14 @@ fn usage_errors_are_one_line() {
             &["check", &ex, "p.asm", "--aliasing", "some"],
             "invalid value 'some'",
         ),
+        (
+            &["gen", "--field", "p127", "--scmul", "0"],
+            "--scmul 0: the constant must be 1 to 2^32 - 1",
+        ),
+        (
+            &["gen", "--field", "p127", "--scmul", "3", "--op", "add"],
+            "'--scmul <C>' cannot be used with '--op <OP>'",
+        ),
     ];
     for (args, want) in cases {
         let (code, out, err) = cryptopt(args);

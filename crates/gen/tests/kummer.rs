@@ -200,3 +200,33 @@ fn hadamard_formula_is_the_transform() {
         }
     }
 }
+
+/// Multiplication by the step's small constants as functions of their own (`gen
+/// --scmul C`, the field's "multiplication by small constants"), both representations,
+/// against `c·x mod p`; constants outside 1 to 2^32 − 1 refused.
+#[test]
+fn small_constant_multiplications() {
+    for r in [fields::ReprChoice::Saturated, fields::ReprChoice::Solinas] {
+        let spec = spec(r);
+        for c in [2u64, 57, 833, 2499, (1 << 32) - 1] {
+            let f = formulas::scmul(&spec, c).unwrap();
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(c);
+            let mut cases = inputs::edge_cases(&f);
+            cases.extend((0..500).map(|_| inputs::random(&f, &mut rng)));
+            for input in cases {
+                let got = interp::run(&f, &input).unwrap();
+                let x = spec.eval(&input[0]);
+                assert_eq!(
+                    spec.eval(&got[0]) % &spec.p,
+                    x * c % &spec.p,
+                    "{}: {input:x?}",
+                    f.name
+                );
+            }
+        }
+        for c in [0, 1 << 32] {
+            let e = formulas::scmul(&spec, c).unwrap_err().to_string();
+            assert!(e.contains("must be 1 to 2^32 - 1"), "{e}");
+        }
+    }
+}

@@ -143,6 +143,8 @@ pub enum FieldError {
         repr: String,
         supported: &'static str,
     },
+    #[error("--scmul {c}: the constant must be 1 to 2^32 - 1 (a small multiplier)")]
+    BadConstant { c: u64 },
     #[error("modulus {p} is even")]
     Even { p: String },
     #[error("modulus {p} is too small: {bits} bits, at least {MIN_BITS} are required (more than one 64-bit word)")]

@@ -225,8 +225,12 @@ pub fn library(formula: Formula, spec: &FieldSpec, f: &Function) -> Result<Libra
 
 /// `fiat_<field>_carry_scmul_<c>` (unsaturated: loose in, tight out) or
 /// `fiat_<field>_scmul_<c>` (saturated words): `out1 = c·arg1`, by the same code the
-/// inline formulas use (each representation's `mul_small`, through `inline`).
-fn scmul(spec: &FieldSpec, c: u64) -> Result<Function, FieldError> {
+/// inline formulas use (each representation's `mul_small`, through `inline`); also
+/// `gen --scmul C`.
+pub fn scmul(spec: &FieldSpec, c: u64) -> Result<Function, FieldError> {
+    if c == 0 || c >= 1 << 32 {
+        return Err(FieldError::BadConstant { c });
+    }
     let op = match spec.repr {
         Repr::Solinas { .. } => "carry_scmul",
         Repr::Montgomery | Repr::Saturated => "scmul",

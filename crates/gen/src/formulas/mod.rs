@@ -44,7 +44,7 @@ mod x25519;
 
 use num_bigint::BigUint;
 
-pub use driver::{library, Library};
+pub use driver::{library, scmul, Library};
 
 /// The field operations a formula is written in, so that one text of the formula serves
 /// both ways of computing it: inline in one function with lazy reduction
