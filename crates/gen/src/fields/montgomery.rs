@@ -119,17 +119,21 @@ impl Words {
         if is_zero(&x) || is_zero(&y) {
             return (ZERO, ZERO);
         }
-        // A constant factor second, where the special cases below look for it.
-        let (x, y) = match (x.o, y.o) {
-            (Opnd::K(_), o) if !matches!(o, Opnd::K(_)) => (y, x),
-            _ => (x, y),
-        };
         if y.o == Opnd::K(1) {
             return (x, ZERO);
         }
+        // A power of two on either side is two shifts (saturated Solinas multiplies by
+        // its c as the first factor: p127's 2). Other constants stay where they are:
+        // code generation's default puts the first factor in rdx, where one constant
+        // serves consecutive products.
         if let Opnd::K(c) = y.o {
             if c.is_power_of_two() && c < 1 << 64 {
                 return self.shift_pair(x, c.trailing_zeros());
+            }
+        }
+        if let (Opnd::K(c), false) = (x.o, matches!(y.o, Opnd::K(_))) {
+            if c.is_power_of_two() && c > 1 && c < 1 << 64 {
+                return self.shift_pair(y, c.trailing_zeros());
             }
         }
         let max = x.max * y.max;

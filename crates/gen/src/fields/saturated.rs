@@ -15,6 +15,8 @@
 //!   sub        borrow chain; a borrow subtracts c; a second borrow subtracts c from
 //!              word 0 (cannot borrow again)
 //!   mul_small  k·a as n+1 words (k < 2^32), then the fold
+//!   mul_scaled k·a·b with one reduction: k·lo + (k·c)·hi of the unreduced product
+//!              (n+1 words), then the fold (the formulas' constant after a product)
 //! ```
 //!
 //! Soundness of each last step (the one whose carry or borrow is dropped) is the
@@ -68,33 +70,56 @@ impl Sat {
         }
     }
 
+    /// `s ± 2·bit` for c = 2 and a bit (a carry or borrow): the bit is both the carry-in
+    /// and the addend of word 0 (`s0 + bit + bit`), no select; the chain goes on with
+    /// zeros. Returns the words and the carry (borrow) out.
+    fn twice(&self, g: &mut Words, s: &[W], bit: W, sub: bool) -> (Vec<W>, W) {
+        let step = |g: &mut Words, c: W, x: W, y: W| {
+            if sub {
+                g.sbb(c, x, y)
+            } else {
+                g.adc(c, x, y)
+            }
+        };
+        let mut out = Vec::with_capacity(s.len());
+        let (w, mut carry) = step(g, bit, s[0], bit);
+        out.push(w);
+        for &x in &s[1..] {
+            let (w, c) = step(g, carry, x, ZERO);
+            out.push(w);
+            carry = c;
+        }
+        (out, carry)
+    }
+
     /// `s + top·2^(64n)` folded to n words: `s + top·c`, then a last carry adds `c`.
     /// `top·c` fits a word (top ≤ 2^32, c < 2^32).
     fn fold(&self, g: &mut Words, s: &[W], top: W) -> Vec<W> {
-        let t = match top.max {
+        let (mut out, carry) = match top.max {
             0 => return s.to_vec(),
-            1 => self.c_if(g, top),
-            m => W {
-                o: g.b.op1(Op::Mul, &[top.o, Opnd::K(self.c as u128)], Ty::U64),
-                max: m * self.c as u128,
-            },
+            1 if self.c == 2 => self.twice(g, s, top, false),
+            1 => {
+                let t = self.c_if(g, top);
+                g.adc_chain(s, &word0(t, s.len()))
+            }
+            m => {
+                let t = W {
+                    o: g.b.op1(Op::Mul, &[top.o, Opnd::K(self.c as u128)], Ty::U64),
+                    max: m * self.c as u128,
+                };
+                g.adc_chain(s, &word0(t, s.len()))
+            }
         };
-        let (mut out, carry) = g.adc_chain(s, &word0(t, s.len()));
         if carry.max == 0 {
             return out;
         }
         // A carry out means s + t ≥ 2^(64n) with s < 2^(64n) and t ≤ max·c, so the words
         // are now below t ≤ 2^64 - c: adding c (or 0) to word 0 cannot carry.
-        let add = self.c_if(g, carry).o;
-        out[0] = W {
-            o: g.b
-                .op2(
-                    Op::AddCarry { size: 64 },
-                    &[Opnd::K(0), out[0].o, add],
-                    [Ty::U64, Ty::U1],
-                )
-                .0,
-            max: MAX,
+        out[0] = if self.c == 2 {
+            g.adc(carry, out[0], carry).0
+        } else {
+            let add = self.c_if(g, carry);
+            g.adc(ZERO, out[0], add).0
         };
         out
     }
@@ -109,6 +134,11 @@ impl Sat {
     /// 0 at least `2^64 - c ≥ c`: subtracting `c` from it once more cannot borrow.
     pub fn sub(&self, g: &mut Words, a: &[W], b: &[W]) -> Vec<W> {
         let (d, borrow) = g.sbb_chain(a, b);
+        if self.c == 2 {
+            let (mut out, borrow) = self.twice(g, &d, borrow, true);
+            out[0] = g.sbb(borrow, out[0], borrow).0;
+            return out;
+        }
         let t = self.c_if(g, borrow);
         let (mut out, borrow) = g.sbb_chain(&d, &word0(t, self.n));
         let t2 = self.c_if(g, borrow);
@@ -117,6 +147,12 @@ impl Sat {
     }
 
     pub fn mul(&self, g: &mut Words, a: &[W], b: &[W]) -> Vec<W> {
+        let acc = self.product(g, a, b);
+        self.reduce(g, &acc)
+    }
+
+    /// The 2n-word product `a·b`.
+    fn product(&self, g: &mut Words, a: &[W], b: &[W]) -> Vec<W> {
         let n = self.n;
         // Schoolbook rows: acc (2n words) += a_i·b at word i.
         let mut acc: Vec<W> = vec![ZERO; 2 * n];
@@ -132,13 +168,43 @@ impl Sat {
                 acc[i + n + 1] = c;
             }
         }
-        self.reduce(g, &acc)
+        acc
+    }
+
+    /// Whether [`Sat::mul_scaled`] takes the constant `k`: the fold's top word times c
+    /// must stay far below 2^64 (the top is below `k + k·c + 1`).
+    pub fn scales(&self, k: u64) -> bool {
+        let (k, c) = (k as u128, self.c as u128);
+        k > 0 && (k + k * c + 1) * c < 1 << 63
+    }
+
+    /// `k·a·b` (`a²` with `square`) for a small `k` ([`Sat::scales`]), with one
+    /// reduction: the 2n-word product `lo + 2^(64n)·hi` is congruent to
+    /// `k·lo + (k·c)·hi`, n + 1 words, then the fold.
+    pub fn mul_scaled(&self, g: &mut Words, a: &[W], b: &[W], square: bool, k_: u64) -> Vec<W> {
+        let n = self.n;
+        let acc = if square {
+            self.square_product(g, a)
+        } else {
+            self.product(g, a, b)
+        };
+        let lo = g.mul_word(k(k_), &acc[..n]);
+        let hi = g.mul_word(k(k_ * self.c), &acc[n..]);
+        let (s, carry) = g.adc_chain(&lo[..n], &hi[..n]);
+        let (top, _) = g.adc(carry, lo[n], hi[n]);
+        self.fold(g, &s, top)
     }
 
     /// `a²`: the cross products `a_i·a_j` (i < j) once each as rows, doubled, plus the
     /// squares `a_i²` on the diagonal; the 2n-word product `mul` makes, from fewer
     /// multiplications.
     pub fn square(&self, g: &mut Words, a: &[W]) -> Vec<W> {
+        let product = self.square_product(g, a);
+        self.reduce(g, &product)
+    }
+
+    /// The 2n-word square `a²`.
+    fn square_product(&self, g: &mut Words, a: &[W]) -> Vec<W> {
         let n = self.n;
         let mut acc: Vec<W> = vec![ZERO; 2 * n];
         for i in 0..n - 1 {
@@ -162,8 +228,7 @@ impl Sat {
             diag.push(hi);
         }
         // The sum is a² < 2^(128n): its carry out is 0 too.
-        let (product, _) = g.adc_chain(&twice, &diag);
-        self.reduce(g, &product)
+        g.adc_chain(&twice, &diag).0
     }
 
     /// `lo + hi·2^(64n)` (2n words) to n words: `lo + hi·c` (n words and a top ≤ c),

@@ -100,6 +100,28 @@ impl Ops for Full<'_> {
         self.stats.shared_reductions += 1;
         Ok(montgomery::mul_add(&mut self.g, p, [a, b, c, d], minus))
     }
+    /// Saturated: the unreduced product's two halves each times c, one reduction
+    /// (`Sat::mul_scaled`); Montgomery: the product, then `mul_small`.
+    fn mul_scaled(
+        &mut self,
+        a: &Vec<W>,
+        b: &Vec<W>,
+        square: bool,
+        c: u64,
+    ) -> Result<Vec<W>, String> {
+        match &self.arith {
+            Arith::Saturated(s) if s.scales(c) => {
+                self.stats.muls += 1;
+                self.stats.small_muls += 1;
+                let b = if square { a } else { b };
+                Ok(s.mul_scaled(&mut self.g, a, b, square, c))
+            }
+            _ => {
+                let x = self.mul(a, b, square)?;
+                self.mul_small(&x, c)
+            }
+        }
+    }
     fn mul_small(&mut self, a: &Vec<W>, c: u64) -> Result<Vec<W>, String> {
         if c == 0 || c >= 1 << 32 {
             return Err(format!("{c} is not a small constant (1 to 2^32 - 1)"));

@@ -10,11 +10,11 @@
 //!   inputs: R0 = X(nB), R1 = X((n+1)B), four coordinates each; (x1/y1, x1/z1, x1/t1)
 //!           of the base point (the ladder's difference); swap
 //!   A = H(R0)   B = H(R1)
-//!   U = A∘B                      (4 M; symmetric in R0, R1: no swap needed)
-//!   D = swap ? B : A    V = D∘D  (4 S: the point being doubled)
-//!   U ∘= c1   V ∘= c1            c1 = (−833 : 2499 : 1617 : 561) = (1 : A²/B² : A²/C² : A²/D²)
-//!   U = H(U)²   V = H(V)²        (8 S)
-//!   V ∘= c2                      c2 = (−114 : 57 : 66 : 418) = (1 : a²/b² : a²/c² : a²/d²)
+//!   U = c1∘A∘B                   (4 M; symmetric in R0, R1: no swap needed)
+//!   D = swap ? B : A    V = c1∘D∘D   (4 S: the point being doubled)
+//!                                c1 = (−833 : 2499 : 1617 : 561) = (1 : A²/B² : A²/C² : A²/D²)
+//!   U = H(U)²   V = c2∘H(V)²     (8 S)
+//!                                c2 = (−114 : 57 : 66 : 418) = (1 : a²/b² : a²/c² : a²/d²)
 //!   U ∘= (1, x1/y1, x1/z1, x1/t1)   (3 M)
 //!   (R0, R1) = swap ? (U, V) : (V, U)
 //! ```
@@ -24,10 +24,13 @@
 //! the scalar as `swap`, the step maps `(X(nB), X((n+1)B))` to `(X((2n+b)B),
 //! X((2n+b+1)B))`: V is the double of the swapped-in point, U the differential sum.
 //!
-//! Negative constants are multiplications by their absolute value with the sign carried
-//! along ([`Signed`]): a Hadamard transform combines signed inputs by adding or
-//! subtracting (choosing the result's sign so that no negation is needed) and a squaring
-//! drops the sign, so the only negation emitted is the doubled point's first coordinate.
+//! Every multiplication by a constant follows a product, and is one operation with it
+//! ([`Ops::mul_scaled`]: in saturated words the unreduced product's halves are each
+//! multiplied by the constant and reduced once). Negative constants are multiplications
+//! by their absolute value with the sign carried along ([`Signed`]): a Hadamard
+//! transform combines signed inputs by adding or subtracting (choosing the result's sign
+//! so that no negation is needed) and a squaring drops the sign, so the only negation
+//! emitted is the doubled point's first coordinate.
 
 use super::Ops;
 
@@ -91,16 +94,29 @@ fn hadamard_signed<O: Ops>(
     ])
 }
 
-/// `c ∘ x` for small integer constants (negative ones flip the sign).
-fn scale<O: Ops>(
+/// `c ∘ x ∘ y` (`c ∘ x²` without `y`) for small integer constants, each product and
+/// its constant with one reduction where the representation can ([`Ops::mul_scaled`]);
+/// negative constants flip the sign.
+fn scaled_products<O: Ops>(
     u: &mut O,
     x: &[Signed<O::Fe>; 4],
+    y: Option<&[Signed<O::Fe>; 4]>,
     c: [i64; 4],
 ) -> Result<[Signed<O::Fe>; 4], String> {
     let one = |u: &mut O, i: usize| -> Result<Signed<O::Fe>, String> {
+        let (v, neg) = match y {
+            Some(y) => (
+                u.mul_scaled(&x[i].v, &y[i].v, false, c[i].unsigned_abs())?,
+                x[i].neg ^ y[i].neg,
+            ),
+            None => (
+                u.mul_scaled(&x[i].v, &x[i].v, true, c[i].unsigned_abs())?,
+                false,
+            ),
+        };
         Ok(Signed {
-            v: u.mul_small(&x[i].v, c[i].unsigned_abs())?,
-            neg: x[i].neg ^ (c[i] < 0),
+            v,
+            neg: neg ^ (c[i] < 0),
         })
     };
     Ok([one(u, 0)?, one(u, 1)?, one(u, 2)?, one(u, 3)?])
@@ -140,25 +156,18 @@ pub(crate) fn step<O: Ops>(u: &mut O, args: [O::Fe; 11]) -> Result<[O::Fe; 8], S
     let [x2, y2, z2, t2, x3, y3, z3, t3, d1, d2, d3] = args;
     let a = hadamard_signed(u, &[x2, y2, z2, t2].map(pos))?;
     let b = hadamard_signed(u, &[x3, y3, z3, t3].map(pos))?;
-    // U = A∘B (the sum's product) before the swap: it is the same either way.
-    let mut prod = Vec::with_capacity(4);
-    for i in 0..4 {
-        prod.push(pos(u.mul(&a[i].v, &b[i].v, false)?));
-    }
-    let prod: [Signed<O::Fe>; 4] = prod.try_into().map_err(|_| "four products")?;
+    // U = c1∘A∘B (the sum's product) before the swap: it is the same either way.
+    let uu = scaled_products(u, &a, Some(&b), C1)?;
     let mut d = Vec::with_capacity(4);
     for i in 0..4 {
         d.push(pos(u.cswap(&a[i].v, &b[i].v).0));
     }
     let d: [Signed<O::Fe>; 4] = d.try_into().map_err(|_| "four coordinates")?;
-    let v = squares(u, &d)?;
-    let v = scale(u, &v, C1)?;
-    let uu = scale(u, &prod, C1)?;
+    let v = scaled_products(u, &d, None, C1)?;
     let v = hadamard_signed(u, &v)?;
     let uu = hadamard_signed(u, &uu)?;
-    let v = squares(u, &v)?;
+    let v = scaled_products(u, &v, None, C2)?;
     let uu = squares(u, &uu)?;
-    let v = scale(u, &v, C2)?;
     let sum = [
         uu[0].v.clone(),
         u.mul(&uu[1].v, &d1, false)?,

@@ -64,6 +64,19 @@ pub(crate) trait Ops {
     }
     /// `c·a` for a small constant `c`.
     fn mul_small(&mut self, a: &Self::Fe, c: u64) -> Result<Self::Fe, String>;
+    /// `c·a·b` (or `c·a²`) for a small constant `c`: the product and then the
+    /// multiplication by `c`, unless the representation can do both with one reduction
+    /// (saturated Solinas: `c·lo + c·2^(64n)·hi` of the unreduced product).
+    fn mul_scaled(
+        &mut self,
+        a: &Self::Fe,
+        b: &Self::Fe,
+        square: bool,
+        c: u64,
+    ) -> Result<Self::Fe, String> {
+        let x = self.mul(a, b, square)?;
+        self.mul_small(&x, c)
+    }
     /// The field element `c` (in the representation's own form: Montgomery's `c·R`).
     fn constant(&mut self, c: &BigUint) -> Self::Fe;
     /// `(a, b)`, swapped when the formula's swap bit is 1; never a branch.

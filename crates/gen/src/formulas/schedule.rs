@@ -35,6 +35,7 @@ enum Node {
     Mul(Id, Id, bool),
     MulAdd([Id; 4], bool),
     MulSmall(Id, u64),
+    MulScaled(Id, Id, bool, u64),
     Constant(BigUint),
     /// Defines two elements: this node's and the next node's (a [`Node::Second`]).
     Cswap(Id, Id),
@@ -45,9 +46,11 @@ impl Node {
     fn operands(&self) -> Vec<Id> {
         match *self {
             Node::Arg(_) | Node::Constant(_) | Node::Second => vec![],
-            Node::Add(a, b) | Node::Sub(a, b) | Node::Mul(a, b, _) | Node::Cswap(a, b) => {
-                vec![a, b]
-            }
+            Node::Add(a, b)
+            | Node::Sub(a, b)
+            | Node::Mul(a, b, _)
+            | Node::MulScaled(a, b, _, _)
+            | Node::Cswap(a, b) => vec![a, b],
             Node::MulAdd(ids, _) => ids.to_vec(),
             Node::MulSmall(a, _) => vec![a],
         }
@@ -57,6 +60,7 @@ impl Node {
     fn latency(&self) -> u32 {
         match self {
             Node::Mul(..) | Node::MulAdd(..) => 4,
+            Node::MulScaled(..) => 5,
             Node::MulSmall(..) => 2,
             Node::Add(..) | Node::Sub(..) | Node::Cswap(..) => 1,
             Node::Arg(_) | Node::Constant(_) | Node::Second => 0,
@@ -151,6 +155,7 @@ impl Recorder {
                     u.mul_add([get(*a), get(*b), get(*c), get(*d)], *minus)?
                 }
                 Node::MulSmall(a, c) => u.mul_small(get(*a), *c)?,
+                Node::MulScaled(a, b, square, c) => u.mul_scaled(get(*a), get(*b), *square, *c)?,
                 Node::Constant(c) => u.constant(c),
                 Node::Cswap(a, b) => {
                     let (x, y) = u.cswap(get(*a), get(*b));
@@ -184,6 +189,9 @@ impl Ops for Recorder {
     }
     fn mul_small(&mut self, a: &Id, c: u64) -> Result<Id, String> {
         Ok(self.push(Node::MulSmall(*a, c)))
+    }
+    fn mul_scaled(&mut self, a: &Id, b: &Id, square: bool, c: u64) -> Result<Id, String> {
+        Ok(self.push(Node::MulScaled(*a, *b, square, c)))
     }
     fn constant(&mut self, c: &BigUint) -> Id {
         self.push(Node::Constant(c.clone()))
