@@ -230,3 +230,46 @@ fn small_constant_multiplications() {
         }
     }
 }
+
+/// `kummer-ladderstep2`: two steps in one function (the ladder's calls halved), equal to
+/// two calls of the single step on random inputs and all four pairs of swap bits.
+#[test]
+fn two_steps_are_two_steps() {
+    for r in [fields::ReprChoice::Saturated, fields::ReprChoice::Solinas] {
+        let spec = spec(r);
+        let (one, _) = formulas::generate(Formula::KummerLadderstep, &spec).unwrap();
+        let (two, _) = formulas::generate(Formula::KummerLadderstep2, &spec).unwrap();
+        assert_eq!(two.params.len(), 5, "R0, R1, the difference, two swap bits");
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(2);
+        let mut cases = inputs::edge_cases(&two);
+        cases.extend((0..500).map(|_| inputs::random(&two, &mut rng)));
+        for (k, input) in cases.iter().enumerate() {
+            let mut input = input.clone();
+            let (b1, b2) = ((k & 1) as u128, (k >> 1 & 1) as u128);
+            input[3] = vec![b1];
+            input[4] = vec![b2];
+            let got = interp::run(&two, &input).unwrap();
+            let first = interp::run(
+                &one,
+                &[
+                    input[0].clone(),
+                    input[1].clone(),
+                    input[2].clone(),
+                    vec![b1],
+                ],
+            )
+            .unwrap();
+            let want = interp::run(
+                &one,
+                &[
+                    first[0].clone(),
+                    first[1].clone(),
+                    input[2].clone(),
+                    vec![b2],
+                ],
+            )
+            .unwrap();
+            assert_eq!(got, want, "{}: {input:x?}", two.name);
+        }
+    }
+}

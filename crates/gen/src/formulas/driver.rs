@@ -58,6 +58,9 @@ struct Elem {
 
 struct Driver<'s> {
     spec: &'s FieldSpec,
+    /// The C names of the formula's swap bits, and the one `cswap` uses now.
+    swaps: Vec<String>,
+    swap: usize,
     body: String,
     temps: usize,
     /// Each operation called, built at its first call.
@@ -146,13 +149,17 @@ impl Ops for Driver<'_> {
         );
         Elem { name, tight: true }
     }
+    fn use_swap(&mut self, k: usize) {
+        self.swap = k;
+    }
     fn cswap(&mut self, a: &Elem, b: &Elem) -> (Elem, Elem) {
         let (x, y) = (self.temp(), self.temp());
         let _ = writeln!(
             self.body,
-            "    for (int i = 0; i < {}; i++) {{ uint64_t m = 0 - (uint64_t)(arg1 & 1); \
+            "    for (int i = 0; i < {}; i++) {{ uint64_t m = 0 - (uint64_t)({s} & 1); \
              {x}[i] = ({a}[i] & ~m) | ({b}[i] & m); {y}[i] = ({b}[i] & ~m) | ({a}[i] & m); }}",
             self.spec.limbs(),
+            s = self.swaps[self.swap],
             a = a.name,
             b = b.name
         );
@@ -169,15 +176,29 @@ pub fn library(formula: Formula, spec: &FieldSpec, f: &Function) -> Result<Libra
         function: f.name.clone(),
         message,
     };
+    let swaps = match formula.swap_param() {
+        Some(s) => (s..s + formula.swap_bits())
+            .map(|p| format!("arg{}", p + 1))
+            .collect(),
+        None => Vec::new(),
+    };
     let mut d = Driver {
         spec,
+        swaps,
+        swap: 0,
         body: String::new(),
         temps: 0,
         used: BTreeMap::new(),
     };
     // Arguments are within the tight bounds (the function's declared bounds); a ladder
     // step's swap bit is one of them (`Formula::swap_param`).
-    let param = |k: usize| 1 + k + formula.swap_param().is_some_and(|s| s <= k) as usize;
+    let param = |k: usize| {
+        let skipped = match formula.swap_param() {
+            Some(s) if s <= k => formula.swap_bits(),
+            _ => 0,
+        };
+        1 + k + skipped
+    };
     let limbs = spec.limbs() as usize;
     // Element `e` of a parameter holding several is a pointer into it.
     let at = |param: String, n: usize, e: usize| {

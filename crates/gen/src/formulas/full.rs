@@ -42,14 +42,15 @@ pub(crate) struct Full<'s> {
     g: Words,
     arith: Arith,
     spec: &'s FieldSpec,
-    /// The u1 operand of `cswap`.
+    /// The u1 operand of `cswap`, and every swap bit of the formula.
     swap: Opnd,
+    swaps: Vec<Opnd>,
     stats: Stats,
 }
 
 impl<'s> Full<'s> {
     /// `spec` must be Montgomery or saturated Solinas.
-    pub fn new(b: Builder, spec: &'s FieldSpec, swap: Opnd) -> Full<'s> {
+    pub fn new(b: Builder, spec: &'s FieldSpec, swaps: Vec<Opnd>) -> Full<'s> {
         let n = spec.limbs() as usize;
         let arith = match spec.repr {
             Repr::Saturated => Arith::Saturated(Sat {
@@ -62,7 +63,8 @@ impl<'s> Full<'s> {
             g: Words { b },
             arith,
             spec,
-            swap,
+            swap: swaps.first().copied().unwrap_or(Opnd::K(0)),
+            swaps,
             stats: Stats::default(),
         }
     }
@@ -146,6 +148,9 @@ impl Ops for Full<'_> {
             .into_iter()
             .map(|w| k(w as u64))
             .collect()
+    }
+    fn use_swap(&mut self, k: usize) {
+        self.swap = self.swaps[k];
     }
     fn cswap(&mut self, a: &Vec<W>, b: &Vec<W>) -> (Vec<W>, Vec<W>) {
         let swap = self.swap;

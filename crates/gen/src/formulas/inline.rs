@@ -41,17 +41,22 @@ pub(crate) enum Body {
 }
 
 impl Body {
-    /// The index of the swap bit's parameter, if it has one.
-    fn swap(self) -> Option<usize> {
+    /// The index of the first swap bit's parameter, if it has any, and how many it
+    /// has (consecutive parameters).
+    fn swap(self) -> Option<(usize, usize)> {
         match self {
-            Body::Formula(f) => f.swap_param(),
+            Body::Formula(f) => f.swap_param().map(|s| (s, f.swap_bits())),
             Body::Scmul(_) => None,
         }
     }
 
-    /// The index of the parameter holding input group `k` (the swap bit's is skipped).
+    /// The index of the parameter holding input group `k` (the swap bits' are skipped).
     fn param_of(self, k: usize) -> u32 {
-        (k + self.swap().is_some_and(|s| s <= k) as usize) as u32
+        let skipped = match self.swap() {
+            Some((s, n)) if s <= k => n,
+            _ => 0,
+        };
+        (k + skipped) as u32
     }
 
     /// How many elements each input and each output parameter holds.
@@ -114,8 +119,13 @@ pub(crate) fn inline(
             Param::array(&name, Ty::U64, &group(n, &in_b))
         })
         .collect();
-    if let Some(s) = body.swap() {
-        params.insert(s, Param::scalar(&format!("arg{}", s + 1), Ty::U1, 1));
+    if let Some((s, n)) = body.swap() {
+        for b in 0..n {
+            params.insert(
+                s + b,
+                Param::scalar(&format!("arg{}", s + b + 1), Ty::U1, 1),
+            );
+        }
     }
     let returns = outs
         .iter()
@@ -123,9 +133,9 @@ pub(crate) fn inline(
         .map(|(k, &n)| Param::array(&format!("out{}", k + 1), Ty::U64, &group(n, &out_b)))
         .collect();
     let b = Builder::new(name.clone(), params, returns);
-    let swap = match body.swap() {
-        Some(s) => Opnd::Arg(s as u32, 0),
-        None => Opnd::K(0),
+    let swap: Vec<Opnd> = match body.swap() {
+        Some((s, n)) => (s..s + n).map(|p| Opnd::Arg(p as u32, 0)).collect(),
+        None => Vec::new(),
     };
     let (b, stats) = match spec.repr {
         Repr::Solinas { .. } => emit(Unsat::new(b, spec, swap), body, &in_b, &out_b),

@@ -149,6 +149,21 @@ pub(crate) fn hadamard<O: Ops>(u: &mut O, x: [O::Fe; 4]) -> Result<[O::Fe; 4], S
     ])
 }
 
+/// `n` ladder steps, step `k` by swap bit `k` (the first bit is the scalar's higher).
+pub(crate) fn steps<O: Ops>(u: &mut O, args: [O::Fe; 11], n: usize) -> Result<[O::Fe; 8], String> {
+    let [x2, y2, z2, t2, x3, y3, z3, t3, d1, d2, d3] = args;
+    let mut r = [x2, y2, z2, t2, x3, y3, z3, t3];
+    for k in 0..n {
+        u.use_swap(k);
+        let [a, b, c, d, e, f, g, h] = r;
+        r = step(
+            u,
+            [a, b, c, d, e, f, g, h, d1.clone(), d2.clone(), d3.clone()],
+        )?;
+    }
+    Ok(r)
+}
+
 /// The ladder step over any implementation of the field operations: elements
 /// `[R0 (4), R1 (4), x1/y1, x1/z1, x1/t1]` to `[R0' (4), R1' (4)]`, the swap being the
 /// implementation's own.

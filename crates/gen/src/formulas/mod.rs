@@ -81,6 +81,9 @@ pub(crate) trait Ops {
     fn constant(&mut self, c: &BigUint) -> Self::Fe;
     /// `(a, b)`, swapped when the formula's swap bit is 1; never a branch.
     fn cswap(&mut self, a: &Self::Fe, b: &Self::Fe) -> (Self::Fe, Self::Fe);
+    /// Which of the formula's swap bits the `cswap`s after this call use (0 until said
+    /// otherwise; only formulas with several swap bits call it).
+    fn use_swap(&mut self, _k: usize) {}
 }
 
 /// `a·b ± c·d` as two products and their sum or difference: what every representation
@@ -140,6 +143,8 @@ pub enum Formula {
     /// One step of the squared-Kummer-surface ladder over 2^127 − 1 with its conditional
     /// swap ("Kummer strikes back", Fig. 2.4(b)).
     KummerLadderstep,
+    /// Two such steps as one function (two swap bits): half the calls of a ladder.
+    KummerLadderstep2,
     /// The Hadamard transform of four elements of 2^127 − 1.
     KummerHadamard,
 }
@@ -162,7 +167,7 @@ const SECP256K1_B: u64 = 7;
 const SECP256K1_B3: u64 = 3 * SECP256K1_B;
 
 impl Formula {
-    pub const ALL: [Formula; 15] = [
+    pub const ALL: [Formula; 16] = [
         Formula::X25519Ladderstep,
         Formula::P256Add,
         Formula::P256Double,
@@ -177,6 +182,7 @@ impl Formula {
         Formula::P256DoubleViaJacobian,
         Formula::Secp256k1DoubleViaJacobian,
         Formula::KummerLadderstep,
+        Formula::KummerLadderstep2,
         Formula::KummerHadamard,
     ];
 
@@ -197,6 +203,7 @@ impl Formula {
             Formula::P256DoubleViaJacobian => "p256-double-via-jacobian",
             Formula::Secp256k1DoubleViaJacobian => "secp256k1-double-via-jacobian",
             Formula::KummerLadderstep => "kummer-ladderstep",
+            Formula::KummerLadderstep2 => "kummer-ladderstep2",
             Formula::KummerHadamard => "kummer-hadamard",
         }
     }
@@ -206,6 +213,7 @@ impl Formula {
         match self {
             Formula::X25519Ladderstep | Formula::KummerLadderstep => "ladderstep",
             Formula::KummerHadamard => "hadamard",
+            Formula::KummerLadderstep2 => "ladderstep2",
             Formula::P256Add | Formula::Secp256k1Add => "point_add",
             Formula::P256Double | Formula::Secp256k1Double => "point_double",
             Formula::P256DoubleJacobian | Formula::Secp256k1DoubleJacobian => {
@@ -238,7 +246,9 @@ impl Formula {
             | Formula::Secp256k1DoubleToJacobian
             | Formula::Secp256k1Double5
             | Formula::Secp256k1DoubleViaJacobian => Over::Secp256k1,
-            Formula::KummerLadderstep | Formula::KummerHadamard => Over::Kummer,
+            Formula::KummerLadderstep | Formula::KummerLadderstep2 | Formula::KummerHadamard => {
+                Over::Kummer
+            }
         }
     }
 
@@ -293,7 +303,7 @@ impl Formula {
         match self {
             Formula::X25519Ladderstep => &[1; 5],
             Formula::P256Add | Formula::Secp256k1Add => &[1; 6],
-            Formula::KummerLadderstep => &[4, 4, 3],
+            Formula::KummerLadderstep | Formula::KummerLadderstep2 => &[4, 4, 3],
             Formula::KummerHadamard => &[4],
             _ => &[1; 3],
         }
@@ -303,7 +313,7 @@ impl Formula {
     pub fn params_out(self) -> &'static [usize] {
         match self {
             Formula::X25519Ladderstep => &[1; 4],
-            Formula::KummerLadderstep => &[4, 4],
+            Formula::KummerLadderstep | Formula::KummerLadderstep2 => &[4, 4],
             Formula::KummerHadamard => &[4],
             _ => &[1; 3],
         }
@@ -321,8 +331,17 @@ impl Formula {
     pub fn swap_param(self) -> Option<usize> {
         match self {
             Formula::X25519Ladderstep => Some(0),
-            Formula::KummerLadderstep => Some(3),
+            Formula::KummerLadderstep | Formula::KummerLadderstep2 => Some(3),
             _ => None,
+        }
+    }
+
+    /// How many swap bits it takes (consecutive parameters from `swap_param`): one per
+    /// ladder step.
+    pub fn swap_bits(self) -> usize {
+        match self {
+            Formula::KummerLadderstep2 => 2,
+            _ => self.has_swap() as usize,
         }
     }
 
@@ -361,6 +380,9 @@ impl Formula {
             }
             Formula::KummerLadderstep => {
                 kummer::step(u, args.try_into().map_err(|_| wrong())?)?.to_vec()
+            }
+            Formula::KummerLadderstep2 => {
+                kummer::steps(u, args.try_into().map_err(|_| wrong())?, 2)?.to_vec()
             }
             Formula::KummerHadamard => {
                 kummer::hadamard(u, args.try_into().map_err(|_| wrong())?)?.to_vec()

@@ -37,8 +37,9 @@ enum Node {
     MulSmall(Id, u64),
     MulScaled(Id, Id, bool, u64),
     Constant(BigUint),
-    /// Defines two elements: this node's and the next node's (a [`Node::Second`]).
-    Cswap(Id, Id),
+    /// Defines two elements: this node's and the next node's (a [`Node::Second`]), by
+    /// the formula's swap bit of the given index.
+    Cswap(Id, Id, usize),
     Second,
 }
 
@@ -50,7 +51,7 @@ impl Node {
             | Node::Sub(a, b)
             | Node::Mul(a, b, _)
             | Node::MulScaled(a, b, _, _)
-            | Node::Cswap(a, b) => vec![a, b],
+            | Node::Cswap(a, b, _) => vec![a, b],
             Node::MulAdd(ids, _) => ids.to_vec(),
             Node::MulSmall(a, _) => vec![a],
         }
@@ -72,6 +73,8 @@ impl Node {
 #[derive(Debug, Default)]
 pub(crate) struct Recorder {
     nodes: Vec<Node>,
+    /// The swap bit `cswap` records (`Ops::use_swap`).
+    swap: usize,
 }
 
 impl Recorder {
@@ -157,7 +160,8 @@ impl Recorder {
                 Node::MulSmall(a, c) => u.mul_small(get(*a), *c)?,
                 Node::MulScaled(a, b, square, c) => u.mul_scaled(get(*a), get(*b), *square, *c)?,
                 Node::Constant(c) => u.constant(c),
-                Node::Cswap(a, b) => {
+                Node::Cswap(a, b, bit) => {
+                    u.use_swap(*bit);
                     let (x, y) = u.cswap(get(*a), get(*b));
                     val[k + 1] = Some(y);
                     x
@@ -197,8 +201,11 @@ impl Ops for Recorder {
         self.push(Node::Constant(c.clone()))
     }
     fn cswap(&mut self, a: &Id, b: &Id) -> (Id, Id) {
-        let x = self.push(Node::Cswap(*a, *b));
+        let x = self.push(Node::Cswap(*a, *b, self.swap));
         (x, self.push(Node::Second))
+    }
+    fn use_swap(&mut self, k: usize) {
+        self.swap = k;
     }
 }
 

@@ -39,13 +39,14 @@ pub(crate) struct Unsat<'s> {
     p: &'s Params,
     spec: &'s FieldSpec,
     stats: Stats,
-    /// The u1 operand of `cswap`.
+    /// The u1 operand of `cswap`, and every swap bit of the formula.
     swap: Opnd,
+    swaps: Vec<Opnd>,
 }
 
 impl<'s> Unsat<'s> {
     /// `spec` must be unsaturated Solinas.
-    pub fn new(b: Builder, spec: &'s FieldSpec, swap: Opnd) -> Unsat<'s> {
+    pub fn new(b: Builder, spec: &'s FieldSpec, swaps: Vec<Opnd>) -> Unsat<'s> {
         Unsat {
             g: Gen { b },
             p: spec
@@ -53,7 +54,8 @@ impl<'s> Unsat<'s> {
                 .expect("a Solinas spec has parameters"),
             spec,
             stats: Stats::default(),
-            swap,
+            swap: swaps.first().copied().unwrap_or(Opnd::K(0)),
+            swaps,
         }
     }
 }
@@ -208,6 +210,9 @@ impl Ops for Unsat<'_> {
     }
     /// `(a, b)` swapped when the u1 `swap` is 1: Fiat's `cmovznz` per limb, which the C
     /// baseline writes with masks and code generation with `cmov`: never a branch.
+    fn use_swap(&mut self, k: usize) {
+        self.swap = self.swaps[k];
+    }
     fn cswap(&mut self, a: &Fe, b: &Fe) -> (Fe, Fe) {
         let swap = self.swap;
         let mut x = Vec::with_capacity(a.len());
