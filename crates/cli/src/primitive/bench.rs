@@ -234,6 +234,10 @@ fn measure(name: PrimitiveName, dir: &Path, cc: &str, calls: u64) -> Result<Meas
         let src = scratch.join("bench.c");
         std::fs::write(&src, &h.source)
             .with_context(|| format!("cannot write {}", src.display()))?;
+        // The X25519 references the X25519 and Kummer parts include beside them.
+        let refs = scratch.join("bench_x25519_refs.c");
+        std::fs::write(&refs, include_str!("bench_x25519_refs.c"))
+            .with_context(|| format!("cannot write {}", refs.display()))?;
         let exe = scratch.join("bench");
         let mut cmd = Command::new(cc);
         cmd.args(["-O2", "-I"])

@@ -22,15 +22,13 @@
 #endif
 
 static uint8_t sk[32], pk[48], shared[48], scalar[32], point[32], out[5][48];
-static EVP_PKEY_CTX *ctx;
+
+#include "bench_x25519_refs.c"
 
 static int ours(void) { return cryptopt_kummer(out[0], sk, pk); }
 static int ours_x25519(void) { return cryptopt_x25519(out[1], scalar, point); }
 static int sodium(void) { return crypto_scalarmult(out[2], scalar, point); }
-static int openssl(void) {
-    size_t n = 32;
-    return EVP_PKEY_derive(ctx, out[3], &n) == 1 ? 0 : -1;
-}
+static int openssl(void) { return openssl_x25519(out[3]); }
 #if AWSLC
 static int awslc(void) { return awslc_x25519(out[4]); }
 #endif
@@ -68,26 +66,7 @@ static int setup(void) {
     randombytes_buf(scalar, 32);
     crypto_scalarmult_base(point, peer);
     if (crypto_scalarmult(out[2], scalar, point) != 0) return -1;
-    EVP_PKEY *priv = EVP_PKEY_new_raw_private_key(EVP_PKEY_X25519, NULL, scalar, 32);
-    EVP_PKEY *pub = EVP_PKEY_new_raw_public_key(EVP_PKEY_X25519, NULL, point, 32);
-    ctx = EVP_PKEY_CTX_new(priv, NULL);
-    if (!ctx || EVP_PKEY_derive_init(ctx) != 1 || EVP_PKEY_derive_set_peer(ctx, pub) != 1) {
-        fprintf(stderr, "OpenSSL: cannot set up X25519\n");
-        return -1;
-    }
-#if AWSLC
-    if (awslc_x25519_setup(scalar, point) != 0) {
-        fprintf(stderr, "AWS-LC: cannot set up X25519\n");
-        return -1;
-    }
-#endif
-    return 0;
+    return x25519_refs_setup(scalar, point);
 }
 
-static void versions(void) {
-    printf("version,libsodium,libsodium %s\n", sodium_version_string());
-    printf("version,openssl,%s\n", OpenSSL_version(OPENSSL_VERSION));
-#if AWSLC
-    awslc_version();
-#endif
-}
+static void versions(void) { x25519_refs_versions(); }

@@ -77,46 +77,56 @@ fn field(preset: &str, repr: ReprChoice) -> Result<FieldSpec> {
 
 fn recipe(name: PrimitiveName) -> Result<Recipe> {
     match name {
-        PrimitiveName::X25519 => {
-            // The saturated representation (4×64, 2^256 ≡ 38): its ladder step is the
-            // faster of the two on every machine measured so far (issue 13's bench).
-            let spec = field("curve25519", ReprChoice::Saturated)?;
-            let representation = spec.representation();
-            let named = |f, suffix: &str| Piece::new(f, name, suffix, &representation);
-            let (step, _) = formulas::generate(Formula::X25519Ladderstep, &spec)?;
-            Ok(Recipe {
-                name,
-                pieces: vec![
-                    named(step, "ladderstep"),
-                    named(fields::generate(&spec, FieldOp::Mul)?, "mul"),
-                    named(fields::generate(&spec, FieldOp::Square)?, "square"),
-                ],
-                driver: include_str!("cryptopt_x25519.c").to_string(),
-                header: include_str!("cryptopt_x25519.h"),
-                selftest: include_str!("x25519_selftest.c").to_string(),
-            })
-        }
-        PrimitiveName::Kummer => {
-            // The saturated representation (2×64, 2^128 ≡ 2): no carry chain anywhere
-            // in the step (the 3-limb one needs them after the Hadamard rows).
-            let spec = field("p127", ReprChoice::Saturated)?;
-            let representation = spec.representation();
-            let named = |f, suffix: &str| Piece::new(f, name, suffix, &representation);
-            let (step, _) = formulas::generate(Formula::KummerLadderstep, &spec)?;
-            Ok(Recipe {
-                name,
-                pieces: vec![
-                    named(step, "ladderstep"),
-                    named(fields::generate(&spec, FieldOp::Mul)?, "mul"),
-                    named(fields::generate(&spec, FieldOp::Square)?, "square"),
-                ],
-                driver: include_str!("cryptopt_kummer.c").to_string(),
-                header: include_str!("cryptopt_kummer.h"),
-                selftest: include_str!("kummer_selftest.c").to_string(),
-            })
-        }
+        // The saturated representation (4×64, 2^256 ≡ 38): its ladder step is the faster
+        // of the two on every machine measured so far (issue 13's bench).
+        PrimitiveName::X25519 => ladder(
+            name,
+            field("curve25519", ReprChoice::Saturated)?,
+            Formula::X25519Ladderstep,
+            [
+                include_str!("cryptopt_x25519.c"),
+                include_str!("cryptopt_x25519.h"),
+                include_str!("x25519_selftest.c"),
+            ],
+        ),
+        // The saturated representation (2×64, 2^128 ≡ 2): no carry chain anywhere in the
+        // step (the 3-limb one needs them after the Hadamard rows).
+        PrimitiveName::Kummer => ladder(
+            name,
+            field("p127", ReprChoice::Saturated)?,
+            Formula::KummerLadderstep,
+            [
+                include_str!("cryptopt_kummer.c"),
+                include_str!("cryptopt_kummer.h"),
+                include_str!("kummer_selftest.c"),
+            ],
+        ),
         PrimitiveName::P256 | PrimitiveName::Secp256k1 => ecdh::recipe(name),
     }
+}
+
+/// A ladder's recipe: its step (`formula`), and the field's mul and square for the
+/// inversion, all over `spec`; `[driver, header, selftest]` the C around them.
+fn ladder(
+    name: PrimitiveName,
+    spec: FieldSpec,
+    formula: Formula,
+    [driver, header, selftest]: [&'static str; 3],
+) -> Result<Recipe> {
+    let representation = spec.representation();
+    let named = |f, suffix: &str| Piece::new(f, name, suffix, &representation);
+    let (step, _) = formulas::generate(formula, &spec)?;
+    Ok(Recipe {
+        name,
+        pieces: vec![
+            named(step, "ladderstep"),
+            named(fields::generate(&spec, FieldOp::Mul)?, "mul"),
+            named(fields::generate(&spec, FieldOp::Square)?, "square"),
+        ],
+        driver: driver.to_string(),
+        header,
+        selftest: selftest.to_string(),
+    })
 }
 
 /// How to make a primitive: the searches' budget and machine (from `primitive`, or from
