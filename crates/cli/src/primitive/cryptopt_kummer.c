@@ -1,6 +1,6 @@
 /* cryptopt_kummer: Diffie-Hellman on the squared Kummer surface of Gaudry and Schost,
  * (a^2 : b^2 : c^2 : d^2) = (11 : -22 : -19 : -3) over p = 2^127 - 1, as in "Kummer
- * strikes back" (Bernstein, Chuengsatiansup, Lange, Schwabe): a ladder of 256 steps,
+ * strikes back" (Bernstein, Chuengsatiansup, Lange, Schwabe): a ladder of 251 steps,
  * each one call of cryptopt_kummer_ladderstep (the paper's Fig. 2.4(b) with the swap
  * folded in, generated, optimized and proved by cryptopt), and field multiplication and
  * squaring for the rest (cryptopt_kummer_mul, _square), all over the saturated
@@ -17,7 +17,11 @@
  * tests against the paper's base point). Every point of the surface is accepted: the
  * curve is twist-secure (the paper's section 2.6).
  *
- * Constant time: the ladder runs 256 steps whatever the scalar; the scalar's bits only
+ * Scalars: the low 251 bits of the 32 bytes (little-endian), as the paper's 251-step
+ * ladder; bits 251 to 255 are ignored (the base point's order l is below 2^251), as
+ * X25519 ignores bit 255.
+ *
+ * Constant time: the ladder runs 251 steps whatever the scalar; the scalar's bits only
  * reach the ladder step's swap bit (masking inside the proved step); the inversion is a
  * fixed addition chain; reductions are masks. The public key's validity is public, so
  * the decoding may branch on it. Checked with valgrind (the secret scalar marked
@@ -192,7 +196,7 @@ static void scalarmult(uint8_t out[48], const uint8_t sk[32], const fe point[4],
     memcpy(r0, IDENTITY, sizeof r0);
     memcpy(r1, point, sizeof r1);
     memcpy(d, diff, sizeof d);
-    for (int i = 255; i >= 0; i--) {
+    for (int i = 250; i >= 0; i--) {
         fiat_uint1 bit = (sk[i >> 3] >> (i & 7)) & 1;
         cryptopt_kummer_ladderstep(r0, r1, r0, r1, d, bit);
     }
