@@ -98,12 +98,13 @@ fn ladderstep_matches_the_model() {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(2014);
         let mut cases = inputs::edge_cases(f);
         cases.extend((0..n).map(|_| inputs::random(f, &mut rng)));
-        let mut swaps = [0usize; 2];
+        // Inputs compared with the model, by swap bit (a difference with a zero
+        // coordinate has no inverted-affine form: skipped).
+        let mut compared = [0usize; 2];
         for (k, input) in cases.iter().enumerate() {
             let mut input = input.clone();
             let swap = k % 2 == 1;
             input[3][0] = swap as u128;
-            swaps[swap as usize] += 1;
             let d: [BigUint; 3] = elements(spec, &input[2]);
             let r: [Point; 2] = [elements(spec, &input[0]), elements(spec, &input[1])];
             let got = interp::run(f, &input).unwrap_or_else(|e| panic!("{e} on {input:x?}"));
@@ -123,8 +124,14 @@ fn ladderstep_matches_the_model() {
                 assert_eq!(zero(&o), zero(w), "{}: {input:x?}", f.name);
                 assert!(m.same(&o, w), "{}: output differs on {input:x?}", f.name);
             }
+            compared[swap as usize] += 1;
         }
-        assert!(swaps[0] >= n / 2 && swaps[1] >= n / 2);
+        assert!(
+            // Random inputs favour zero words, so a few differences are skipped.
+            compared.iter().all(|&c| c >= n * 9 / 20),
+            "{}: too few inputs compared {compared:?}",
+            f.name
+        );
     }
 }
 
