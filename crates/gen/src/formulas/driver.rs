@@ -176,12 +176,10 @@ pub fn library(formula: Formula, spec: &FieldSpec, f: &Function) -> Result<Libra
         function: f.name.clone(),
         message,
     };
-    let swaps = match formula.swap_param() {
-        Some(s) => (s..s + formula.swap_bits())
-            .map(|p| format!("arg{}", p + 1))
-            .collect(),
-        None => Vec::new(),
-    };
+    let swaps = formula
+        .swap_params()
+        .map(|p| format!("arg{}", p + 1))
+        .collect();
     let mut d = Driver {
         spec,
         swaps,
@@ -190,15 +188,8 @@ pub fn library(formula: Formula, spec: &FieldSpec, f: &Function) -> Result<Libra
         temps: 0,
         used: BTreeMap::new(),
     };
-    // Arguments are within the tight bounds (the function's declared bounds); a ladder
-    // step's swap bit is one of them (`Formula::swap_param`).
-    let param = |k: usize| {
-        let skipped = match formula.swap_param() {
-            Some(s) if s <= k => formula.swap_bits(),
-            _ => 0,
-        };
-        1 + k + skipped
-    };
+    // Arguments are within the tight bounds (the function's declared bounds).
+    let param = |k: usize| 1 + formula.input_param(k);
     let limbs = spec.limbs() as usize;
     // Element `e` of a parameter holding several is a pointer into it.
     let at = |param: String, n: usize, e: usize| {

@@ -42,9 +42,9 @@ pub(crate) struct Full<'s> {
     g: Words,
     arith: Arith,
     spec: &'s FieldSpec,
-    /// The u1 operand of `cswap`, and every swap bit of the formula.
-    swap: Opnd,
+    /// The formula's swap bits (u1 operands), and which one `cswap` uses.
     swaps: Vec<Opnd>,
+    swap: usize,
     stats: Stats,
 }
 
@@ -63,8 +63,8 @@ impl<'s> Full<'s> {
             g: Words { b },
             arith,
             spec,
-            swap: swaps.first().copied().unwrap_or(Opnd::K(0)),
             swaps,
+            swap: 0,
             stats: Stats::default(),
         }
     }
@@ -118,10 +118,7 @@ impl Ops for Full<'_> {
                 let b = if square { a } else { b };
                 Ok(s.mul_scaled(&mut self.g, a, b, square, c))
             }
-            _ => {
-                let x = self.mul(a, b, square)?;
-                self.mul_small(&x, c)
-            }
+            _ => super::product_then_small(self, a, b, square, c),
         }
     }
     fn mul_small(&mut self, a: &Vec<W>, c: u64) -> Result<Vec<W>, String> {
@@ -150,10 +147,10 @@ impl Ops for Full<'_> {
             .collect()
     }
     fn use_swap(&mut self, k: usize) {
-        self.swap = self.swaps[k];
+        self.swap = k;
     }
     fn cswap(&mut self, a: &Vec<W>, b: &Vec<W>) -> (Vec<W>, Vec<W>) {
-        let swap = self.swap;
+        let swap = self.swaps[self.swap];
         let mut pick = |z: W, nz: W| W {
             o: self.g.b.op1(Op::Cmovznz, &[swap, z.o, nz.o], Ty::U64),
             max: z.max.max(nz.max),

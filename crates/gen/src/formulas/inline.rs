@@ -41,22 +41,20 @@ pub(crate) enum Body {
 }
 
 impl Body {
-    /// The index of the first swap bit's parameter, if it has any, and how many it
-    /// has (consecutive parameters).
-    fn swap(self) -> Option<(usize, usize)> {
+    /// Its swap bits' parameters ([`Formula::swap_params`]).
+    fn swaps(self) -> std::ops::Range<usize> {
         match self {
-            Body::Formula(f) => f.swap_param().map(|s| (s, f.swap_bits())),
-            Body::Scmul(_) => None,
+            Body::Formula(f) => f.swap_params(),
+            Body::Scmul(_) => 0..0,
         }
     }
 
-    /// The index of the parameter holding input group `k` (the swap bits' are skipped).
+    /// The index of the parameter holding input group `k` ([`Formula::input_param`]).
     fn param_of(self, k: usize) -> u32 {
-        let skipped = match self.swap() {
-            Some((s, n)) if s <= k => n,
-            _ => 0,
-        };
-        (k + skipped) as u32
+        match self {
+            Body::Formula(f) => f.input_param(k) as u32,
+            Body::Scmul(_) => k as u32,
+        }
     }
 
     /// How many elements each input and each output parameter holds.
@@ -119,13 +117,8 @@ pub(crate) fn inline(
             Param::array(&name, Ty::U64, &group(n, &in_b))
         })
         .collect();
-    if let Some((s, n)) = body.swap() {
-        for b in 0..n {
-            params.insert(
-                s + b,
-                Param::scalar(&format!("arg{}", s + b + 1), Ty::U1, 1),
-            );
-        }
+    for s in body.swaps() {
+        params.insert(s, Param::scalar(&format!("arg{}", s + 1), Ty::U1, 1));
     }
     let returns = outs
         .iter()
@@ -133,10 +126,7 @@ pub(crate) fn inline(
         .map(|(k, &n)| Param::array(&format!("out{}", k + 1), Ty::U64, &group(n, &out_b)))
         .collect();
     let b = Builder::new(name.clone(), params, returns);
-    let swap: Vec<Opnd> = match body.swap() {
-        Some((s, n)) => (s..s + n).map(|p| Opnd::Arg(p as u32, 0)).collect(),
-        None => Vec::new(),
-    };
+    let swap: Vec<Opnd> = body.swaps().map(|p| Opnd::Arg(p as u32, 0)).collect();
     let (b, stats) = match spec.repr {
         Repr::Solinas { .. } => emit(Unsat::new(b, spec, swap), body, &in_b, &out_b),
         Repr::Montgomery | Repr::Saturated => emit(Full::new(b, spec, swap), body, &in_b, &out_b),

@@ -74,8 +74,7 @@ pub(crate) trait Ops {
         square: bool,
         c: u64,
     ) -> Result<Self::Fe, String> {
-        let x = self.mul(a, b, square)?;
-        self.mul_small(&x, c)
+        product_then_small(self, a, b, square, c)
     }
     /// The field element `c` (in the representation's own form: Montgomery's `c·R`).
     fn constant(&mut self, c: &BigUint) -> Self::Fe;
@@ -84,6 +83,19 @@ pub(crate) trait Ops {
     /// Which of the formula's swap bits the `cswap`s after this call use (0 until said
     /// otherwise; only formulas with several swap bits call it).
     fn use_swap(&mut self, _k: usize) {}
+}
+
+/// `c·a·b` as the product and then the multiplication by `c`: what every representation
+/// can do ([`Ops::mul_scaled`] when it cannot share a reduction).
+pub(crate) fn product_then_small<O: Ops + ?Sized>(
+    u: &mut O,
+    a: &O::Fe,
+    b: &O::Fe,
+    square: bool,
+    c: u64,
+) -> Result<O::Fe, String> {
+    let x = u.mul(a, b, square)?;
+    u.mul_small(&x, c)
 }
 
 /// `a·b ± c·d` as two products and their sum or difference: what every representation
@@ -321,27 +333,32 @@ impl Formula {
 
     /// Whether it takes a swap bit (a u1).
     pub fn has_swap(self) -> bool {
-        self.swap_param().is_some()
+        !self.swap_params().is_empty()
     }
 
-    /// The index of the swap bit's parameter: first for the X25519 ladder step (issue
-    /// 13's signature); last for the Kummer ladder step, whose points then come first
-    /// in inputs and outputs alike (`out1, out2` shaped as `arg1, arg2`), so that its
-    /// search measures one step's latency, as the ladder chains them.
-    pub fn swap_param(self) -> Option<usize> {
+    /// The indices of its swap bits' parameters (u1 each, one per ladder step; empty
+    /// without): first for the X25519 ladder step (issue 13's signature); last for the
+    /// Kummer ladder steps, whose points then come first in inputs and outputs alike
+    /// (`out1, out2` shaped as `arg1, arg2`), so that their search measures latency, as
+    /// the ladder chains them. The one home of the parameter layout with
+    /// [`Formula::input_param`].
+    pub fn swap_params(self) -> std::ops::Range<usize> {
         match self {
-            Formula::X25519Ladderstep => Some(0),
-            Formula::KummerLadderstep | Formula::KummerLadderstep2 => Some(3),
-            _ => None,
+            Formula::X25519Ladderstep => 0..1,
+            Formula::KummerLadderstep => 3..4,
+            Formula::KummerLadderstep2 => 3..5,
+            _ => 0..0,
         }
     }
 
-    /// How many swap bits it takes (consecutive parameters from `swap_param`): one per
-    /// ladder step.
-    pub fn swap_bits(self) -> usize {
-        match self {
-            Formula::KummerLadderstep2 => 2,
-            _ => self.has_swap() as usize,
+    /// The index of the parameter holding input group `k` (of [`Formula::params_in`]):
+    /// `k`, after the swap bits when they come first.
+    pub fn input_param(self, k: usize) -> usize {
+        let swaps = self.swap_params();
+        if !swaps.is_empty() && swaps.start <= k {
+            k + swaps.len()
+        } else {
+            k
         }
     }
 

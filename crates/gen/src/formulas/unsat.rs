@@ -39,9 +39,9 @@ pub(crate) struct Unsat<'s> {
     p: &'s Params,
     spec: &'s FieldSpec,
     stats: Stats,
-    /// The u1 operand of `cswap`, and every swap bit of the formula.
-    swap: Opnd,
+    /// The formula's swap bits (u1 operands), and which one `cswap` uses.
     swaps: Vec<Opnd>,
+    swap: usize,
 }
 
 impl<'s> Unsat<'s> {
@@ -54,8 +54,8 @@ impl<'s> Unsat<'s> {
                 .expect("a Solinas spec has parameters"),
             spec,
             stats: Stats::default(),
-            swap: swaps.first().copied().unwrap_or(Opnd::K(0)),
             swaps,
+            swap: 0,
         }
     }
 }
@@ -208,13 +208,13 @@ impl Ops for Unsat<'_> {
             })
             .collect()
     }
+    fn use_swap(&mut self, k: usize) {
+        self.swap = k;
+    }
     /// `(a, b)` swapped when the u1 `swap` is 1: Fiat's `cmovznz` per limb, which the C
     /// baseline writes with masks and code generation with `cmov`: never a branch.
-    fn use_swap(&mut self, k: usize) {
-        self.swap = self.swaps[k];
-    }
     fn cswap(&mut self, a: &Fe, b: &Fe) -> (Fe, Fe) {
-        let swap = self.swap;
+        let swap = self.swaps[self.swap];
         let mut x = Vec::with_capacity(a.len());
         let mut y = Vec::with_capacity(a.len());
         for i in 0..a.len() {
