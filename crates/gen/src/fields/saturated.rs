@@ -70,10 +70,10 @@ impl Sat {
         }
     }
 
-    /// `s ± 2·bit` for c = 2 and a bit (a carry or borrow): the bit is both the carry-in
-    /// and the addend of word 0 (`s0 + bit + bit`), no select; the chain goes on with
-    /// zeros. Returns the words and the carry (borrow) out.
-    fn twice(&self, g: &mut Words, s: &[W], bit: W, sub: bool) -> (Vec<W>, W) {
+    /// `s ± c·bit` over the words, with the carry (borrow) out. For c = 2 the bit is
+    /// both the carry-in and the addend of word 0 (`s0 ± bit ± bit`: no select, no
+    /// constant register); otherwise `c_if` is word 0's addend.
+    fn add_c(&self, g: &mut Words, s: &[W], bit: W, sub: bool) -> (Vec<W>, W) {
         let step = |g: &mut Words, c: W, x: W, y: W| {
             if sub {
                 g.sbb(c, x, y)
@@ -81,8 +81,13 @@ impl Sat {
                 g.adc(c, x, y)
             }
         };
+        let (carry_in, addend) = if self.c == 2 {
+            (bit, bit)
+        } else {
+            (ZERO, self.c_if(g, bit))
+        };
         let mut out = Vec::with_capacity(s.len());
-        let (w, mut carry) = step(g, bit, s[0], bit);
+        let (w, mut carry) = step(g, carry_in, s[0], addend);
         out.push(w);
         for &x in &s[1..] {
             let (w, c) = step(g, carry, x, ZERO);
@@ -92,16 +97,18 @@ impl Sat {
         (out, carry)
     }
 
+    /// Word `w ± c·bit` where the caller has shown it cannot carry (borrow).
+    fn add_c_word(&self, g: &mut Words, w: W, bit: W, sub: bool) -> W {
+        let mut s = self.add_c(g, &[w], bit, sub).0;
+        s.remove(0)
+    }
+
     /// `s + top·2^(64n)` folded to n words: `s + top·c`, then a last carry adds `c`.
     /// `top·c` fits a word (top ≤ 2^32, c < 2^32).
     fn fold(&self, g: &mut Words, s: &[W], top: W) -> Vec<W> {
         let (mut out, carry) = match top.max {
             0 => return s.to_vec(),
-            1 if self.c == 2 => self.twice(g, s, top, false),
-            1 => {
-                let t = self.c_if(g, top);
-                g.adc_chain(s, &word0(t, s.len()))
-            }
+            1 => self.add_c(g, s, top, false),
             m => {
                 let t = W {
                     o: g.b.op1(Op::Mul, &[top.o, Opnd::K(self.c as u128)], Ty::U64),
@@ -115,12 +122,7 @@ impl Sat {
         }
         // A carry out means s + t ≥ 2^(64n) with s < 2^(64n) and t ≤ max·c, so the words
         // are now below t ≤ 2^64 - c: adding c (or 0) to word 0 cannot carry.
-        out[0] = if self.c == 2 {
-            g.adc(carry, out[0], carry).0
-        } else {
-            let add = self.c_if(g, carry);
-            g.adc(ZERO, out[0], add).0
-        };
+        out[0] = self.add_c_word(g, out[0], carry, false);
         out
     }
 
@@ -134,15 +136,8 @@ impl Sat {
     /// 0 at least `2^64 - c ≥ c`: subtracting `c` from it once more cannot borrow.
     pub fn sub(&self, g: &mut Words, a: &[W], b: &[W]) -> Vec<W> {
         let (d, borrow) = g.sbb_chain(a, b);
-        if self.c == 2 {
-            let (mut out, borrow) = self.twice(g, &d, borrow, true);
-            out[0] = g.sbb(borrow, out[0], borrow).0;
-            return out;
-        }
-        let t = self.c_if(g, borrow);
-        let (mut out, borrow) = g.sbb_chain(&d, &word0(t, self.n));
-        let t2 = self.c_if(g, borrow);
-        out[0] = g.sbb(ZERO, out[0], t2).0;
+        let (mut out, borrow) = self.add_c(g, &d, borrow, true);
+        out[0] = self.add_c_word(g, out[0], borrow, true);
         out
     }
 
