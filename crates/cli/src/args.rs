@@ -680,7 +680,7 @@ pub(crate) struct BenchArgs {
 }
 
 /// The primitives `cryptopt primitive` builds.
-#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum PrimitiveName {
     /// X25519 (RFC 7748): `int cryptopt_x25519(out[32], scalar[32], point[32])`.
     X25519,

@@ -447,6 +447,22 @@ fn bench_primitives_measures_against_libsodium_openssl_libsecp256k1_and_aws_lc()
     assert_eq!(code, 0, "{err}");
     let again: Vec<String> = csv_rows(&dir).iter().map(|r| r[1].clone()).collect();
     assert_eq!(again, ["cryptopt", "openssl", "aws-lc"]);
+    // --reuse takes the libraries a row times beside its own from DIR too, never makes
+    // them: the Kummer row without DIR/x25519 is a one-line error.
+    std::fs::remove_dir_all(dir.join("x25519")).unwrap();
+    let (code, _, err) = cryptopt(&[
+        "bench",
+        "--primitives",
+        "kummer",
+        "--reuse",
+        "--out",
+        out_dir,
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("--reuse:") && err.contains("libcryptopt_x25519.a is missing"),
+        "{err}"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -51,7 +51,13 @@ struct Harness {
     aws_lc: bool,
     /// Other primitives' libraries it times too (the Kummer DH against cryptopt's X25519).
     with: &'static [PrimitiveName],
+    /// Sources its part includes, written beside it: (file name, text).
+    beside: &'static [(&'static str, &'static str)],
 }
+
+/// The X25519 references (OpenSSL's context, AWS-LC's, versions) of the X25519 and
+/// Kummer parts.
+const X25519_REFS: (&str, &str) = ("bench_x25519_refs.c", include_str!("bench_x25519_refs.c"));
 
 fn harness(name: PrimitiveName) -> Harness {
     let (part, libs, defines) = match name {
@@ -82,6 +88,10 @@ fn harness(name: PrimitiveName) -> Harness {
         aws_lc: !matches!(name, PrimitiveName::Secp256k1),
         with: match name {
             PrimitiveName::Kummer => &[PrimitiveName::X25519],
+            _ => &[],
+        },
+        beside: match name {
+            PrimitiveName::X25519 | PrimitiveName::Kummer => &[X25519_REFS],
             _ => &[],
         },
     }
@@ -183,18 +193,10 @@ pub(crate) fn command(args: &BenchArgs, names: &[PrimitiveName]) -> Result<()> {
     };
     let mut measured = Vec::new();
     let mut made = Vec::new();
-    for &name in names {
-        // The libraries its harness times besides its own, made first where this run
-        // has not (and --reuse did not ask to take what is there).
-        for &other in harness(name).with {
-            let dir = args.out.join(other.as_str());
-            let there = dir.join(archive_name(other)).exists();
-            let take_what_is_there = args.reuse && there;
-            if !made.contains(&other.as_str()) && !take_what_is_there {
-                make(other, &settings, &dir)?;
-                made.push(other.as_str());
-            }
-        }
+    // The library of `name` in DIR/<name>/: made by this run once, or with --reuse
+    // the one there (one policy for the measured primitive and the libraries its
+    // harness times beside it, as the Kummer row times cryptopt's X25519).
+    let mut library = |name: PrimitiveName| -> Result<PathBuf> {
         let dir = args.out.join(name.as_str());
         let lib = dir.join(archive_name(name));
         if args.reuse {
@@ -206,15 +208,25 @@ pub(crate) fn command(args: &BenchArgs, names: &[PrimitiveName]) -> Result<()> {
                     dir.display()
                 );
             }
-            eprintln!(
-                "{}: measuring the library in {}",
-                name.as_str(),
-                lib.display()
-            );
-        } else if !made.contains(&name.as_str()) {
+            if !made.contains(&name) {
+                eprintln!(
+                    "{}: measuring the library in {}",
+                    name.as_str(),
+                    lib.display()
+                );
+                made.push(name);
+            }
+        } else if !made.contains(&name) {
             make(name, &settings, &dir)?;
-            made.push(name.as_str());
+            made.push(name);
         }
+        Ok(dir)
+    };
+    for &name in names {
+        for &other in harness(name).with {
+            library(other)?;
+        }
+        let dir = library(name)?;
         measured.push(measure(name, &dir, &settings.cc, args.calls)?);
     }
     let seconds = started.elapsed().as_secs_f64();
@@ -234,10 +246,11 @@ fn measure(name: PrimitiveName, dir: &Path, cc: &str, calls: u64) -> Result<Meas
         let src = scratch.join("bench.c");
         std::fs::write(&src, &h.source)
             .with_context(|| format!("cannot write {}", src.display()))?;
-        // The X25519 references the X25519 and Kummer parts include beside them.
-        let refs = scratch.join("bench_x25519_refs.c");
-        std::fs::write(&refs, include_str!("bench_x25519_refs.c"))
-            .with_context(|| format!("cannot write {}", refs.display()))?;
+        for (file, text) in h.beside {
+            let path = scratch.join(file);
+            std::fs::write(&path, text)
+                .with_context(|| format!("cannot write {}", path.display()))?;
+        }
         let exe = scratch.join("bench");
         let mut cmd = Command::new(cc);
         cmd.args(["-O2", "-I"])
