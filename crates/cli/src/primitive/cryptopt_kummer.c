@@ -162,7 +162,7 @@ static int decode(fe point[4], fe diff[3], const uint8_t pk[48]) {
     memcpy(point[1], vw, sizeof(fe));
     memcpy(point[2], uw, sizeof(fe));
     memcpy(point[3], uv, sizeof(fe));
-    fe *x = point;
+    const uint64_t(*x)[2] = (const uint64_t(*)[2])point;
     /* s = x^2 + y^2 + z^2 + t^2 - F(xt + yz) - G(xz + yt) - H(xy + zt) */
     memset(s, 0, sizeof(fe));
     for (int i = 0; i < 4; i++) {
@@ -200,10 +200,12 @@ static void scalarmult(uint8_t out[48], const uint8_t sk[32], const fe point[4],
         fiat_uint1 bit = (sk[i >> 3] >> (i & 7)) & 1;
         cryptopt_kummer_ladderstep(r0, r1, r0, r1, d, bit);
     }
-    /* (x/y, x/z, x/t) = x/(yzt) * (zt, yt, yz) with one inversion; the coordinates
-     * read in place. */
-    const uint64_t *x = r0, *y = r0 + 2, *z = r0 + 4, *t = r0 + 6;
-    fe yz, zt, yt, yzt, i, xi, e;
+    /* (x/y, x/z, x/t) = x/(yzt) * (zt, yt, yz) with one inversion. */
+    fe x, y, z, t, yz, zt, yt, yzt, i, xi, e;
+    memcpy(x, r0 + 0, sizeof(fe));
+    memcpy(y, r0 + 2, sizeof(fe));
+    memcpy(z, r0 + 4, sizeof(fe));
+    memcpy(t, r0 + 6, sizeof(fe));
     mul(yz, y, z);
     mul(zt, z, t);
     mul(yt, y, t);
