@@ -22,7 +22,7 @@ use crate::error::{Error, Result};
 use crate::graph::{Graph, NodeId, Sym};
 use crate::verdict::{CheckOptions, Divergence, Problem, Report, Verdict, SHOW_LIMIT};
 use crate::x86::{Base, Machine};
-use crate::{ir, ir::IrResult, sweep};
+use crate::{exact, ir, ir::IrResult, sweep};
 
 /// The program for function `name` among `programs`: the one with that name, or the
 /// only one.
@@ -222,8 +222,17 @@ fn check_exact(
         return Ok(Verdict::Equivalent);
     }
     if problems.is_empty() && opts.sweep {
+        // The exact-integer form first (cheap, association-free), then the sweep for
+        // what it leaves.
         let pairs: Vec<(NodeId, NodeId)> = differing.iter().map(|d| (d.1, d.2)).collect();
-        if sweep::prove_pairs(&g, &pairs, sweep::Limits::default()).0 {
+        let proved = exact::prove_pairs(&g, &pairs);
+        let left: Vec<(NodeId, NodeId)> = pairs
+            .iter()
+            .zip(&proved)
+            .filter(|(_, &p)| !p)
+            .map(|(&pair, _)| pair)
+            .collect();
+        if left.is_empty() || sweep::prove_pairs(&g, &left, sweep::Limits::default()).0 {
             return Ok(Verdict::Equivalent);
         }
     }

@@ -39,6 +39,9 @@
 //!   range analysis (`graph::range`), the named rules (`graph::rules`), the smart
 //!   constructors (`graph::bits`, `graph::arith`, `graph::bitwise`), evaluation and
 //!   printing;
+//! * `exact`: the exact-integer check for the outputs the normal form leaves apart:
+//!   every node as a canonical polynomial over exact integers whose only truncation is
+//!   an atom `P mod 2^k`, so that carry chains in any association are one polynomial;
 //! * `sweep`: SAT sweeping for the outputs the normal form leaves apart: simulation
 //!   picks candidate equal nodes, CaDiCaL proves each pair over the region where the
 //!   two cones differ, proved pairs are merged;
@@ -52,6 +55,7 @@
 mod abi;
 mod check;
 pub mod error;
+mod exact;
 pub mod graph;
 mod ir;
 mod sweep;

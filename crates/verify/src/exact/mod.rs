@@ -1,0 +1,739 @@
+//! The exact-integer check: outputs compared as polynomials over exact integers, in a
+//! form that does not depend on how sums and carry chains are associated.
+//!
+//! The graph's normal form follows the program's grouping of carry chains, so a program
+//! that adds the same partial products in another order, splits a Montgomery reduction
+//! differently or propagates borrows as signed words computes the same words through
+//! different nodes. Here every node is instead rewritten into one canonical form, a
+//! dyadic polynomial ([`poly::Poly`]) over *atoms*, where the only truncation is
+//!
+//! ```text
+//!   lo(P, k) = P mod 2^k                    (an atom, P itself canonical)
+//! ```
+//!
+//! and everything else is arithmetic on exact integers:
+//!
+//! * a sum modulo `2^w` is `lo(Σ c·t + k, w)`; a product is the product; a carry
+//!   `⌊S / 2^s⌋` is `(S - lo(S, s)) / 2^s`; a borrow `[a < Σ]` is `(lo(X, N) - X) / 2^N`
+//!   for `X = a - Σ` and `N` a multiple of 64 with `|X| ≤ 2^N`; bits `f..f+l` of `P` are
+//!   `(lo(P, f+l) - lo(P, f)) / 2^f`; a select by a bit `c` is `e + c·(t - e)`; `sar` and
+//!   sign extension are slices plus a multiple of the sign bit;
+//! * `lo(P, k)` is `P` when the range of `P` (interval arithmetic over the atoms' upper
+//!   bounds, and the graph's own range of the node it comes from) is within `[0, 2^k)`;
+//!   else its coefficients are reduced modulo `2^k` (atoms are integers), an inner
+//!   `lo(Q, j)` whose truncation is a multiple of `2^k` there is replaced by `Q`, and a
+//!   common factor `2^m` comes out (`lo(2^m·Q, k) = 2^m·lo(Q, k-m)`).
+//!
+//! A carry chain in any association telescopes to the same polynomial (the low words it
+//! passes on cancel), the low word of a Montgomery step reduces to zero by coefficient
+//! arithmetic (`t + m·p0` with `m = lo(t·p', 64)`), and a strength-reduced constant
+//! multiplication is the product it replaces. Two output words are equal when their
+//! difference is the zero polynomial, or reduces to zero modulo `2^w` (both are below
+//! `2^w`).
+//!
+//! Bitwise operations and zero tests are atoms over the polynomials of their arguments;
+//! a node this module does not open is an atom of its own.
+//!
+//! This module must never conclude anything from a sample or an assumption: every
+//! rewrite is an integer identity, and every range comes from interval arithmetic over
+//! sound upper bounds (the graph's range analysis). It may give up (a budget on the size
+//! of polynomials), never guess.
+
+mod poly;
+
+use std::collections::HashMap;
+
+use num_bigint::BigInt;
+use num_integer::Integer;
+use num_traits::{One, Signed, Zero};
+
+use crate::graph::{sig, Graph, Node, NodeId};
+use poly::{mod_pow2, pow2, v2, AtomId, Poly};
+
+/// What an atom stands for.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum Atom {
+    /// A leaf, or a node this domain does not open.
+    Leaf(NodeId),
+    /// `P mod 2^k`.
+    Lo(Poly, u32),
+    /// `1` if `P` is zero, else `0`.
+    Eqz(Poly),
+    /// A bitwise operation (0 and, 1 or, 2 xor) of the values, sorted.
+    Bits(u8, Vec<Poly>),
+}
+
+/// The most terms a polynomial may have; beyond it the check gives up on the output.
+const TERMS: usize = 20_000;
+
+/// The most terms the polynomial of one node may have; a larger one is an atom.
+const NODE_TERMS: usize = 2_000;
+
+/// The most terms one check may build; beyond it every further node is an atom of its
+/// own (a deterministic budget: the check stays cheap on functions far larger than a
+/// field operation, whose outputs the normal form proves anyway).
+const WORK: usize = 300_000;
+
+/// The most rounds of substitution in one reduction.
+const ROUNDS: usize = 64;
+
+/// The translation of one graph's nodes into polynomials, with its atom table.
+pub(crate) struct Exact<'g> {
+    g: &'g Graph,
+    atoms: Vec<Atom>,
+    ubs: Vec<BigInt>,
+    memo: HashMap<Atom, AtomId>,
+    /// The polynomial of each translated node (`None`: over budget).
+    vals: HashMap<NodeId, Option<Poly>>,
+    /// `b·x` for each `and` of `x` with a mask `(2^w - 1)·b` (`b` a bit): compilers'
+    /// selects, combined by the `or`/`xor` above them.
+    guards: HashMap<NodeId, (Poly, Poly)>,
+    /// Terms built so far (products and substitutions), against [`WORK`].
+    work: usize,
+}
+
+impl<'g> Exact<'g> {
+    pub fn new(g: &'g Graph) -> Exact<'g> {
+        Exact {
+            g,
+            atoms: Vec::new(),
+            ubs: Vec::new(),
+            memo: HashMap::new(),
+            vals: HashMap::new(),
+            guards: HashMap::new(),
+            work: 0,
+        }
+    }
+
+    /// Whether nodes `a` and `b` are proved equal.
+    pub fn equal(&mut self, a: NodeId, b: NodeId) -> bool {
+        let (Some(pa), Some(pb)) = (self.value(a), self.value(b)) else {
+            return false;
+        };
+        let d = pa.sub(&pb);
+        if d.is_zero() {
+            return true;
+        }
+        // Both are below 2^w: equal when congruent modulo 2^w.
+        let w = sig(self.g.info(a).ub).max(sig(self.g.info(b).ub)).max(1);
+        let r = self.lo(d.clone(), w, None);
+        #[cfg(debug_assertions)]
+        if std::env::var_os("CRYPTOPT_EXACT_DEBUG").is_some() {
+            use rand::{Rng, SeedableRng};
+            let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(1);
+            let mut ubs = HashMap::new();
+            for i in 0..self.g.len() {
+                let n = NodeId(i as u32);
+                if let Node::Sym(s) = self.g.node(n) {
+                    ubs.insert(*s, self.g.info(n).ub);
+                }
+            }
+            for _ in 0..20 {
+                let v = self.g.eval(&mut |s| {
+                    let ub = ubs.get(&s).copied().unwrap_or(0);
+                    match rng.random_range(0..4) {
+                        0 => ub,
+                        1 => 0,
+                        _ => rng.random::<u128>() % ub.saturating_add(1).max(1),
+                    }
+                });
+                let bad = self.mismatches(&v);
+                if let Some(&n) = bad.first() {
+                    eprintln!("MISMATCH at {n:?}: {}", self.g.show(n, 300));
+                    break;
+                }
+            }
+        }
+        if std::env::var_os("CRYPTOPT_EXACT_DEBUG").is_some() {
+            eprintln!("== pair {a:?} {b:?} w={w}");
+            eprintln!("A = {}", self.show(&pa));
+            eprintln!("B = {}", self.show(&pb));
+            eprintln!("D = {}", self.show(&d));
+            if let Some(r) = &r {
+                eprintln!("lo(D) = {}", self.show(r));
+            }
+            let mut seen = std::collections::BTreeSet::new();
+            let mut todo: Vec<AtomId> = d.terms.keys().flatten().copied().collect();
+            if let Some(r) = &r {
+                todo.extend(r.terms.keys().flatten().copied());
+            }
+            while let Some(t) = todo.pop() {
+                if !seen.insert(t) || seen.len() > 60 {
+                    continue;
+                }
+                let desc = match &self.atoms[t as usize] {
+                    Atom::Leaf(n) => self.g.show(*n, 80).to_string(),
+                    Atom::Lo(q, k) => {
+                        todo.extend(q.terms.keys().flatten().copied());
+                        format!("lo({}, {k})", self.show(q))
+                    }
+                    Atom::Eqz(q) => format!("eqz({})", self.show(q)),
+                    Atom::Bits(op, qs) => format!(
+                        "bits{op}({:?})",
+                        qs.iter().map(|q| self.show(q)).collect::<Vec<_>>()
+                    ),
+                };
+                eprintln!("  a{t} <= {} : {desc}", self.ubs[t as usize].bits());
+            }
+        }
+        r.is_some_and(|r| r.is_zero())
+    }
+
+    fn show(&self, p: &Poly) -> String {
+        let mut s = String::new();
+        for (m, c) in &p.terms {
+            let ms: Vec<String> = m.iter().map(|a| format!("a{a}")).collect();
+            s += &format!(" + {c:#x}*{}", ms.join("*"));
+        }
+        format!("({s}) / 2^{}", p.e)
+    }
+
+    /// The polynomial of node `n` (its cone translated first, in id order: arguments
+    /// have smaller ids).
+    fn value(&mut self, n: NodeId) -> Option<Poly> {
+        if !self.vals.contains_key(&n) {
+            let cone = self.g.reachable([n]);
+            for (i, &r) in cone.iter().enumerate() {
+                let id = NodeId(i as u32);
+                if r && !self.vals.contains_key(&id) {
+                    // Over budget, a node is an atom of its own: still exact, no
+                    // longer matched by form.
+                    let v = match self.translate(id) {
+                        Some(p) if p.terms.len() <= NODE_TERMS => p,
+                        _ => self.intern(Atom::Leaf(id), self.ub(id)),
+                    };
+                    self.vals.insert(id, Some(v));
+                }
+            }
+        }
+        self.vals[&n].clone()
+    }
+
+    fn val(&self, n: NodeId) -> Option<Poly> {
+        self.vals.get(&n).cloned().flatten()
+    }
+
+    fn ub(&self, n: NodeId) -> BigInt {
+        BigInt::from(self.g.info(n).ub)
+    }
+
+    fn intern(&mut self, a: Atom, ub: BigInt) -> Poly {
+        let id = match self.memo.get(&a) {
+            Some(&id) => {
+                if ub < self.ubs[id as usize] {
+                    self.ubs[id as usize] = ub;
+                }
+                id
+            }
+            None => {
+                let id = self.atoms.len() as AtomId;
+                self.atoms.push(a.clone());
+                self.ubs.push(ub);
+                self.memo.insert(a, id);
+                id
+            }
+        };
+        Poly::atom(id)
+    }
+
+    fn interval(&self, p: &Poly) -> (BigInt, BigInt) {
+        p.interval(&|a| self.ubs[a as usize].clone())
+    }
+
+    /// The polynomial of one node whose arguments are translated.
+    fn translate(&mut self, n: NodeId) -> Option<Poly> {
+        if self.work > WORK {
+            return None;
+        }
+        let r = self.translate_node(n);
+        self.work += r.as_ref().map_or(0, |p| p.terms.len());
+        r
+    }
+
+    fn translate_node(&mut self, n: NodeId) -> Option<Poly> {
+        let g = self.g;
+        let big = |v: u128| BigInt::from(v);
+        Some(match g.node(n) {
+            Node::Const(c) => Poly::konst(big(*c)),
+            Node::Sym(_) => self.intern(Atom::Leaf(n), self.ub(n)),
+            Node::Add { w, k, terms } => {
+                let mut parts = vec![Poly::konst(big(*k))];
+                let mut hi = big(*k);
+                for &(t, c) in terms.iter() {
+                    parts.push(self.val(t)?.scale(&big(c)));
+                    hi += big(c) * self.ub(t);
+                }
+                let p = Poly::sum(&parts);
+                self.lo(p, *w as u32, Some((big(*k), hi)))?
+            }
+            &Node::Prod(a, b) => self.val(a)?.mul(&self.val(b)?, TERMS)?,
+            Node::MulMod { w, args } => {
+                let mut p = Poly::konst(BigInt::one());
+                for &a in args.iter() {
+                    p = p.mul(&self.val(a)?, TERMS)?;
+                }
+                self.lo(p, *w as u32, None)?
+            }
+            Node::Carry { shift, k, args } => {
+                let (p, hi) = self.sum_of(*k, args)?;
+                let s = *shift as u32;
+                let l = self.lo(p.clone(), s, Some((big(*k), hi)))?;
+                p.sub(&l).shr(s)
+            }
+            Node::Borrow { a, k, subs } => {
+                let (s, neg) = self.sum_of(*k, subs)?;
+                let x = self.val(*a)?.sub(&s);
+                let pos = self.ub(*a);
+                let bits = (neg.bits().max(pos.bits()) as u32).max(1);
+                let nbits = bits.div_ceil(64) * 64;
+                let l = self.lo(x.clone(), nbits, Some((-neg, pos)))?;
+                l.sub(&x).shr(nbits)
+            }
+            Node::And(args) | Node::Or(args) | Node::Xor(args) => {
+                let op = match g.node(n) {
+                    Node::And(_) => 0,
+                    Node::Or(_) => 1,
+                    _ => 2,
+                };
+                let mut ps = args
+                    .iter()
+                    .map(|&a| self.val(a))
+                    .collect::<Option<Vec<Poly>>>()?;
+                if args.iter().all(|&a| g.info(a).ub <= 1) {
+                    // On bits: x & y = xy, x | y = x + y - xy, x ^ y = x + y - 2xy.
+                    let mut acc = ps[0].clone();
+                    for y in &ps[1..] {
+                        let xy = acc.mul(y, TERMS)?;
+                        acc = match op {
+                            0 => xy,
+                            1 => acc.add(y).sub(&xy),
+                            _ => acc.add(y).sub(&xy.scale(&BigInt::from(2))),
+                        };
+                    }
+                    return Some(acc);
+                }
+                if op == 0 {
+                    if let Some(r) = self.masked(n, args, &ps) {
+                        return Some(r);
+                    }
+                } else if let Some(r) = self.select(args, op) {
+                    return Some(r);
+                }
+                if let (2, [x, y]) = (op, &ps[..]) {
+                    // x ^ (2^w - 1) with x < 2^w: the complement 2^w - 1 - x.
+                    for (x, y, xn) in [(x, y, args[0]), (y, x, args[1])] {
+                        if let Some(c) = y.as_const() {
+                            let c1: BigInt = &c + 1;
+                            if (&c1 & (&c1 - 1u8)).is_zero() && self.ub(xn) <= c {
+                                return Some(Poly::konst(c).sub(x));
+                            }
+                        }
+                    }
+                }
+                ps.sort();
+                self.intern(Atom::Bits(op, ps), self.ub(n))
+            }
+            Node::Concat { k, segs } => {
+                let mut parts = vec![Poly::konst(big(*k))];
+                for s in segs.iter() {
+                    let x = self.val(s.node)?;
+                    let ub = self.ub(s.node);
+                    let sl = self.slice(x, s.from as u32, s.len as u32, ub)?;
+                    parts.push(sl.scale(&pow2(s.at as u32)));
+                }
+                Poly::sum(&parts)
+            }
+            &Node::Ite { c, t, e } => {
+                if g.info(c).ub > 1 {
+                    return Some(self.intern(Atom::Leaf(n), self.ub(n)));
+                }
+                let (c, t, e) = (self.val(c)?, self.val(t)?, self.val(e)?);
+                e.add(&c.mul(&t.sub(&e), TERMS)?)
+            }
+            &Node::Eqz(x) => {
+                let p = self.val(x)?;
+                self.eqz(p)
+            }
+            &Node::Sar { w, n: sh, x } => {
+                let (w, sh) = (w as u32, sh as u32);
+                let p = self.val(x)?;
+                let ub = self.ub(x);
+                let s = self.slice(p.clone(), w - 1, 1, ub.clone())?;
+                let (base, c) = if sh < w {
+                    (self.slice(p, sh, w - sh, ub)?, pow2(w) - pow2(w - sh))
+                } else {
+                    (Poly::default(), pow2(w) - 1)
+                };
+                base.add(&s.scale(&c))
+            }
+            &Node::Sext { from, w, x } => {
+                let (from, w) = (from as u32, w as u32);
+                let p = self.val(x)?;
+                let ub = self.ub(x);
+                let s = self.slice(p.clone(), from - 1, 1, ub.clone())?;
+                let low = self.slice(p, 0, from, ub)?;
+                low.add(&s.scale(&(pow2(w) - pow2(from))))
+            }
+        })
+    }
+
+    /// `b` when `p` is `(2^w - 1)·b` with `b` a bit (a mask made from a bit).
+    fn mask_bit(&self, p: &Poly) -> Option<(Poly, u32)> {
+        if p.e != 0 || p.is_zero() {
+            return None;
+        }
+        for w in [64u32, 32, 128, 8, 16] {
+            let m = pow2(w) - 1;
+            if p.terms.values().all(|c| {
+                let r: BigInt = c % &m;
+                r.is_zero()
+            }) {
+                let b = Poly {
+                    e: 0,
+                    terms: p
+                        .terms
+                        .iter()
+                        .map(|(k, c)| {
+                            let q: BigInt = c / &m;
+                            (k.clone(), q)
+                        })
+                        .collect(),
+                };
+                let (l, h) = self.interval(&b);
+                if !l.is_negative() && h <= BigInt::one() {
+                    return Some((b, w));
+                }
+            }
+        }
+        None
+    }
+
+    /// `x & mask` for `mask = (2^w - 1)·b` and `x < 2^w`: `b·x` (remembered as a guard
+    /// of node `n` for the `or`/`xor` of a select).
+    fn masked(&mut self, n: NodeId, args: &[NodeId], ps: &[Poly]) -> Option<Poly> {
+        let [x, y] = ps else {
+            return None;
+        };
+        for (m, v, vn) in [(x, y, args[1]), (y, x, args[0])] {
+            let Some((b, w)) = self.mask_bit(m) else {
+                continue;
+            };
+            if self.ub(vn) >= pow2(w) {
+                continue;
+            }
+            self.guards.insert(n, (b.clone(), v.clone()));
+            return b.mul(v, TERMS);
+        }
+        None
+    }
+
+    /// An `or`/`xor` that is a select: `(b·t) | ((1-b)·e)` is `b·t + (1-b)·e`, and
+    /// `e ^ (b·(t ^ e))` is `e + b·(t - e)`.
+    fn select(&mut self, args: &[NodeId], op: u8) -> Option<Poly> {
+        let [a, c] = args else {
+            return None;
+        };
+        let one = Poly::konst(BigInt::one());
+        match (self.guards.get(a).cloned(), self.guards.get(c).cloned()) {
+            (Some((b1, x1)), Some((b2, x2))) if one.sub(&b1) == b2 => {
+                Some(b1.mul(&x1, TERMS)?.add(&b2.mul(&x2, TERMS)?))
+            }
+            (Some((b, x)), None) | (None, Some((b, x))) if op == 2 => {
+                let e = if self.guards.contains_key(a) { *c } else { *a };
+                // x must be the atom of `t ^ e` for the same e.
+                let ep = self.val(e)?;
+                let t = self.xor_partner(&x, &ep)?;
+                Some(ep.add(&b.mul(&t.sub(&ep), TERMS)?))
+            }
+            _ => None,
+        }
+    }
+
+    /// `t` when `x` is the atom `t ^ e` (two operands).
+    fn xor_partner(&self, x: &Poly, e: &Poly) -> Option<Poly> {
+        let (m, c) = x.terms.iter().next()?;
+        if x.terms.len() != 1 || x.e != 0 || m.len() != 1 || !c.is_one() {
+            return None;
+        }
+        match &self.atoms[m[0] as usize] {
+            Atom::Bits(2, qs) if qs.len() == 2 => {
+                if qs[0] == *e {
+                    Some(qs[1].clone())
+                } else if qs[1] == *e {
+                    Some(qs[0].clone())
+                } else {
+                    None
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// `1` if `p` is zero, else `0`.
+    fn eqz(&mut self, p: Poly) -> Poly {
+        if let Some(v) = p.as_const() {
+            return Poly::konst(BigInt::from(v.is_zero() as u8));
+        }
+        let (l, h) = self.interval(&p);
+        if l.is_positive() || h.is_negative() {
+            return Poly::default();
+        }
+        let one = Poly::konst(BigInt::one());
+        if !l.is_negative() && h <= BigInt::one() {
+            // A bit: its complement.
+            return one.sub(&p);
+        }
+        if l >= BigInt::from(-1) && !h.is_positive() {
+            return one.add(&p);
+        }
+        // lo(Q, k) is zero exactly when Q is, for |Q| < 2^k.
+        if let Some(q) = self.lo_arg(&p) {
+            return self.eqz(q);
+        }
+        // p = 0 exactly when c·p = 0: one representative of the multiples.
+        let mut q = p.shr(0);
+        q.e = 0;
+        let content = q.terms.values().fold(BigInt::zero(), |g, c| g.gcd(c));
+        let lead_negative = q.terms.values().next().is_some_and(|c| c.is_negative());
+        let d = if lead_negative { -content } else { content };
+        let q = Poly {
+            e: 0,
+            terms: q
+                .terms
+                .iter()
+                .map(|(m, c)| {
+                    let r: BigInt = c / &d;
+                    (m.clone(), r)
+                })
+                .collect(),
+        };
+        self.intern(Atom::Eqz(q), BigInt::one())
+    }
+
+    /// `Q` when `p` is the atom `lo(Q, k)` and `-2^k < Q < 2^k`.
+    fn lo_arg(&self, p: &Poly) -> Option<Poly> {
+        let (m, c) = p.terms.iter().next()?;
+        if p.terms.len() != 1 || p.e != 0 || m.len() != 1 || !c.is_one() {
+            return None;
+        }
+        let Atom::Lo(q, k) = &self.atoms[m[0] as usize] else {
+            return None;
+        };
+        let (l, h) = self.interval(q);
+        let top = pow2(*k);
+        (h < top && l > -top).then(|| q.clone())
+    }
+
+    /// `k + Σ args` and an upper bound of it from the graph's ranges.
+    fn sum_of(&self, k: u128, args: &[NodeId]) -> Option<(Poly, BigInt)> {
+        let mut parts = vec![Poly::konst(BigInt::from(k))];
+        let mut hi = BigInt::from(k);
+        for &a in args {
+            parts.push(self.val(a)?);
+            hi += self.ub(a);
+        }
+        Some((Poly::sum(&parts), hi))
+    }
+
+    /// Bits `from..from+len` of `p` (a value in `[0, ub]`).
+    fn slice(&mut self, p: Poly, from: u32, len: u32, ub: BigInt) -> Option<Poly> {
+        let hint = Some((BigInt::zero(), ub));
+        let top = self.lo(p.clone(), from + len, hint.clone())?;
+        let low = if from == 0 {
+            Poly::default()
+        } else {
+            self.lo(p, from, hint)?
+        };
+        Some(top.sub(&low).shr(from))
+    }
+
+    /// `p mod 2^k` (`p` an integer; `hint`, when given, sound bounds of it).
+    fn lo(&mut self, p: Poly, k: u32, hint: Option<(BigInt, BigInt)>) -> Option<Poly> {
+        if let Some(c) = p.as_const() {
+            return Some(Poly::konst(mod_pow2(&c, k)));
+        }
+        let (mut l, mut h) = self.interval(&p);
+        if let Some((hl, hh)) = hint {
+            l = l.max(hl);
+            h = h.min(hh);
+        }
+        let top = pow2(k);
+        if !l.is_negative() && h < top {
+            return Some(p);
+        }
+        let m = p.int_factor2();
+        if m >= k {
+            return Some(Poly::default());
+        }
+        if m > 0 {
+            let q = p.shr(m);
+            let hint = (!l.is_negative()).then(|| (&l >> m, &h >> m));
+            return Some(self.lo(q, k - m, hint)?.scale(&pow2(m)));
+        }
+        let q = self.reduce(p, k)?;
+        if let Some(c) = q.as_const() {
+            return Some(Poly::konst(mod_pow2(&c, k)));
+        }
+        let m = q.int_factor2();
+        if m > 0 {
+            return Some(self.lo(q.shr(m), k - m, None)?.scale(&pow2(m)));
+        }
+        if let Some(r) = self.low_bits_of_square(&q, k) {
+            return Some(r);
+        }
+        let qs = q.reduced(k, true);
+        let (l2, h2) = self.interval(&qs);
+        if !l2.is_negative() && h2 < top {
+            return Some(qs);
+        }
+        let r = qs.scale(&BigInt::from(-1));
+        let (l3, h3) = self.interval(&r);
+        if !l3.is_negative() && h3 < top {
+            // -r mod 2^k for 0 ≤ r < 2^k: 2^k - r, or 0 when r is.
+            let z = self.eqz(r.clone());
+            return Some(Poly::konst(top.clone()).sub(&r).sub(&z.scale(&top)));
+        }
+        let ub = if l.is_negative() {
+            &top - 1
+        } else {
+            h.min(&top - 1)
+        };
+        Some(self.intern(Atom::Lo(q, k), ub))
+    }
+
+    /// `c·a² mod 2^k` for `k ≤ 2` and `c` odd: `(c mod 2^k)·(a mod 2)`, since an even
+    /// square is 0 modulo 4 and an odd square 1 modulo 8.
+    fn low_bits_of_square(&mut self, q: &Poly, k: u32) -> Option<Poly> {
+        if k > 2 || q.e != 0 || q.terms.len() != 1 {
+            return None;
+        }
+        let (m, c) = q.terms.iter().next()?;
+        if m.len() != 2 || m[0] != m[1] {
+            return None;
+        }
+        let bit = self.lo(Poly::atom(m[0]), 1, None)?;
+        Some(bit.scale(&mod_pow2(c, k)))
+    }
+
+    /// `p` with coefficients reduced modulo `2^k` (into `[0, 2^k)`) and every inner
+    /// `lo(Q, j)` whose truncation is a multiple of `2^k` where it stands replaced by
+    /// `Q`, to a fixed point: a polynomial congruent to `p` modulo `2^k`.
+    fn reduce(&mut self, p: Poly, k: u32) -> Option<Poly> {
+        let mut q = p.reduced(k, false);
+        for _ in 0..ROUNDS {
+            let mut changed = false;
+            let mut parts = Vec::with_capacity(q.terms.len());
+            for (m, c) in &q.terms {
+                let room = v2(c);
+                let sub = m.iter().position(|&a| match &self.atoms[a as usize] {
+                    Atom::Lo(_, j) => room + j >= k + q.e,
+                    _ => false,
+                });
+                let mut term = Poly {
+                    e: q.e,
+                    ..Poly::default()
+                };
+                match sub {
+                    Some(i) => {
+                        let Atom::Lo(inner, _) = &self.atoms[m[i] as usize] else {
+                            unreachable!()
+                        };
+                        let mut rest = m.clone();
+                        rest.remove(i);
+                        term.terms.insert(rest, c.clone());
+                        parts.push(term.mul(inner, TERMS)?);
+                        changed = true;
+                    }
+                    None => {
+                        term.terms.insert(m.clone(), c.clone());
+                        parts.push(term);
+                    }
+                }
+            }
+            if !changed {
+                return Some(q);
+            }
+            q = Poly::sum(&parts).reduced(k, false);
+            self.work += parts.iter().map(|p| p.terms.len()).sum::<usize>();
+            if q.terms.len() > TERMS || self.work > WORK {
+                return None;
+            }
+        }
+        Some(q)
+    }
+}
+
+#[cfg(any(test, debug_assertions))]
+impl Exact<'_> {
+    /// The value of polynomial `p` given the value of every graph node (`v`, from
+    /// [`Graph::eval`]): atoms evaluated by their definitions.
+    fn eval(&self, p: &Poly, v: &[u128]) -> BigInt {
+        let mut memo: HashMap<AtomId, BigInt> = HashMap::new();
+        self.eval_in(p, v, &mut memo)
+    }
+
+    fn eval_in(&self, p: &Poly, v: &[u128], memo: &mut HashMap<AtomId, BigInt>) -> BigInt {
+        let mut total = BigInt::zero();
+        for (m, c) in &p.terms {
+            let mut t = c.clone();
+            for &a in m {
+                t *= self.eval_atom(a, v, memo);
+            }
+            total += t;
+        }
+        assert!(
+            (&total % pow2(p.e)).is_zero(),
+            "a polynomial with a fractional value"
+        );
+        total >> p.e
+    }
+
+    fn eval_atom(&self, a: AtomId, v: &[u128], memo: &mut HashMap<AtomId, BigInt>) -> BigInt {
+        if let Some(x) = memo.get(&a) {
+            return x.clone();
+        }
+        let x = match &self.atoms[a as usize] {
+            Atom::Leaf(n) => BigInt::from(v[n.index()]),
+            Atom::Lo(q, k) => mod_pow2(&self.eval_in(q, v, memo), *k),
+            Atom::Eqz(q) => BigInt::from(self.eval_in(q, v, memo).is_zero() as u8),
+            Atom::Bits(op, qs) => {
+                let xs: Vec<BigInt> = qs.iter().map(|q| self.eval_in(q, v, memo)).collect();
+                let mut acc = xs[0].clone();
+                for x in &xs[1..] {
+                    acc = match op {
+                        0 => acc & x,
+                        1 => acc | x,
+                        _ => acc ^ x,
+                    };
+                }
+                acc
+            }
+        };
+        memo.insert(a, x.clone());
+        x
+    }
+
+    /// Every translated node whose polynomial does not evaluate to the node's value
+    /// under `v`.
+    pub fn mismatches(&self, v: &[u128]) -> Vec<NodeId> {
+        let mut bad: Vec<NodeId> = self
+            .vals
+            .iter()
+            .filter_map(|(&n, p)| {
+                let p = p.as_ref()?;
+                (self.eval(p, v) != BigInt::from(v[n.index()])).then_some(n)
+            })
+            .collect();
+        bad.sort();
+        bad
+    }
+}
+
+/// Which of `pairs` (IR node, program node) the exact-integer form proves equal.
+pub(crate) fn prove_pairs(g: &Graph, pairs: &[(NodeId, NodeId)]) -> Vec<bool> {
+    let mut x = Exact::new(g);
+    pairs.iter().map(|&(a, b)| x.equal(a, b)).collect()
+}
+
+#[cfg(test)]
+mod tests;

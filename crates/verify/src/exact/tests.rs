@@ -1,0 +1,179 @@
+//! Tests of the exact-integer check: a table of identities that compilers' code relies
+//! on (each proved, and a wrong twin of each not proved), and a property test on the
+//! graph fuzzer's random graphs: every node's polynomial evaluates to the node's value,
+//! and two nodes called equal agree on every sampled input.
+//!
+//! The references are the graph's own evaluator ([`Graph::eval`]) and integers computed
+//! directly; they must never be adapted to what this module concludes.
+
+use proptest::prelude::*;
+
+use super::Exact;
+use crate::graph::tests::fuzz::{build_graph, random_graphs};
+use crate::graph::{Graph, NodeId, Sym};
+
+const M64: u128 = u64::MAX as u128;
+
+fn word(g: &mut Graph, i: u32, ub: u128) -> NodeId {
+    g.sym(Sym::Input { param: 0, index: i }, ub, format!("x{i}"))
+}
+
+/// Builds two nodes with `f` and says whether the exact form proves them equal.
+fn check(name: &str, f: impl Fn(&mut Graph) -> (NodeId, NodeId)) -> bool {
+    let mut g = Graph::new();
+    let (a, b) = f(&mut g);
+    assert_ne!(
+        a, b,
+        "{name}: the graph's normal form alone makes them one node"
+    );
+    let mut x = Exact::new(&g);
+    x.equal(a, b)
+}
+
+fn words(g: &mut Graph) -> [NodeId; 4] {
+    [0, 1, 2, 3].map(|i| word(g, i, M64))
+}
+
+#[test]
+fn identities_of_compiled_code() {
+    // The high word of a sum of three products: low words added in a tree (carries
+    // into the high words' sum) against the exact 128-bit sum.
+    assert!(check("three products, tree of low words", |g| {
+        let x = words(g);
+        let (p, q, r) = (g.prod(x[0], x[1]), g.prod(x[1], x[2]), g.prod(x[2], x[3]));
+        let [pl, ql, rl] = [p, q, r].map(|v| g.slice(v, 0, 64));
+        let [ph, qh, rh] = [p, q, r].map(|v| g.slice(v, 64, 64));
+        let c1 = g.carry(64, &[ql, rl], 0);
+        let s1 = g.add(64, &[(ql, 1), (rl, 1)], 0);
+        let c2 = g.carry(64, &[pl, s1], 0);
+        let hi = g.add(64, &[(ph, 1), (qh, 1), (rh, 1), (c1, 1), (c2, 1)], 0);
+        let exact = g.carry(64, &[p, q, r], 0);
+        (g.trunc(exact, 64), hi)
+    }));
+    // The two 64-bit words of a 128-bit sum of two products, summed low words first or
+    // as exact 128-bit values.
+    assert!(check("128-bit sum of two products", |g| {
+        let (a, b, c, d) = (
+            word(g, 0, M64),
+            word(g, 1, M64),
+            word(g, 2, M64),
+            word(g, 3, M64),
+        );
+        let (p, q) = (g.prod(a, b), g.prod(c, d));
+        let (pl, ph, ql, qh) = (
+            g.slice(p, 0, 64),
+            g.slice(p, 64, 64),
+            g.slice(q, 0, 64),
+            g.slice(q, 64, 64),
+        );
+        let c = g.carry(64, &[pl, ql], 0);
+        let hi = g.add(64, &[(ph, 1), (qh, 1), (c, 1)], 0);
+        let exact = g.carry(64, &[p, q], 0);
+        (g.trunc(exact, 64), hi)
+    }));
+    // Montgomery's low word: t + lo(m·p0) with m = lo(t·p') is 0 mod 2^64, so the carry
+    // out of it is 1 exactly when t ≠ 0 (p0 = 2^64 - 2^32 + 1 is not special).
+    let p0: u128 = 0xffffffff00000001;
+    let pinv: u128 = {
+        // -p0^-1 mod 2^64 by Newton's iteration.
+        let mut x: u128 = 1;
+        for _ in 0..7 {
+            x = x.wrapping_mul(2u128.wrapping_sub(p0.wrapping_mul(x))) & M64;
+        }
+        (1u128 << 64).wrapping_sub(x) & M64
+    };
+    assert_eq!(p0.wrapping_mul(pinv) & M64, M64);
+    assert!(check("Montgomery low word", |g| {
+        let t = word(g, 0, M64);
+        let k = g.konst(pinv);
+        let m = g.mul(64, &[t, k]);
+        let c0 = g.konst(p0);
+        let mp = g.prod(m, c0);
+        let lo = g.slice(mp, 0, 64);
+        (g.carry(64, &[t, lo], 0), g.nonzero(t))
+    }));
+    // hi(m·(2^64 - 1)) as compilers strength-reduce it: m - (m ≠ 0), the borrow of
+    // `neg m`.
+    assert!(check("hi(m*(2^64-1)) by neg", |g| {
+        let m = word(g, 0, M64);
+        let c = g.konst(M64);
+        let p = g.prod(m, c);
+        let hi = g.slice(p, 64, 64);
+        let z = g.konst(0);
+        let b = g.borrow(z, &[m], 0);
+        (hi, g.add(64, &[(m, 1), (b, M64)], 0))
+    }));
+    // Bit 1 of a square is zero.
+    assert!(check("bit 1 of a square", |g| {
+        let x = word(g, 0, (1 << 40) - 1);
+        let sq = g.prod(x, x);
+        (g.slice(sq, 1, 1), g.konst(0))
+    }));
+}
+
+#[test]
+fn wrong_twins_are_not_proved() {
+    // The same high word with one carry left out.
+    assert!(!check("three products, a carry left out", |g| {
+        let x = words(g);
+        let (p, q, r) = (g.prod(x[0], x[1]), g.prod(x[1], x[2]), g.prod(x[2], x[3]));
+        let [ql, rl] = [q, r].map(|v| g.slice(v, 0, 64));
+        let [ph, qh, rh] = [p, q, r].map(|v| g.slice(v, 64, 64));
+        let c1 = g.carry(64, &[ql, rl], 0);
+        let hi = g.add(64, &[(ph, 1), (qh, 1), (rh, 1), (c1, 1)], 0);
+        let exact = g.carry(64, &[p, q, r], 0);
+        (g.trunc(exact, 64), hi)
+    }));
+    // A dropped carry that can occur: hi(a·b) + c + carry overflows for some inputs.
+    assert!(!check("dropped carry that can occur", |g| {
+        let (a, b, c, d) = (
+            word(g, 0, M64),
+            word(g, 1, M64),
+            word(g, 2, M64),
+            word(g, 3, M64),
+        );
+        let p = g.prod(a, b);
+        let ph = g.slice(p, 64, 64);
+        let s = g.add(128, &[(ph, 1), (c, 1), (d, 1)], 0);
+        (g.slice(s, 0, 64), g.add(64, &[(ph, 1), (c, 1), (d, 1)], 1))
+    }));
+    // The borrow of `neg m` in place of its carry's complement.
+    assert!(!check("borrow of neg, wrong", |g| {
+        let m = word(g, 0, M64);
+        let c = g.konst(M64);
+        let p = g.prod(m, c);
+        let hi = g.slice(p, 64, 64);
+        (hi, g.add(64, &[(m, 1)], M64))
+    }));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// On random graphs: every node's polynomial has the node's value, and nodes called
+    /// equal have equal values.
+    #[test]
+    fn translation_is_exact((bounds, ops, vals) in random_graphs(6)) {
+        let (g, nodes, _) = build_graph(&bounds, &ops);
+        let mut x = Exact::new(&g);
+        let mut equal = Vec::new();
+        for (i, &a) in nodes.iter().enumerate() {
+            for &b in &nodes[..i] {
+                if a != b && x.equal(a, b) {
+                    equal.push((a, b));
+                }
+            }
+        }
+        for leaf in &vals {
+            let v = g.eval(&mut |s| match s {
+                Sym::Input { index, .. } => leaf[index as usize],
+                _ => 0,
+            });
+            let bad = x.mismatches(&v);
+            prop_assert!(bad.is_empty(), "{:?}: {}", bad[0], g.show(bad[0], 200));
+            for &(a, b) in &equal {
+                prop_assert_eq!(v[a.index()], v[b.index()], "{} vs {}", g.show(a, 200), g.show(b, 200));
+            }
+        }
+    }
+}
