@@ -39,6 +39,7 @@
 //! sound upper bounds (the graph's range analysis). It may give up (a budget on the size
 //! of polynomials), never guess.
 
+mod diag;
 mod poly;
 
 use std::collections::HashMap;
@@ -117,75 +118,10 @@ impl<'g> Exact<'g> {
         // Both are below 2^w: equal when congruent modulo 2^w.
         let w = sig(self.g.info(a).ub).max(sig(self.g.info(b).ub)).max(1);
         let r = self.lo(d.clone(), w, None);
-        #[cfg(debug_assertions)]
         if std::env::var_os("CRYPTOPT_EXACT_DEBUG").is_some() {
-            use rand::{Rng, SeedableRng};
-            let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(1);
-            let mut ubs = HashMap::new();
-            for i in 0..self.g.len() {
-                let n = NodeId(i as u32);
-                if let Node::Sym(s) = self.g.node(n) {
-                    ubs.insert(*s, self.g.info(n).ub);
-                }
-            }
-            for _ in 0..20 {
-                let v = self.g.eval(&mut |s| {
-                    let ub = ubs.get(&s).copied().unwrap_or(0);
-                    match rng.random_range(0..4) {
-                        0 => ub,
-                        1 => 0,
-                        _ => rng.random::<u128>() % ub.saturating_add(1).max(1),
-                    }
-                });
-                let bad = self.mismatches(&v);
-                if let Some(&n) = bad.first() {
-                    eprintln!("MISMATCH at {n:?}: {}", self.g.show(n, 300));
-                    break;
-                }
-            }
-        }
-        if std::env::var_os("CRYPTOPT_EXACT_DEBUG").is_some() {
-            eprintln!("== pair {a:?} {b:?} w={w}");
-            eprintln!("A = {}", self.show(&pa));
-            eprintln!("B = {}", self.show(&pb));
-            eprintln!("D = {}", self.show(&d));
-            if let Some(r) = &r {
-                eprintln!("lo(D) = {}", self.show(r));
-            }
-            let mut seen = std::collections::BTreeSet::new();
-            let mut todo: Vec<AtomId> = d.terms.keys().flatten().copied().collect();
-            if let Some(r) = &r {
-                todo.extend(r.terms.keys().flatten().copied());
-            }
-            while let Some(t) = todo.pop() {
-                if !seen.insert(t) || seen.len() > 60 {
-                    continue;
-                }
-                let desc = match &self.atoms[t as usize] {
-                    Atom::Leaf(n) => self.g.show(*n, 80).to_string(),
-                    Atom::Lo(q, k) => {
-                        todo.extend(q.terms.keys().flatten().copied());
-                        format!("lo({}, {k})", self.show(q))
-                    }
-                    Atom::Eqz(q) => format!("eqz({})", self.show(q)),
-                    Atom::Bits(op, qs) => format!(
-                        "bits{op}({:?})",
-                        qs.iter().map(|q| self.show(q)).collect::<Vec<_>>()
-                    ),
-                };
-                eprintln!("  a{t} <= {} : {desc}", self.ubs[t as usize].bits());
-            }
+            self.explain(a, b, &pa, &pb, &d, r.as_ref());
         }
         r.is_some_and(|r| r.is_zero())
-    }
-
-    fn show(&self, p: &Poly) -> String {
-        let mut s = String::new();
-        for (m, c) in &p.terms {
-            let ms: Vec<String> = m.iter().map(|a| format!("a{a}")).collect();
-            s += &format!(" + {c:#x}*{}", ms.join("*"));
-        }
-        format!("({s}) / 2^{}", p.e)
     }
 
     /// The polynomial of node `n` (its cone translated first, in id order: arguments
@@ -660,72 +596,6 @@ impl<'g> Exact<'g> {
             }
         }
         Some(q)
-    }
-}
-
-#[cfg(any(test, debug_assertions))]
-impl Exact<'_> {
-    /// The value of polynomial `p` given the value of every graph node (`v`, from
-    /// [`Graph::eval`]): atoms evaluated by their definitions.
-    fn eval(&self, p: &Poly, v: &[u128]) -> BigInt {
-        let mut memo: HashMap<AtomId, BigInt> = HashMap::new();
-        self.eval_in(p, v, &mut memo)
-    }
-
-    fn eval_in(&self, p: &Poly, v: &[u128], memo: &mut HashMap<AtomId, BigInt>) -> BigInt {
-        let mut total = BigInt::zero();
-        for (m, c) in &p.terms {
-            let mut t = c.clone();
-            for &a in m {
-                t *= self.eval_atom(a, v, memo);
-            }
-            total += t;
-        }
-        assert!(
-            (&total % pow2(p.e)).is_zero(),
-            "a polynomial with a fractional value"
-        );
-        total >> p.e
-    }
-
-    fn eval_atom(&self, a: AtomId, v: &[u128], memo: &mut HashMap<AtomId, BigInt>) -> BigInt {
-        if let Some(x) = memo.get(&a) {
-            return x.clone();
-        }
-        let x = match &self.atoms[a as usize] {
-            Atom::Leaf(n) => BigInt::from(v[n.index()]),
-            Atom::Lo(q, k) => mod_pow2(&self.eval_in(q, v, memo), *k),
-            Atom::Eqz(q) => BigInt::from(self.eval_in(q, v, memo).is_zero() as u8),
-            Atom::Bits(op, qs) => {
-                let xs: Vec<BigInt> = qs.iter().map(|q| self.eval_in(q, v, memo)).collect();
-                let mut acc = xs[0].clone();
-                for x in &xs[1..] {
-                    acc = match op {
-                        0 => acc & x,
-                        1 => acc | x,
-                        _ => acc ^ x,
-                    };
-                }
-                acc
-            }
-        };
-        memo.insert(a, x.clone());
-        x
-    }
-
-    /// Every translated node whose polynomial does not evaluate to the node's value
-    /// under `v`.
-    pub fn mismatches(&self, v: &[u128]) -> Vec<NodeId> {
-        let mut bad: Vec<NodeId> = self
-            .vals
-            .iter()
-            .filter_map(|(&n, p)| {
-                let p = p.as_ref()?;
-                (self.eval(p, v) != BigInt::from(v[n.index()])).then_some(n)
-            })
-            .collect();
-        bad.sort();
-        bad
     }
 }
 
