@@ -1,6 +1,6 @@
 //! Diagnostics of the exact-integer check: printing a pair that was not proved (with
 //! `$CRYPTOPT_EXACT_DEBUG` set) and evaluating polynomials on concrete values, which the
-//! tests (and the diagnostic, in debug builds) compare with [`Graph::eval`].
+//! tests (and the diagnostic) compare with [`Graph::eval`].
 //!
 //! Nothing here takes part in a proof.
 
@@ -15,7 +15,7 @@ use crate::graph::{Node, NodeId};
 
 impl Exact<'_> {
     /// With `$CRYPTOPT_EXACT_DEBUG` set: both polynomials, their difference and the
-    /// atoms it is made of on stderr (and, in debug builds, every translated node checked
+    /// atoms it is made of on stderr (and every translated node checked
     /// against [`Graph::eval`] on random inputs within bounds). A diagnostic only.
     pub(super) fn explain(
         &self,
@@ -26,7 +26,6 @@ impl Exact<'_> {
         d: &Poly,
         r: Option<&Poly>,
     ) {
-        #[cfg(debug_assertions)]
         {
             use rand::{Rng, SeedableRng};
             let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(1);
@@ -97,7 +96,6 @@ impl Exact<'_> {
     }
 }
 
-#[cfg(any(test, debug_assertions))]
 impl Exact<'_> {
     /// The value of polynomial `p` given the value of every graph node (`v`, from
     /// [`Graph::eval`]): atoms evaluated by their definitions.
