@@ -324,17 +324,7 @@ impl<'g> Exact<'g> {
                 let r: BigInt = c % &m;
                 r.is_zero()
             }) {
-                let b = Poly {
-                    e: 0,
-                    terms: p
-                        .terms
-                        .iter()
-                        .map(|(k, c)| {
-                            let q: BigInt = c / &m;
-                            (k.clone(), q)
-                        })
-                        .collect(),
-                };
+                let b = p.numerators_over(&m);
                 let (l, h) = self.interval(&b);
                 if !l.is_negative() && h <= BigInt::one() {
                     return Some((b, w));
@@ -427,22 +417,10 @@ impl<'g> Exact<'g> {
             return self.eqz(q);
         }
         // p = 0 exactly when c·p = 0: one representative of the multiples.
-        let mut q = p.shr(0);
-        q.e = 0;
-        let content = q.terms.values().fold(BigInt::zero(), |g, c| g.gcd(c));
-        let lead_negative = q.terms.values().next().is_some_and(|c| c.is_negative());
+        let content = p.terms.values().fold(BigInt::zero(), |g, c| g.gcd(c));
+        let lead_negative = p.terms.values().next().is_some_and(|c| c.is_negative());
         let d = if lead_negative { -content } else { content };
-        let q = Poly {
-            e: 0,
-            terms: q
-                .terms
-                .iter()
-                .map(|(m, c)| {
-                    let r: BigInt = c / &d;
-                    (m.clone(), r)
-                })
-                .collect(),
-        };
+        let q = p.numerators_over(&d);
         self.intern(Atom::Eqz(q), BigInt::one())
     }
 

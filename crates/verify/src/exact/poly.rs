@@ -167,6 +167,23 @@ impl Poly {
         )
     }
 
+    /// The polynomial with every coefficient divided by `d` (the caller knows each is a
+    /// multiple of `d`; the exponent `e` is dropped: a multiple of the value).
+    pub fn numerators_over(&self, d: &BigInt) -> Poly {
+        Poly {
+            e: 0,
+            terms: self
+                .terms
+                .iter()
+                .map(|(m, c)| {
+                    let q: BigInt = c / d;
+                    (m.clone(), q)
+                })
+                .collect(),
+        }
+        .normalized()
+    }
+
     /// `self / 2^k` (exact as a value: the caller knows it is an integer).
     pub fn shr(&self, k: u32) -> Poly {
         Poly {
