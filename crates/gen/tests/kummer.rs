@@ -256,26 +256,13 @@ fn two_steps_are_two_steps() {
             input[3] = vec![b1];
             input[4] = vec![b2];
             let got = interp::run(&two, &input).unwrap();
-            let first = interp::run(
-                &one,
-                &[
-                    input[0].clone(),
-                    input[1].clone(),
-                    input[2].clone(),
-                    vec![b1],
-                ],
-            )
-            .unwrap();
-            let want = interp::run(
-                &one,
-                &[
-                    first[0].clone(),
-                    first[1].clone(),
-                    input[2].clone(),
-                    vec![b2],
-                ],
-            )
-            .unwrap();
+            // One step of `one` on points (p, q), the base difference and a swap bit.
+            let step = |p: &[u128], q: &[u128], bit: u128| {
+                let args = [p.to_vec(), q.to_vec(), input[2].clone(), vec![bit]];
+                interp::run(&one, &args).unwrap()
+            };
+            let first = step(&input[0], &input[1], b1);
+            let want = step(&first[0], &first[1], b2);
             assert_eq!(got, want, "{}: {input:x?}", two.name);
         }
     }

@@ -359,29 +359,27 @@ impl<'g> Exact<'g> {
         let [a, c] = args else {
             return None;
         };
-        let one = Poly::konst(BigInt::one());
         match (self.guards.get(a).cloned(), self.guards.get(c).cloned()) {
-            (Some((b1, x1)), Some((b2, x2))) if one.sub(&b1) == b2 => {
-                Some(b1.mul(&x1, TERMS)?.add(&b2.mul(&x2, TERMS)?))
+            // Complementary guards: the values are b·t and (1 - b)·e already, disjoint.
+            (Some((b1, _)), Some((b2, _))) if Poly::konst(BigInt::one()).sub(&b1) == b2 => {
+                Some(self.val(*a)?.add(&self.val(*c)?))
             }
-            (Some((b, x)), None) | (None, Some((b, x))) if op == 2 => {
-                let e = if self.guards.contains_key(a) { *c } else { *a };
-                // x must be the atom of `t ^ e` for the same e.
-                let ep = self.val(e)?;
-                let t = self.xor_partner(&x, &ep)?;
-                Some(ep.add(&b.mul(&t.sub(&ep), TERMS)?))
-            }
+            (Some(guard), None) if op == 2 => self.xor_select(guard, *c),
+            (None, Some(guard)) if op == 2 => self.xor_select(guard, *a),
             _ => None,
         }
     }
 
+    /// `e ^ (b·x)` with `x` the atom `t ^ e`: `e + b·(t - e)`.
+    fn xor_select(&mut self, (b, x): (Poly, Poly), e: NodeId) -> Option<Poly> {
+        let ep = self.val(e)?;
+        let t = self.xor_partner(&x, &ep)?;
+        ep.add(&b.mul(&t.sub(&ep), TERMS)?).into()
+    }
+
     /// `t` when `x` is the atom `t ^ e` (two operands).
     fn xor_partner(&self, x: &Poly, e: &Poly) -> Option<Poly> {
-        let (m, c) = x.terms.iter().next()?;
-        if x.terms.len() != 1 || x.e != 0 || m.len() != 1 || !c.is_one() {
-            return None;
-        }
-        match &self.atoms[m[0] as usize] {
+        match &self.atoms[x.as_atom()? as usize] {
             Atom::Bits(2, qs) if qs.len() == 2 => {
                 if qs[0] == *e {
                     Some(qs[1].clone())
@@ -426,11 +424,7 @@ impl<'g> Exact<'g> {
 
     /// `Q` when `p` is the atom `lo(Q, k)` and `-2^k < Q < 2^k`.
     fn lo_arg(&self, p: &Poly) -> Option<Poly> {
-        let (m, c) = p.terms.iter().next()?;
-        if p.terms.len() != 1 || p.e != 0 || m.len() != 1 || !c.is_one() {
-            return None;
-        }
-        let Atom::Lo(q, k) = &self.atoms[m[0] as usize] else {
+        let Atom::Lo(q, k) = &self.atoms[p.as_atom()? as usize] else {
             return None;
         };
         let (l, h) = self.interval(q);

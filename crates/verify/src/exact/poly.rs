@@ -76,6 +76,14 @@ impl Poly {
         self.terms.is_empty()
     }
 
+    /// The atom when the polynomial is exactly one atom.
+    pub fn as_atom(&self) -> Option<AtomId> {
+        match (self.e, self.terms.len(), self.terms.iter().next()) {
+            (0, 1, Some((m, c))) if m.len() == 1 && c.is_one() => Some(m[0]),
+            _ => None,
+        }
+    }
+
     /// The value when the polynomial is a constant integer.
     pub fn as_const(&self) -> Option<BigInt> {
         match self.terms.len() {
