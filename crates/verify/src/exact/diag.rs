@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 
 use num_bigint::BigInt;
-use num_traits::Zero;
+use num_traits::{Signed, Zero};
 
 use super::poly::{mod_pow2, pow2, AtomId, Poly};
 use super::{Atom, Exact};
@@ -45,6 +45,17 @@ impl Exact<'_> {
                         _ => rng.random::<u128>() % ub.saturating_add(1).max(1),
                     }
                 });
+                // The arguments of sign atoms in the difference, sampled: two conditions
+                // that differ in form may still have one value.
+                let negs = d.terms.keys().chain(r.iter().flat_map(|r| r.terms.keys()));
+                let mut shown = std::collections::BTreeSet::new();
+                for &t in negs.flatten() {
+                    if let Atom::Neg(q) = &self.atoms[t as usize] {
+                        if shown.insert(t) {
+                            eprintln!("  sample: neg a{t} of {:#x}", self.eval(q, &v));
+                        }
+                    }
+                }
                 let bad = self.mismatches(&v);
                 if let Some(&n) = bad.first() {
                     eprintln!("MISMATCH at {n:?}: {}", self.g.show(n, 300));
@@ -76,6 +87,7 @@ impl Exact<'_> {
                         format!("lo({}, {k})", self.show(q))
                     }
                     Atom::Eqz(q) => format!("eqz({})", self.show(q)),
+                    Atom::Neg(q) => format!("neg({})", self.show(q)),
                     Atom::Bits(op, qs) => format!(
                         "bits{op}({:?})",
                         qs.iter().map(|q| self.show(q)).collect::<Vec<_>>()
@@ -128,6 +140,7 @@ impl Exact<'_> {
             Atom::Leaf(n) => BigInt::from(v[n.index()]),
             Atom::Lo(q, k) => mod_pow2(&self.eval_in(q, v, memo), *k),
             Atom::Eqz(q) => BigInt::from(self.eval_in(q, v, memo).is_zero() as u8),
+            Atom::Neg(q) => BigInt::from(self.eval_in(q, v, memo).is_negative() as u8),
             Atom::Bits(op, qs) => {
                 let xs: Vec<BigInt> = qs.iter().map(|q| self.eval_in(q, v, memo)).collect();
                 let mut acc = xs[0].clone();

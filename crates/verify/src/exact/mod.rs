@@ -20,9 +20,10 @@
 //!   sign extension are slices plus a multiple of the sign bit;
 //! * `lo(P, k)` is `P` when the range of `P` (interval arithmetic over the atoms' upper
 //!   bounds, and the graph's own range of the node it comes from) is within `[0, 2^k)`;
-//!   else its coefficients are reduced modulo `2^k` (atoms are integers), an inner
-//!   `lo(Q, j)` whose truncation is a multiple of `2^k` there is replaced by `Q`, and a
-//!   common factor `2^m` comes out (`lo(2^m·Q, k) = 2^m·lo(Q, k-m)`).
+//!   else it is normalized by the rules of module `lo` (reduced coefficients, vanishing
+//!   inner truncations, low parts that cannot carry, words of a multiword sum as
+//!   differences of truncations of the whole, one atom for `lo(P, k)` and `lo(-P, k)`,
+//!   the sign of a value in `(-2^k, 2^k)`).
 //!
 //! A carry chain in any association telescopes to the same polynomial (the low words it
 //! passes on cancel), the low word of a Montgomery step reduces to zero by coefficient
@@ -31,8 +32,12 @@
 //! difference is the zero polynomial, or reduces to zero modulo `2^w` (both are below
 //! `2^w`).
 //!
-//! Bitwise operations and zero tests are atoms over the polynomials of their arguments;
-//! a node this module does not open is an atom of its own.
+//! Bitwise operations, zero tests and sign tests are atoms over the polynomials of their
+//! arguments; a node this module does not open is an atom of its own.
+//!
+//! The SAT sweep holds one of these too and tells it every merge it proves
+//! ([`Exact::alias`]): a node above merged ones is then translated in the IR's terms, so
+//! a condition computed from words the sweep proved equal compares with the IR's.
 //!
 //! This module must never conclude anything from a sample or an assumption: every
 //! rewrite is an integer identity, and every range comes from interval arithmetic over
@@ -40,16 +45,16 @@
 //! of polynomials), never guess.
 
 mod diag;
+mod lo;
 mod poly;
 
 use std::collections::HashMap;
 
 use num_bigint::BigInt;
-use num_integer::Integer;
 use num_traits::{One, Signed, Zero};
 
 use crate::graph::{sig, Graph, Node, NodeId};
-use poly::{mod_pow2, pow2, v2, AtomId, Poly};
+use poly::{pow2, AtomId, Poly};
 
 /// What an atom stands for.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -62,6 +67,8 @@ enum Atom {
     Eqz(Poly),
     /// A bitwise operation (0 and, 1 or, 2 xor) of the values, sorted.
     Bits(u8, Vec<Poly>),
+    /// `1` if `P` is negative, else `0` (`P` with content 1).
+    Neg(Poly),
 }
 
 /// The most terms a polynomial may have; beyond it the check gives up on the output.
@@ -91,6 +98,8 @@ pub(crate) struct Exact<'g> {
     guards: HashMap<NodeId, (Poly, Poly)>,
     /// Terms built so far (products and substitutions), against [`WORK`].
     work: usize,
+    /// Inside `lo` of a negated argument (it is not negated back).
+    flipped: bool,
 }
 
 impl<'g> Exact<'g> {
@@ -103,6 +112,7 @@ impl<'g> Exact<'g> {
             vals: HashMap::new(),
             guards: HashMap::new(),
             work: 0,
+            flipped: false,
         }
     }
 
@@ -122,6 +132,48 @@ impl<'g> Exact<'g> {
             self.explain(a, b, &pa, &pb, &d, r.as_ref());
         }
         r.is_some_and(|r| r.is_zero())
+    }
+
+    /// Whether node `m` is proved to be the constant `k`.
+    pub fn equal_const(&mut self, m: NodeId, k: u128) -> bool {
+        let Some(p) = self.value(m) else {
+            return false;
+        };
+        let d = p.sub(&Poly::konst(BigInt::from(k)));
+        if d.is_zero() {
+            return true;
+        }
+        let w = sig(self.g.info(m).ub).max(sig(k)).max(1);
+        let r = self.lo(d.clone(), w, None);
+        if std::env::var_os("CRYPTOPT_EXACT_DEBUG").is_some() {
+            self.explain(m, m, &p, &Poly::konst(BigInt::from(k)), &d, r.as_ref());
+        }
+        r.is_some_and(|r| r.is_zero())
+    }
+
+    /// Records that node `m` is proved equal to node `r` (by another procedure): `m`'s
+    /// polynomial becomes `r`'s, so nodes translated later above `m` are in `r`'s terms.
+    /// Sound because the values are equal; nodes above `m` already translated keep their
+    /// (equally exact) polynomials.
+    pub fn alias(&mut self, m: NodeId, r: NodeId) {
+        if let Some(p) = self.value(r) {
+            self.vals.insert(m, Some(p));
+        }
+    }
+
+    /// Records that node `m` is `-r mod 2^w` (a borrow kept as a signed word).
+    pub fn alias_neg(&mut self, m: NodeId, r: NodeId, w: u32) {
+        let Some(p) = self.value(r) else {
+            return;
+        };
+        if let Some(n) = self.lo(p.scale(&BigInt::from(-1)), w, None) {
+            self.vals.insert(m, Some(n));
+        }
+    }
+
+    /// Records that node `m` is the constant `k`.
+    pub fn alias_const(&mut self, m: NodeId, k: u128) {
+        self.vals.insert(m, Some(Poly::konst(BigInt::from(k))));
     }
 
     /// The polynomial of node `n` (its cone translated first, in id order: arguments
@@ -393,45 +445,6 @@ impl<'g> Exact<'g> {
         }
     }
 
-    /// `1` if `p` is zero, else `0`.
-    fn eqz(&mut self, p: Poly) -> Poly {
-        if let Some(v) = p.as_const() {
-            return Poly::konst(BigInt::from(v.is_zero() as u8));
-        }
-        let (l, h) = self.interval(&p);
-        if l.is_positive() || h.is_negative() {
-            return Poly::default();
-        }
-        let one = Poly::konst(BigInt::one());
-        if !l.is_negative() && h <= BigInt::one() {
-            // A bit: its complement.
-            return one.sub(&p);
-        }
-        if l >= BigInt::from(-1) && !h.is_positive() {
-            return one.add(&p);
-        }
-        // lo(Q, k) is zero exactly when Q is, for |Q| < 2^k.
-        if let Some(q) = self.lo_arg(&p) {
-            return self.eqz(q);
-        }
-        // p = 0 exactly when c·p = 0: one representative of the multiples.
-        let content = p.terms.values().fold(BigInt::zero(), |g, c| g.gcd(c));
-        let lead_negative = p.terms.values().next().is_some_and(|c| c.is_negative());
-        let d = if lead_negative { -content } else { content };
-        let q = p.numerators_over(&d);
-        self.intern(Atom::Eqz(q), BigInt::one())
-    }
-
-    /// `Q` when `p` is the atom `lo(Q, k)` and `-2^k < Q < 2^k`.
-    fn lo_arg(&self, p: &Poly) -> Option<Poly> {
-        let Atom::Lo(q, k) = &self.atoms[p.as_atom()? as usize] else {
-            return None;
-        };
-        let (l, h) = self.interval(q);
-        let top = pow2(*k);
-        (h < top && l > -top).then(|| q.clone())
-    }
-
     /// `k + Σ args` and an upper bound of it from the graph's ranges.
     fn sum_of(&self, k: u128, args: &[NodeId]) -> Option<(Poly, BigInt)> {
         let mut parts = vec![Poly::konst(BigInt::from(k))];
@@ -453,121 +466,6 @@ impl<'g> Exact<'g> {
             self.lo(p, from, hint)?
         };
         Some(top.sub(&low).shr(from))
-    }
-
-    /// `p mod 2^k` (`p` an integer; `hint`, when given, sound bounds of it).
-    fn lo(&mut self, p: Poly, k: u32, hint: Option<(BigInt, BigInt)>) -> Option<Poly> {
-        if let Some(c) = p.as_const() {
-            return Some(Poly::konst(mod_pow2(&c, k)));
-        }
-        let (mut l, mut h) = self.interval(&p);
-        if let Some((hl, hh)) = hint {
-            l = l.max(hl);
-            h = h.min(hh);
-        }
-        let top = pow2(k);
-        if !l.is_negative() && h < top {
-            return Some(p);
-        }
-        let m = p.int_factor2();
-        if m >= k {
-            return Some(Poly::default());
-        }
-        if m > 0 {
-            let q = p.shr(m);
-            let hint = (!l.is_negative()).then(|| (&l >> m, &h >> m));
-            return Some(self.lo(q, k - m, hint)?.scale(&pow2(m)));
-        }
-        let q = self.reduce(p, k)?;
-        if let Some(c) = q.as_const() {
-            return Some(Poly::konst(mod_pow2(&c, k)));
-        }
-        let m = q.int_factor2();
-        if m > 0 {
-            return Some(self.lo(q.shr(m), k - m, None)?.scale(&pow2(m)));
-        }
-        if let Some(r) = self.low_bits_of_square(&q, k) {
-            return Some(r);
-        }
-        let qs = q.reduced(k, true);
-        let (l2, h2) = self.interval(&qs);
-        if !l2.is_negative() && h2 < top {
-            return Some(qs);
-        }
-        let r = qs.scale(&BigInt::from(-1));
-        let (l3, h3) = self.interval(&r);
-        if !l3.is_negative() && h3 < top {
-            // -r mod 2^k for 0 ≤ r < 2^k: 2^k - r, or 0 when r is.
-            let z = self.eqz(r.clone());
-            return Some(Poly::konst(top.clone()).sub(&r).sub(&z.scale(&top)));
-        }
-        let ub = if l.is_negative() {
-            &top - 1
-        } else {
-            h.min(&top - 1)
-        };
-        Some(self.intern(Atom::Lo(q, k), ub))
-    }
-
-    /// `c·a² mod 2^k` for `k ≤ 2` and `c` odd: `(c mod 2^k)·(a mod 2)`, since an even
-    /// square is 0 modulo 4 and an odd square 1 modulo 8.
-    fn low_bits_of_square(&mut self, q: &Poly, k: u32) -> Option<Poly> {
-        if k > 2 || q.e != 0 || q.terms.len() != 1 {
-            return None;
-        }
-        let (m, c) = q.terms.iter().next()?;
-        if m.len() != 2 || m[0] != m[1] {
-            return None;
-        }
-        let bit = self.lo(Poly::atom(m[0]), 1, None)?;
-        Some(bit.scale(&mod_pow2(c, k)))
-    }
-
-    /// `p` with coefficients reduced modulo `2^k` (into `[0, 2^k)`) and every inner
-    /// `lo(Q, j)` whose truncation is a multiple of `2^k` where it stands replaced by
-    /// `Q`, to a fixed point: a polynomial congruent to `p` modulo `2^k`.
-    fn reduce(&mut self, p: Poly, k: u32) -> Option<Poly> {
-        let mut q = p.reduced(k, false);
-        for _ in 0..ROUNDS {
-            let mut changed = false;
-            let mut parts = Vec::with_capacity(q.terms.len());
-            for (m, c) in &q.terms {
-                let room = v2(c);
-                let sub = m.iter().position(|&a| match &self.atoms[a as usize] {
-                    Atom::Lo(_, j) => room + j >= k + q.e,
-                    _ => false,
-                });
-                let mut term = Poly {
-                    e: q.e,
-                    ..Poly::default()
-                };
-                match sub {
-                    Some(i) => {
-                        let Atom::Lo(inner, _) = &self.atoms[m[i] as usize] else {
-                            unreachable!()
-                        };
-                        let mut rest = m.clone();
-                        rest.remove(i);
-                        term.terms.insert(rest, c.clone());
-                        parts.push(term.mul(inner, TERMS)?);
-                        changed = true;
-                    }
-                    None => {
-                        term.terms.insert(m.clone(), c.clone());
-                        parts.push(term);
-                    }
-                }
-            }
-            if !changed {
-                return Some(q);
-            }
-            q = Poly::sum(&parts).reduced(k, false);
-            self.work += parts.iter().map(|p| p.terms.len()).sum::<usize>();
-            if q.terms.len() > TERMS || self.work > WORK {
-                return None;
-            }
-        }
-        Some(q)
     }
 }
 

@@ -103,12 +103,83 @@ fn identities_of_compiled_code() {
         let b = g.borrow(z, &[m], 0);
         (hi, g.add(64, &[(m, 1), (b, M64)], 0))
     }));
+    // The borrow out of a three-word subtraction of a constant, as a chain of borrows
+    // (Fiat's subborrowx) and as the sign of 128-bit signed differences whose high
+    // halves are passed on arithmetically (gcc's `sbb`/`sar` code).
+    assert!(check("borrow chain vs signed words", |g| {
+        let (chain, signed) = subtraction_borrows(g, P256_LOW);
+        (chain[3], signed[3])
+    }));
+    // The words above the lowest (that one is one node already) agree too.
+    for i in 1..3 {
+        assert!(check("words of a subtraction chain", |g| {
+            let (chain, signed) = subtraction_borrows(g, P256_LOW);
+            (chain[i], signed[i])
+        }));
+    }
+    // lo(x) + lo(-x) is 2^64 exactly when x ≠ 0 mod 2^64 (a product, so no range helps).
+    assert!(check("a word and its negation", |g| {
+        let x = words(g);
+        let p = g.prod(x[0], x[1]);
+        let m = g.konst(M64);
+        let (lo, neg) = (g.trunc(p, 64), g.mul(64, &[p, m]));
+        let s = g.add(128, &[(lo, 1), (neg, 1)], 0);
+        let nz = g.nonzero(lo);
+        (g.slice(s, 64, 1), nz)
+    }));
+    // A low part that cannot carry stays outside the truncation: lo(2^32·x + b, 64) is
+    // 2^32·lo(x, 32) + b for b the carry out of lo(x) + lo(-x) (P-224's reduction as
+    // gcc computes it).
+    assert!(check("low bits that cannot carry", |g| {
+        let x = words(g);
+        let p = g.prod(x[0], x[1]);
+        let m = g.konst(M64);
+        let (lo, neg) = (g.trunc(p, 64), g.mul(64, &[p, m]));
+        let b = g.carry(64, &[lo, neg], 0);
+        let sh = g.add(64, &[(p, 1 << 32), (b, 1)], 0);
+        let low = g.trunc(p, 32);
+        let nz = g.nonzero(lo);
+        (sh, g.add(128, &[(low, 1 << 32), (nz, 1)], 0))
+    }));
     // Bit 1 of a square is zero.
     assert!(check("bit 1 of a square", |g| {
         let x = word(g, 0, (1 << 40) - 1);
         let sq = g.prod(x, x);
         (g.slice(sq, 1, 1), g.konst(0))
     }));
+}
+
+/// P-256's three low words.
+const P256_LOW: [u128; 3] = [M64, 0xffffffff, 0];
+
+/// `a - p` for a three-word `a` and a constant `p`: the words
+/// and the final borrow, computed by a borrow chain and by signed 128-bit differences
+/// (`[w0, w1, w2, borrow]` each).
+fn subtraction_borrows(g: &mut Graph, p: [u128; 3]) -> ([NodeId; 4], [NodeId; 4]) {
+    let a = [0, 1, 2].map(|i| word(g, i, M64));
+    let mut chain = [a[0]; 4];
+    let mut b = g.konst(0);
+    for i in 0..3 {
+        let pi = g.konst(p[i]);
+        chain[i] = g.add(
+            64,
+            &[(a[i], 1), (pi, M64 << 64 | M64), (b, M64 << 64 | M64)],
+            0,
+        );
+        chain[i] = g.trunc(chain[i], 64);
+        b = g.borrow(a[i], &[pi, b], 0);
+    }
+    chain[3] = b;
+    let mut signed = [a[0]; 4];
+    let mut carry = g.konst(0);
+    for i in 0..3 {
+        // d = a_i - p_i + carry as a 128-bit two's complement value.
+        let d = g.add(128, &[(a[i], 1), (carry, 1)], p[i].wrapping_neg());
+        signed[i] = g.trunc(d, 64);
+        carry = g.sar(128, d, 64);
+    }
+    signed[3] = g.slice(carry, 127, 1);
+    (chain, signed)
 }
 
 #[test]
@@ -137,6 +208,33 @@ fn wrong_twins_are_not_proved() {
         let s = g.add(128, &[(ph, 1), (c, 1), (d, 1)], 0);
         (g.slice(s, 0, 64), g.add(64, &[(ph, 1), (c, 1), (d, 1)], 1))
     }));
+    // A low part that can carry (b < 2^33) is not split off.
+    assert!(!check("low bits that can carry", |g| {
+        let x = words(g);
+        let p = g.prod(x[0], x[1]);
+        let b = g.trunc(x[2], 33);
+        let sh = g.add(64, &[(p, 1 << 32), (b, 1)], 0);
+        let low = g.trunc(p, 32);
+        (sh, g.add(128, &[(low, 1 << 32), (b, 1)], 0))
+    }));
+    // lo(x) + lo(-x) is not 2^64 when x may be 0.
+    assert!(!check("a word and its negation, zero forgotten", |g| {
+        let x = words(g);
+        let p = g.prod(x[0], x[1]);
+        let m = g.konst(M64);
+        let (lo, neg) = (g.trunc(p, 64), g.mul(64, &[p, m]));
+        let s = g.add(128, &[(lo, 1), (neg, 1)], 0);
+        (g.slice(s, 64, 1), g.konst(1))
+    }));
+    // The final borrow of a subtraction of another constant.
+    assert!(!check(
+        "borrow chain vs signed words of another constant",
+        |g| {
+            let (chain, _) = subtraction_borrows(g, [M64, 0xffffffff, 0]);
+            let (_, signed) = subtraction_borrows(g, [M64, 0xffffffff, 1]);
+            (chain[3], signed[3])
+        }
+    ));
     // The borrow of `neg m` in place of its carry's complement.
     assert!(!check("borrow of neg, wrong", |g| {
         let m = word(g, 0, M64);

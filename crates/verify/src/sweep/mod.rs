@@ -23,6 +23,10 @@
 //!    modulo `2^w` (a borrow kept as the signed word 0 or -1, as clang propagates it);
 //!    proved so, it is not merged but related, and later queries blast it as the
 //!    negation of the IR node's bits.
+//!    Before a query, the exact-integer form (module `exact`) is asked whether the
+//!    candidate is equal (or the constant); it is told every merge, so the polynomial
+//!    of a node above merged ones is in the IR's terms. When the queries are spent, the
+//!    sweep goes on with the exact form alone.
 //! 3. The outputs are equal when each differing program output has been merged into
 //!    the IR's output node. An output that no candidate matched gets one more query
 //!    with a larger conflict budget (the sweep ends there otherwise).
@@ -53,6 +57,7 @@ use std::collections::HashMap;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
+use crate::exact::Exact;
 use crate::graph::{mask, sig, Graph, Node, NodeId, Sym};
 use circuit::Circuit;
 
@@ -112,6 +117,8 @@ pub(crate) struct Stats {
     pub merged: usize,
     /// Program nodes proved to be an IR node's negation.
     pub negated: usize,
+    /// Merges the exact-integer form proved (no query).
+    pub exact: usize,
 }
 
 /// Whether every pair `(ir, program)` is proved equal. `ir` nodes are the IR's outputs;
@@ -161,6 +168,10 @@ struct Sweep<'g> {
     mark_b: Vec<u32>,
     stamp: u32,
     stats: Stats,
+    /// The exact-integer form, told of every merge: tried on a candidate before a SAT
+    /// query, and, with the merges below a node known, it compares nodes whose
+    /// arguments' forms differ (a condition computed from words proved equal).
+    exact: Exact<'g>,
 }
 
 impl<'g> Sweep<'g> {
@@ -184,6 +195,7 @@ impl<'g> Sweep<'g> {
             mark_b: vec![0; n],
             stamp: 0,
             stats: Stats::default(),
+            exact: Exact::new(g),
         };
         s.simulate();
         for i in 0..n {
@@ -264,11 +276,16 @@ impl<'g> Sweep<'g> {
                 continue;
             }
             let m = NodeId(i as u32);
-            if self.spent() {
-                return false;
-            }
+            // With the queries spent, the sweep goes on with the exact-integer form
+            // alone (queries answer "not proved").
             self.merge_with_candidate(m);
             if let Some(wants) = open.get(&m) {
+                if let Some(&w) = wants.iter().find(|&&w| self.find(m) != self.find(w)) {
+                    if self.exact.equal(m, w) {
+                        self.stats.exact += 1;
+                        self.merge(m, w);
+                    }
+                }
                 if wants.iter().any(|&w| self.find(m) != self.find(w)) {
                     // The output's last chance: its equal candidates with a larger budget.
                     if let Some(r) = self.first_proved(m, self.sig[m.index()], Target::Node, true) {
@@ -294,7 +311,9 @@ impl<'g> Sweep<'g> {
     /// merging `m` into the first one proved equal.
     fn merge_with_candidate(&mut self, m: NodeId) {
         if let Some(k) = self.konst[m.index()] {
-            if self.query(m, Target::Const(k), false) {
+            let exact = self.exact.equal_const(m, k);
+            self.stats.exact += exact as usize;
+            if exact || self.query(m, Target::Const(k), false) {
                 // Into the IR's node for the constant when its cone has one (it has
                 // `m`'s signature), else later queries see `m` as the constant.
                 let node = self
@@ -304,6 +323,7 @@ impl<'g> Sweep<'g> {
                 match node {
                     Some(c) => self.merge(m, c),
                     None => {
+                        self.exact.alias_const(m, k);
                         self.known.insert(m, k);
                         self.stats.merged += 1;
                     }
@@ -322,6 +342,11 @@ impl<'g> Sweep<'g> {
             self.merge(m, r);
             return;
         }
+        if let Some(r) = self.exactly_equal(m, sig) {
+            self.stats.exact += 1;
+            self.merge(m, r);
+            return;
+        }
         if let Some(r) = self.first_proved(m, sig, Target::Node, false) {
             self.merge(m, r);
             return;
@@ -332,9 +357,22 @@ impl<'g> Sweep<'g> {
         };
         let nsig = self.nsig[m.index()];
         if let Some(r) = self.first_proved(m, nsig, |r| Target::Neg(r, w), false) {
+            self.exact.alias_neg(m, r, w as u32);
             self.neg.insert(m, (r, w));
             self.stats.negated += 1;
         }
+    }
+
+    /// The first of the first `limits.candidates` IR nodes with signature `sig` that the
+    /// exact-integer form proves equal to `m`.
+    fn exactly_equal(&mut self, m: NodeId, sig: u64) -> Option<NodeId> {
+        let cands: Vec<NodeId> = self
+            .candidates(sig)
+            .iter()
+            .copied()
+            .take(self.limits.candidates)
+            .collect();
+        cands.into_iter().find(|&r| self.exact.equal(m, r))
     }
 
     /// The IR nodes with simulation signature `sig`, ascending.
@@ -378,6 +416,7 @@ impl<'g> Sweep<'g> {
 
     /// Records that program node `m` equals `r`.
     fn merge(&mut self, m: NodeId, r: NodeId) {
+        self.exact.alias(m, r);
         self.parent[m.index()] = r;
         self.stats.merged += 1;
     }
@@ -385,6 +424,9 @@ impl<'g> Sweep<'g> {
     /// Whether `m` is proved equal to `target`: one SAT query over the nodes where their
     /// cones differ; `last` gives it the conflict budget of an output's last chance.
     fn query(&mut self, m: NodeId, target: Target, last: bool) -> bool {
+        if self.spent() {
+            return false;
+        }
         self.stamp += 1;
         let stamp = self.stamp;
         let (g, parent, neg) = (self.g, &self.parent, &self.neg);

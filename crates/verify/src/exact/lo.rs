@@ -1,0 +1,281 @@
+//! The normalization of a truncation `lo(P, k) = P mod 2^k`: the rules that make two
+//! ways of computing one word the same polynomial (a range that makes it `P`, reduced
+//! coefficients, inner truncations that vanish, low parts that cannot carry, words of a
+//! multiword sum as differences of truncations of the whole, one atom for `lo(P, k)`
+//! and `lo(-P, k)`, the sign of a small signed value), and the zero and sign tests they
+//! produce.
+//!
+//! Every rule here is an integer identity under the stated range conditions, and every
+//! range comes from [`Exact::interval`] or a caller's sound hint: never a sample.
+
+use num_bigint::BigInt;
+use num_integer::Integer;
+use num_traits::{One, Signed, Zero};
+
+use super::poly::{mod_pow2, pow2, v2, Poly};
+use super::{Atom, Exact, ROUNDS, TERMS, WORK};
+
+impl Exact<'_> {
+    /// `1` if `p` is zero, else `0`.
+    pub(super) fn eqz(&mut self, p: Poly) -> Poly {
+        if let Some(v) = p.as_const() {
+            return Poly::konst(BigInt::from(v.is_zero() as u8));
+        }
+        let (l, h) = self.interval(&p);
+        if l.is_positive() || h.is_negative() {
+            return Poly::default();
+        }
+        let one = Poly::konst(BigInt::one());
+        if !l.is_negative() && h <= BigInt::one() {
+            // A bit: its complement.
+            return one.sub(&p);
+        }
+        if l >= BigInt::from(-1) && !h.is_positive() {
+            return one.add(&p);
+        }
+        // lo(Q, k) is zero exactly when Q is, for |Q| < 2^k.
+        if let Some(q) = self.lo_arg(&p) {
+            return self.eqz(q);
+        }
+        // p = 0 exactly when c·p = 0: one representative of the multiples.
+        let content = p.terms.values().fold(BigInt::zero(), |g, c| g.gcd(c));
+        let lead_negative = p.terms.values().next().is_some_and(|c| c.is_negative());
+        let d = if lead_negative { -content } else { content };
+        let q = p.numerators_over(&d);
+        self.intern(Atom::Eqz(q), BigInt::one())
+    }
+
+    /// `Q` when `p` is the atom `lo(Q, k)` and `-2^k < Q < 2^k`.
+    fn lo_arg(&self, p: &Poly) -> Option<Poly> {
+        let Atom::Lo(q, k) = &self.atoms[p.as_atom()? as usize] else {
+            return None;
+        };
+        let (l, h) = self.interval(q);
+        let top = pow2(*k);
+        (h < top && l > -top).then(|| q.clone())
+    }
+
+    /// `p mod 2^k` (`p` an integer; `hint`, when given, sound bounds of it).
+    pub(super) fn lo(&mut self, p: Poly, k: u32, hint: Option<(BigInt, BigInt)>) -> Option<Poly> {
+        if let Some(c) = p.as_const() {
+            return Some(Poly::konst(mod_pow2(&c, k)));
+        }
+        let (mut l, mut h) = self.interval(&p);
+        if let Some((hl, hh)) = hint {
+            l = l.max(hl);
+            h = h.min(hh);
+        }
+        let top = pow2(k);
+        if !l.is_negative() && h < top {
+            return Some(p);
+        }
+        let m = p.int_factor2();
+        if m >= k {
+            return Some(Poly::default());
+        }
+        if m > 0 {
+            let q = p.shr(m);
+            let hint = (!l.is_negative()).then(|| (&l >> m, &h >> m));
+            return Some(self.lo(q, k - m, hint)?.scale(&pow2(m)));
+        }
+        let q = self.reduce(p, k)?;
+        if let Some(c) = q.as_const() {
+            return Some(Poly::konst(mod_pow2(&c, k)));
+        }
+        let m = q.int_factor2();
+        if m > 0 {
+            return Some(self.lo(q.shr(m), k - m, None)?.scale(&pow2(m)));
+        }
+        if let Some(r) = self.low_bits_of_square(&q, k) {
+            return Some(r);
+        }
+        if let Some(r) = self.peel(&q, k) {
+            return Some(r);
+        }
+        let qs = q.reduced(k, true);
+        let (l2, h2) = self.interval(&qs);
+        if !l2.is_negative() && h2 < top {
+            return Some(qs);
+        }
+        let r = qs.scale(&BigInt::from(-1));
+        let (l3, h3) = self.interval(&r);
+        if !l3.is_negative() && h3 < top {
+            // -r mod 2^k for 0 ≤ r < 2^k: 2^k - r, or 0 when r is.
+            let z = self.eqz(r.clone());
+            return Some(Poly::konst(top.clone()).sub(&r).sub(&z.scale(&top)));
+        }
+        let (l4, h4) = self.interval(&qs);
+        if l4 > -&top && h4 < top {
+            // -2^k < Q < 2^k: Q, plus 2^k when Q is negative.
+            let n = self.neg(&qs);
+            return Some(qs.add(&n.scale(&top)));
+        }
+        if let Some(r) = self.split_low(&q, k) {
+            return Some(r);
+        }
+        // lo(Q, k) and lo(-Q, k) are one atom: the one of the smaller argument, since
+        // lo(Q, k) = 2^k - lo(-Q, k) - 2^k·[lo(-Q, k) = 0].
+        let nq = q.scale(&BigInt::from(-1)).reduced(k, false);
+        if nq < q && !self.flipped {
+            // Once: the smaller one's own reduction may make it the larger.
+            self.flipped = true;
+            let n = self.lo(nq, k, None);
+            self.flipped = false;
+            let n = n?;
+            let z = self.eqz(n.clone());
+            return Some(Poly::konst(top.clone()).sub(&n).sub(&z.scale(&top)));
+        }
+        let ub = if l.is_negative() {
+            &top - 1
+        } else {
+            h.min(&top - 1)
+        };
+        Some(self.intern(Atom::Lo(q, k), ub))
+    }
+
+    /// `lo(M - 2^a·L, K) = lo(M, K) - 2^a·L` for an atom `L = lo(Q, s)` with
+    /// `s + a ≤ K` and `M ≡ 2^a·Q (mod 2^(s+a))` (then `2^a·L = lo(M, s + a)`, and
+    /// `lo(M, K) - lo(M, s + a)` is in `[0, 2^K)` and congruent): a word of a multiword
+    /// sum is the difference of two truncations of the whole sum, however the carries or
+    /// borrows between its words were passed on. `q` is `lo`'s reduced argument
+    /// (`K = k + e` on its numerators).
+    fn peel(&mut self, q: &Poly, k: u32) -> Option<Poly> {
+        let big = k + q.e;
+        let full = pow2(big);
+        for (m, c) in &q.terms {
+            let &[l] = &m[..] else {
+                continue;
+            };
+            let Atom::Lo(inner, s) = &self.atoms[l as usize] else {
+                continue;
+            };
+            let (inner, s) = (inner.clone(), *s);
+            let neg: BigInt = &full - c;
+            let a = v2(&neg);
+            if neg != pow2(a) || s + a > big {
+                continue;
+            }
+            let mut rest = Poly {
+                e: 0,
+                terms: q.terms.clone(),
+            };
+            rest.terms.remove(m);
+            if !self.reduce(rest.sub(&inner.scale(&neg)), s + a)?.is_zero() {
+                continue;
+            }
+            let top = self.lo(rest, big, None)?;
+            return Some(top.sub(&Poly::atom(l).scale(&neg)).shr(q.e));
+        }
+        None
+    }
+
+    /// `lo(2^m·H + R, K) = 2^m·lo(H, K - m) + R` for `0 ≤ R < 2^m` (`m < K`): low terms
+    /// that cannot carry into the rest stay outside the truncation. `q` is `lo`'s
+    /// reduced argument (`K = k + e` on its numerators), `m` tried at each power of two
+    /// that divides some coefficient.
+    fn split_low(&mut self, q: &Poly, k: u32) -> Option<Poly> {
+        let q = &q.reduced(k, true);
+        let big = k + q.e;
+        let mut ms: Vec<u32> = q
+            .terms
+            .values()
+            .map(v2)
+            .filter(|&m| m > 0 && m < big)
+            .collect();
+        ms.sort_unstable();
+        ms.dedup();
+        for &m in ms.iter().rev() {
+            let (mut hi, mut lo) = (Poly::default(), Poly::default());
+            for (mono, c) in &q.terms {
+                let part = if v2(c) >= m { &mut hi } else { &mut lo };
+                part.terms.insert(mono.clone(), c.clone());
+            }
+            if hi.is_zero() || lo.is_zero() {
+                continue;
+            }
+            let (l, h) = self.interval(&lo);
+            if l.is_negative() || h >= pow2(m) {
+                continue;
+            }
+            let top = self.lo(hi.shr(m), big - m, None)?;
+            return Some(top.scale(&pow2(m)).add(&lo).shr(q.e));
+        }
+        None
+    }
+
+    /// `1` if `p` is negative, else `0`.
+    fn neg(&mut self, p: &Poly) -> Poly {
+        let (l, h) = self.interval(p);
+        if !l.is_negative() {
+            return Poly::default();
+        }
+        if h.is_negative() {
+            return Poly::konst(BigInt::one());
+        }
+        // Dividing by a positive content keeps the sign: one representative.
+        let content = p.terms.values().fold(BigInt::zero(), |g, c| g.gcd(c));
+        let q = p.numerators_over(&content);
+        self.intern(Atom::Neg(q), BigInt::one())
+    }
+
+    /// `c·a² mod 2^k` for `k ≤ 2` and `c` odd: `(c mod 2^k)·(a mod 2)`, since an even
+    /// square is 0 modulo 4 and an odd square 1 modulo 8.
+    fn low_bits_of_square(&mut self, q: &Poly, k: u32) -> Option<Poly> {
+        if k > 2 || q.e != 0 || q.terms.len() != 1 {
+            return None;
+        }
+        let (m, c) = q.terms.iter().next()?;
+        if m.len() != 2 || m[0] != m[1] {
+            return None;
+        }
+        let bit = self.lo(Poly::atom(m[0]), 1, None)?;
+        Some(bit.scale(&mod_pow2(c, k)))
+    }
+
+    /// `p` with coefficients reduced modulo `2^k` (into `[0, 2^k)`) and every inner
+    /// `lo(Q, j)` whose truncation is a multiple of `2^k` where it stands replaced by
+    /// `Q`, to a fixed point: a polynomial congruent to `p` modulo `2^k`.
+    fn reduce(&mut self, p: Poly, k: u32) -> Option<Poly> {
+        let mut q = p.reduced(k, false);
+        for _ in 0..ROUNDS {
+            let mut changed = false;
+            let mut parts = Vec::with_capacity(q.terms.len());
+            for (m, c) in &q.terms {
+                let room = v2(c);
+                let sub = m.iter().position(|&a| match &self.atoms[a as usize] {
+                    Atom::Lo(_, j) => room + j >= k + q.e,
+                    _ => false,
+                });
+                let mut term = Poly {
+                    e: q.e,
+                    ..Poly::default()
+                };
+                match sub {
+                    Some(i) => {
+                        let Atom::Lo(inner, _) = &self.atoms[m[i] as usize] else {
+                            unreachable!()
+                        };
+                        let mut rest = m.clone();
+                        rest.remove(i);
+                        term.terms.insert(rest, c.clone());
+                        parts.push(term.mul(inner, TERMS)?);
+                        changed = true;
+                    }
+                    None => {
+                        term.terms.insert(m.clone(), c.clone());
+                        parts.push(term);
+                    }
+                }
+            }
+            if !changed {
+                return Some(q);
+            }
+            q = Poly::sum(&parts).reduced(k, false);
+            self.work += parts.iter().map(|p| p.terms.len()).sum::<usize>();
+            if q.terms.len() > TERMS || self.work > WORK {
+                return None;
+            }
+        }
+        Some(q)
+    }
+}
