@@ -24,7 +24,11 @@ use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 /// The variants the checker must prove.
-const PROVED: &[&str] = &["p256_mul_adx"];
+const PROVED: &[&str] = &[
+    "p256_mul_adx",
+    "p256_mul_product_scanning",
+    "p256_square_mulx_shld",
+];
 
 /// Random inputs per native run (besides the edge cases).
 const RANDOM_INPUTS: usize = 300;
