@@ -17,15 +17,7 @@ impl Exact<'_> {
     /// With `$CRYPTOPT_EXACT_DEBUG` set: both polynomials, their difference and the
     /// atoms it is made of on stderr (and every translated node checked
     /// against [`Graph::eval`] on random inputs within bounds). A diagnostic only.
-    pub(super) fn explain(
-        &self,
-        a: NodeId,
-        b: NodeId,
-        pa: &Poly,
-        pb: &Poly,
-        d: &Poly,
-        r: Option<&Poly>,
-    ) {
+    pub(super) fn explain(&self, a: NodeId, pa: &Poly, pb: &Poly, d: &Poly, r: Option<&Poly>) {
         {
             use rand::{Rng, SeedableRng};
             let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(1);
@@ -64,7 +56,7 @@ impl Exact<'_> {
             }
         }
         {
-            eprintln!("== pair {a:?} {b:?}");
+            eprintln!("== node {a:?}: {}", self.g.show(a, 120));
             eprintln!("A = {}", self.show(pa));
             eprintln!("B = {}", self.show(pb));
             eprintln!("D = {}", self.show(d));

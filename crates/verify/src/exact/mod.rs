@@ -118,37 +118,50 @@ impl<'g> Exact<'g> {
 
     /// Whether nodes `a` and `b` are proved equal.
     pub fn equal(&mut self, a: NodeId, b: NodeId) -> bool {
-        let (Some(pa), Some(pb)) = (self.value(a), self.value(b)) else {
+        let Some(pb) = self.value(b) else {
+            return false;
+        };
+        self.equal_to(a, pb, sig(self.g.info(b).ub))
+    }
+
+    /// Whether node `m` is proved to be the constant `k`.
+    pub fn equal_const(&mut self, m: NodeId, k: u128) -> bool {
+        self.equal_to(m, Poly::konst(BigInt::from(k)), sig(k))
+    }
+
+    /// Whether node `m` is proved to be `-r mod 2^w` (`m` below `2^w`).
+    pub fn equal_neg(&mut self, m: NodeId, r: NodeId, w: u32) -> bool {
+        if sig(self.g.info(m).ub) > w {
+            return false;
+        }
+        let Some(n) = self.negated(r, w) else {
+            return false;
+        };
+        self.equal_to(m, n, w)
+    }
+
+    /// Whether node `a` is proved equal to the value `pb`, known to be below `2^wb`:
+    /// their difference is zero, or zero modulo `2^w` with both below `2^w`.
+    fn equal_to(&mut self, a: NodeId, pb: Poly, wb: u32) -> bool {
+        let Some(pa) = self.value(a) else {
             return false;
         };
         let d = pa.sub(&pb);
         if d.is_zero() {
             return true;
         }
-        // Both are below 2^w: equal when congruent modulo 2^w.
-        let w = sig(self.g.info(a).ub).max(sig(self.g.info(b).ub)).max(1);
+        let w = sig(self.g.info(a).ub).max(wb).max(1);
         let r = self.lo(d.clone(), w, None);
         if std::env::var_os("CRYPTOPT_EXACT_DEBUG").is_some() {
-            self.explain(a, b, &pa, &pb, &d, r.as_ref());
+            self.explain(a, &pa, &pb, &d, r.as_ref());
         }
         r.is_some_and(|r| r.is_zero())
     }
 
-    /// Whether node `m` is proved to be the constant `k`.
-    pub fn equal_const(&mut self, m: NodeId, k: u128) -> bool {
-        let Some(p) = self.value(m) else {
-            return false;
-        };
-        let d = p.sub(&Poly::konst(BigInt::from(k)));
-        if d.is_zero() {
-            return true;
-        }
-        let w = sig(self.g.info(m).ub).max(sig(k)).max(1);
-        let r = self.lo(d.clone(), w, None);
-        if std::env::var_os("CRYPTOPT_EXACT_DEBUG").is_some() {
-            self.explain(m, m, &p, &Poly::konst(BigInt::from(k)), &d, r.as_ref());
-        }
-        r.is_some_and(|r| r.is_zero())
+    /// `-r mod 2^w` as a polynomial.
+    fn negated(&mut self, r: NodeId, w: u32) -> Option<Poly> {
+        let p = self.value(r)?;
+        self.lo(p.scale(&BigInt::from(-1)), w, None)
     }
 
     /// Records that node `m` is proved equal to node `r` (by another procedure): `m`'s
@@ -163,10 +176,7 @@ impl<'g> Exact<'g> {
 
     /// Records that node `m` is `-r mod 2^w` (a borrow kept as a signed word).
     pub fn alias_neg(&mut self, m: NodeId, r: NodeId, w: u32) {
-        let Some(p) = self.value(r) else {
-            return;
-        };
-        if let Some(n) = self.lo(p.scale(&BigInt::from(-1)), w, None) {
+        if let Some(n) = self.negated(r, w) {
             self.vals.insert(m, Some(n));
         }
     }

@@ -310,29 +310,18 @@ impl<'g> Sweep<'g> {
     /// Tries the IR nodes with `m`'s signature (and its constant, if it had one value),
     /// merging `m` into the first one proved equal.
     fn merge_with_candidate(&mut self, m: NodeId) {
-        if let Some(k) = self.konst[m.index()] {
-            let exact = self.exact.equal_const(m, k);
-            self.stats.exact += exact as usize;
-            if exact || self.query(m, Target::Const(k), false) {
-                // Into the IR's node for the constant when its cone has one (it has
-                // `m`'s signature), else later queries see `m` as the constant.
-                let node = self
-                    .by_sig
-                    .get(&self.sig[m.index()])
-                    .and_then(|v| v.iter().copied().find(|&id| self.g.as_const(id) == Some(k)));
-                match node {
-                    Some(c) => self.merge(m, c),
-                    None => {
-                        self.exact.alias_const(m, k);
-                        self.known.insert(m, k);
-                        self.stats.merged += 1;
-                    }
-                }
+        // What needs no query first: the exact-integer form (the constant, congruence,
+        // then the candidates and the negated candidates), then the queries.
+        let konst = self.konst[m.index()];
+        if let Some(k) = konst {
+            if self.exact.equal_const(m, k) {
+                self.stats.exact += 1;
+                self.merge_const(m, k);
                 return;
             }
         }
-        // Congruence first, over every candidate: it needs no query, and merging into the
-        // node the IR builds the same way keeps the IR's own structure above it usable.
+        // Congruence over every candidate: merging into the node the IR builds the same
+        // way keeps the IR's own structure above it usable.
         let sig = self.sig[m.index()];
         if let Some(&r) = self
             .candidates(sig)
@@ -342,37 +331,78 @@ impl<'g> Sweep<'g> {
             self.merge(m, r);
             return;
         }
-        if let Some(r) = self.exactly_equal(m, sig) {
+        if let Some(r) = self.exactly(sig, |x, r| x.equal(m, r)) {
             self.stats.exact += 1;
             self.merge(m, r);
             return;
+        }
+        // A value the IR has only negated (a borrow as the signed word 0 or -1).
+        let neg = self.neg_width(m).map(|w| (w, self.nsig[m.index()]));
+        if let Some((w, nsig)) = neg {
+            if let Some(r) = self.exactly(nsig, |x, r| x.equal_neg(m, r, w as u32)) {
+                self.stats.exact += 1;
+                self.merge_neg(m, r, w);
+                return;
+            }
         }
         if let Some(r) = self.first_proved(m, sig, Target::Node, false) {
             self.merge(m, r);
             return;
         }
-        // A value the IR has only negated (a borrow as the signed word 0 or -1).
-        let Some(w) = self.neg_width(m) else {
-            return;
-        };
-        let nsig = self.nsig[m.index()];
-        if let Some(r) = self.first_proved(m, nsig, |r| Target::Neg(r, w), false) {
-            self.exact.alias_neg(m, r, w as u32);
-            self.neg.insert(m, (r, w));
-            self.stats.negated += 1;
+        if let Some((w, nsig)) = neg {
+            if let Some(r) = self.first_proved(m, nsig, |r| Target::Neg(r, w), false) {
+                self.merge_neg(m, r, w);
+                return;
+            }
+        }
+        // Last, the constant the vectors suggest: a borrow that is rarely 1 looks
+        // constant too, and its query only runs out of conflicts.
+        if let Some(k) = konst {
+            if self.query(m, Target::Const(k), false) {
+                self.merge_const(m, k);
+            }
         }
     }
 
+    /// Records that `m` is the constant `k`: merged into the IR's node for the constant
+    /// when its cone has one (it has `m`'s signature), else later queries see `m` as the
+    /// constant.
+    fn merge_const(&mut self, m: NodeId, k: u128) {
+        let node = self
+            .by_sig
+            .get(&self.sig[m.index()])
+            .and_then(|v| v.iter().copied().find(|&id| self.g.as_const(id) == Some(k)));
+        match node {
+            Some(c) => self.merge(m, c),
+            None => {
+                self.exact.alias_const(m, k);
+                self.known.insert(m, k);
+                self.stats.merged += 1;
+            }
+        }
+    }
+
+    /// Records that `m` is `-r mod 2^w`.
+    fn merge_neg(&mut self, m: NodeId, r: NodeId, w: u8) {
+        self.exact.alias_neg(m, r, w as u32);
+        self.neg.insert(m, (r, w));
+        self.stats.negated += 1;
+    }
+
     /// The first of the first `limits.candidates` IR nodes with signature `sig` that the
-    /// exact-integer form proves equal to `m`.
-    fn exactly_equal(&mut self, m: NodeId, sig: u64) -> Option<NodeId> {
+    /// exact-integer form proves related to the program node at hand by `test`.
+    fn exactly(
+        &mut self,
+        sig: u64,
+        test: impl Fn(&mut Exact<'g>, NodeId) -> bool,
+    ) -> Option<NodeId> {
         let cands: Vec<NodeId> = self
             .candidates(sig)
             .iter()
             .copied()
             .take(self.limits.candidates)
             .collect();
-        cands.into_iter().find(|&r| self.exact.equal(m, r))
+        cands.into_iter().find(|&r| test(&mut self.exact, r))
     }
 
     /// The IR nodes with simulation signature `sig`, ascending.
