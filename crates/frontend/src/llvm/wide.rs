@@ -213,6 +213,42 @@ impl Emit {
                 .any(|a| a.constant().is_some_and(|m| m <= mask64(w)))
     }
 
+    /// One reduction step `lo + m·hi` (`lo = x mod 2^k`, `hi = x >> k`, `k` a multiple
+    /// of 64) as an addition to the lowest word alone, when the bound allows it: for
+    /// `hi ≥ 1`, `lo ≤ ub - 2^k`, so if `ub - 2^k + m·hi_ub < 2^64` then `lo` is a single
+    /// word and `lo + m·hi` does not carry out of it; for `hi = 0` the sum is `lo`. The
+    /// last step of a Crandall reduction (a carry of a bit or a few) then costs one
+    /// multiplication and one addition instead of a carry chain through every word.
+    fn fold_into_low_word(
+        &mut self,
+        x: &Wide,
+        k: u32,
+        m: &BigUint,
+        hi_ub: &BigUint,
+    ) -> Option<Wide> {
+        let word = BigUint::one() << 64u32;
+        if !k.is_multiple_of(64) || k == 0 || hi_ub.is_zero() || x.ub < BigUint::one() << k {
+            return None;
+        }
+        if (&x.ub - (BigUint::one() << k)) + m * hi_ub >= word {
+            return None;
+        }
+        let lo = self.resize(x, k);
+        let mut hi = self.lshr(x, k);
+        hi.ub = hi_ub.clone();
+        let hi = self.resize(&hi, bits_for(hi_ub));
+        let mw = Wide::constant(m, bits_for(m));
+        let prod = self.mul(&mw, &hi, bits_for(&(m * hi_ub)));
+        let mut limbs = lo.limbs.clone();
+        limbs[0] = self.sum_wrap(&[lo.limbs[0], prod.limbs[0]], 64);
+        // Below 2^k: `lo` for hi = 0, a word for hi ≥ 1.
+        Some(Wide {
+            bits: k,
+            limbs,
+            ub: max_of(k),
+        })
+    }
+
     /// `(a + b) mod 2^bits` and the carry out of bit `bits`.
     pub(crate) fn add(&mut self, a: &Wide, b: &Wide, bits: u32) -> (Wide, Operand) {
         let mut c = Operand::Const(0);
@@ -265,12 +301,16 @@ impl Emit {
         let n = limbs(bits);
         let zero = Operand::Const(0);
         let mut r: Vec<Operand> = vec![zero; n];
+        // Words a value below `ub + 1` needs.
+        let words = |ub: &BigUint| bits_for(ub).div_ceil(64) as usize;
         for (i, &x) in a.limbs.iter().enumerate().take(n) {
             if is0(x) {
                 continue;
             }
-            // The row aᵢ·b at limbs i.. (words below n - i).
-            let m = n - i;
+            // The row aᵢ·b at limbs i.. (words below n - i, and no more than its bound
+            // needs: the words above are zero, so no carry leaves the last one).
+            let limb_ub = (&a.ub >> (64 * i)).min(max_of(64));
+            let m = (n - i).min(words(&(&limb_ub * &b.ub)));
             let mut row: Vec<Operand> = Vec::with_capacity(m);
             let mut carry_hi = zero;
             let mut c = zero;
@@ -299,10 +339,14 @@ impl Emit {
                 c = c2;
                 carry_hi = hi;
             }
-            // r[i..] += row
+            // r[i..] += row, as far as the bound of the sum so far needs: the low i + 1
+            // limbs of a times b.
+            let low_ub = a.ub.clone().min(max_of(64 * (i as u32 + 1)));
+            let end = n.min(words(&(&low_ub * &b.ub))).max(i + row.len());
             let mut c = zero;
-            for (k, &w) in (i..).zip(&row) {
-                if k == n - 1 {
+            for k in i..end {
+                let w = row.get(k - i).copied().unwrap_or(zero);
+                if k == end - 1 {
                     r[k] = self.sum_wrap(&[r[k], w, c], 64);
                 } else {
                     let (s, c2) = self.addc(c, r[k], w, 64);
@@ -603,6 +647,10 @@ impl Emit {
     /// `p`), only step 1, until the value fits the words of `p`: the result is congruent
     /// to `x`, below its bound, in as many bits as the bound needs.
     ///
+    /// A word step whose bound says `hi ≥ 1` leaves `lo` a single word with room for
+    /// `m·hi` (the last step, `hi` a bit or a few) is an addition to the lowest word
+    /// alone ([`Emit::fold_into_low_word`]), not a carry chain through every word.
+    ///
     /// Proof obligations: each step's multiplier is `m = 2^k mod p`, so `2^k ≡ m (mod p)`
     /// and `lo + m·hi ≡ x`; each step's new bound (the largest `lo + m·hi` that `x ≤ ub`
     /// allows, computed with exact integers) is below the old one (termination); after
@@ -653,6 +701,10 @@ impl Emit {
                 if new_ub >= x.ub {
                     break;
                 }
+                if let Some(s) = self.fold_into_low_word(&x, k, &m, &hi_ub) {
+                    x = s;
+                    continue;
+                }
                 // x mod 2^k: the truncation (whole limbs at a word boundary).
                 let lo = self.resize(&x, k);
                 let mut hi = self.lshr(&x, k);
@@ -692,5 +744,80 @@ impl Emit {
         let mut out = self.resize(&x, bits);
         out.ub = x.ub.min(max_of(bits));
         Some(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cryptopt_ir::func::Param;
+    use cryptopt_ir::interp;
+
+    /// `x mod p` for a 512-bit `x` by [`Emit::reduce`] (incomplete: the 256-bit result
+    /// is only congruent), run by the IR's interpreter.
+    fn reduce_words(p: &BigUint, complete: bool, x: &BigUint) -> BigUint {
+        let params = vec![Param::unbounded("arg1", Ty::U64, Some(8))];
+        let returns = vec![Param::unbounded("out1", Ty::U64, Some(4))];
+        let mut e = Emit {
+            f: Function::new("reduce", params, returns),
+        };
+        let limbs = (0..8)
+            .map(|i| {
+                e.f.push1(Op::Load { param: 0, index: i }, vec![], Ty::U64)
+                    .into()
+            })
+            .collect();
+        let w = Wide {
+            bits: 512,
+            limbs,
+            ub: max_of(512),
+        };
+        let r = e
+            .reduce(&w, p, 256, complete)
+            .expect("2^255 - 19 is of the form");
+        let r = e.resize(&r, 256);
+        for i in 0..4 {
+            e.f.push(
+                Op::Store {
+                    ret: 0,
+                    index: i as u32,
+                },
+                vec![r.limb(i)],
+                &[],
+            );
+        }
+        let mut d = x.to_u64_digits();
+        d.resize(8, 0);
+        let input: Vec<u128> = d.iter().map(|&v| v as u128).collect();
+        let out = interp::run(&e.f, &[input]).unwrap();
+        out[0]
+            .iter()
+            .rev()
+            .fold(BigUint::zero(), |acc, &v| (acc << 64u32) + BigUint::from(v))
+    }
+
+    #[test]
+    fn crandall_reduction_is_congruent_where_the_last_step_carries() {
+        let p = (BigUint::one() << 255u32) - 19u32;
+        let top = BigUint::one() << 256u32;
+        // x = lo + 2^256·hi with lo + 38·hi = 2^257 - 1 - t: the second step's sum is
+        // at least 2^256, so the last step (folded into the lowest word) has hi = 1.
+        let mut xs = vec![BigUint::zero(), max_of(512), &p * &p, &top - 1u32];
+        for t in 0u32..40 {
+            for r in 0u32..40 {
+                let num = &top - t + r;
+                if (&num % 38u32).is_zero() {
+                    let lo = &top - 1u32 - r;
+                    xs.push(lo + ((num / 38u32) << 256u32));
+                }
+            }
+        }
+        assert!(xs.len() > 10, "no input reaches the carrying last step");
+        for x in &xs {
+            let got = reduce_words(&p, false, x);
+            assert!(got < top, "{x:#x}: {got:#x} is not below 2^256");
+            assert_eq!(&got % &p, x % &p, "{x:#x}: not congruent");
+            assert_eq!(reduce_words(&p, true, x), x % &p, "{x:#x}: not reduced");
+        }
     }
 }
