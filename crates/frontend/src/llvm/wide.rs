@@ -253,7 +253,16 @@ impl Emit {
     pub(crate) fn add(&mut self, a: &Wide, b: &Wide, bits: u32) -> (Wide, Operand) {
         let mut c = Operand::Const(0);
         let mut out = Vec::new();
-        for i in 0..limbs(bits) {
+        // When the bounds say the sum fits, the top word's sum is exact: no carry out of
+        // it and no mask.
+        let fits = &a.ub + &b.ub <= max_of(bits);
+        let n = limbs(bits);
+        for i in 0..n {
+            if fits && i == n - 1 {
+                out.push(self.sum_wrap(&[c, a.limb(i), b.limb(i)], 64));
+                c = Operand::Const(0);
+                break;
+            }
             let (s, c2) = self.addc(c, a.limb(i), b.limb(i), lw(bits, i));
             out.push(s);
             c = c2;
@@ -355,8 +364,12 @@ impl Emit {
                 }
             }
         }
+        // The product modulo 2^bits: the top word masked, unless the bounds say the
+        // product fits (then it is below 2^bits as it is).
         let top = n - 1;
-        r[top] = self.fit(r[top], lw(bits, top));
+        if &a.ub * &b.ub > max_of(bits) {
+            r[top] = self.fit(r[top], lw(bits, top));
+        }
         let ub = (&a.ub * &b.ub).min(max_of(bits));
         Wide { bits, limbs: r, ub }
     }
