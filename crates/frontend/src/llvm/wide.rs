@@ -353,13 +353,13 @@ impl Emit {
             let low_ub = a.ub.clone().min(max_of(64 * (i as u32 + 1)));
             let end = n.min(words(&(&low_ub * &b.ub))).max(i + row.len());
             let mut c = zero;
-            for k in i..end {
+            for (k, rk) in r.iter_mut().enumerate().take(end).skip(i) {
                 let w = row.get(k - i).copied().unwrap_or(zero);
                 if k == end - 1 {
-                    r[k] = self.sum_wrap(&[r[k], w, c], 64);
+                    *rk = self.sum_wrap(&[*rk, w, c], 64);
                 } else {
-                    let (s, c2) = self.addc(c, r[k], w, 64);
-                    r[k] = s;
+                    let (s, c2) = self.addc(c, *rk, w, 64);
+                    *rk = s;
                     c = c2;
                 }
             }
