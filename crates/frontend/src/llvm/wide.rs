@@ -251,11 +251,15 @@ impl Emit {
 
     /// `(a + b) mod 2^bits` and the carry out of bit `bits`.
     pub(crate) fn add(&mut self, a: &Wide, b: &Wide, bits: u32) -> (Wide, Operand) {
+        let fits = &a.ub + &b.ub <= max_of(bits);
+        self.add_fitting(a, b, bits, fits)
+    }
+
+    /// [`Emit::add`], told whether the sum is known to fit in `bits` (then the top
+    /// word's sum is exact: no carry out of it and no mask).
+    fn add_fitting(&mut self, a: &Wide, b: &Wide, bits: u32, fits: bool) -> (Wide, Operand) {
         let mut c = Operand::Const(0);
         let mut out = Vec::new();
-        // When the bounds say the sum fits, the top word's sum is exact: no carry out of
-        // it and no mask.
-        let fits = &a.ub + &b.ub <= max_of(bits);
         let n = limbs(bits);
         for i in 0..n {
             if fits && i == n - 1 {
@@ -307,6 +311,85 @@ impl Emit {
     /// of the products one place up, one carry chain), added into the result at limb
     /// `i` (a second chain). The top limb needs only the low halves of its products.
     pub(crate) fn mul(&mut self, a: &Wide, b: &Wide, bits: u32) -> Wide {
+        if a.limbs == b.limbs && a.limbs.len() > 1 && a.limbs.iter().all(|l| l.value().is_some()) {
+            return self.square(a, bits);
+        }
+        self.product(a, b, bits)
+    }
+
+    /// `a² mod 2^bits` with each cross product once: `2·Σ_{i<j} aᵢ·aⱼ·2^(64(i+j)) +
+    /// Σ aᵢ²·2^(128i)`. The cross products are a product of `a` by its own words above
+    /// each row's; their bound is computed from the words' bounds, and the last sum is
+    /// exact when `a`'s bound squared fits (its value is `a²`).
+    fn square(&mut self, a: &Wide, bits: u32) -> Wide {
+        let n = limbs(bits);
+        let zero = Operand::Const(0);
+        let lub = |i: usize| (&a.ub >> (64 * i)).min(max_of(64));
+        // Row i: aᵢ times the words above i, at word 2i + 1.
+        let mut cross = Wide {
+            bits,
+            limbs: vec![zero; n],
+            ub: BigUint::zero(),
+        };
+        for i in 0..a.limbs.len() {
+            let above = Wide {
+                bits: 64 * (a.limbs.len() - i - 1) as u32,
+                limbs: a.limbs[i + 1..].to_vec(),
+                ub: &a.ub >> (64 * (i + 1)),
+            };
+            if above.limbs.is_empty() || 2 * i + 1 >= n {
+                continue;
+            }
+            let ai = Wide {
+                bits: 64,
+                limbs: vec![a.limbs[i]],
+                ub: lub(i),
+            };
+            let row_bits = bits - 64 * (2 * i as u32 + 1);
+            let row = self.product(&ai, &above, row_bits);
+            let mut shifted = vec![zero; 2 * i + 1];
+            shifted.extend(row.limbs);
+            shifted.truncate(n);
+            let row = Wide {
+                bits,
+                ub: (&row.ub << (64 * (2 * i + 1))).min(max_of(bits)),
+                limbs: shifted,
+            };
+            cross = self.add(&cross, &row, bits).0;
+        }
+        let (doubled, _) = self.add(&cross, &cross, bits);
+        // The squares of the words, at words 2i and 2i + 1.
+        let mut diag = Vec::with_capacity(n);
+        let mut diag_ub = BigUint::zero();
+        for i in 0..a.limbs.len() {
+            if 2 * i >= n {
+                break;
+            }
+            let (lo, hi) = self.mulx(a.limbs[i], a.limbs[i]);
+            diag.push(lo);
+            diag.push(hi);
+            diag_ub += (lub(i) * lub(i)) << (128 * i);
+        }
+        diag.resize(n, zero);
+        diag.truncate(n);
+        let diag = Wide {
+            bits,
+            limbs: diag,
+            ub: diag_ub.min(max_of(bits)),
+        };
+        let square_ub = &a.ub * &a.ub;
+        let fits = square_ub <= max_of(bits);
+        let (mut r, _) = self.add_fitting(&doubled, &diag, bits, fits);
+        if !fits {
+            let top = n - 1;
+            r.limbs[top] = self.fit(r.limbs[top], lw(bits, top));
+        }
+        r.ub = square_ub.min(max_of(bits));
+        r
+    }
+
+    /// `a·b mod 2^bits` by rows (operand scanning).
+    fn product(&mut self, a: &Wide, b: &Wide, bits: u32) -> Wide {
         let n = limbs(bits);
         let zero = Operand::Const(0);
         let mut r: Vec<Operand> = vec![zero; n];
@@ -766,30 +849,35 @@ mod tests {
     use cryptopt_ir::func::Param;
     use cryptopt_ir::interp;
 
-    /// `x mod p` for a 512-bit `x` by [`Emit::reduce`] (incomplete: the 256-bit result
-    /// is only congruent), run by the IR's interpreter.
-    fn reduce_words(p: &BigUint, complete: bool, x: &BigUint) -> BigUint {
-        let params = vec![Param::unbounded("arg1", Ty::U64, Some(8))];
-        let returns = vec![Param::unbounded("out1", Ty::U64, Some(4))];
+    /// `build` run on a Wide of `in_bits` bits (bound `in_ub`) loaded from words, its
+    /// `out_bits`-bit result stored, and the function run by the IR's interpreter on `x`.
+    fn run(
+        in_bits: u32,
+        in_ub: BigUint,
+        out_bits: u32,
+        build: impl Fn(&mut Emit, &Wide) -> Wide,
+        x: &BigUint,
+    ) -> BigUint {
+        let (ni, no) = (limbs(in_bits), limbs(out_bits));
+        let params = vec![Param::unbounded("arg1", Ty::U64, Some(ni as u32))];
+        let returns = vec![Param::unbounded("out1", Ty::U64, Some(no as u32))];
         let mut e = Emit {
-            f: Function::new("reduce", params, returns),
+            f: Function::new("f", params, returns),
         };
-        let limbs = (0..8)
+        let limbs = (0..ni as u32)
             .map(|i| {
                 e.f.push1(Op::Load { param: 0, index: i }, vec![], Ty::U64)
                     .into()
             })
             .collect();
         let w = Wide {
-            bits: 512,
+            bits: in_bits,
             limbs,
-            ub: max_of(512),
+            ub: in_ub,
         };
-        let r = e
-            .reduce(&w, p, 256, complete)
-            .expect("2^255 - 19 is of the form");
-        let r = e.resize(&r, 256);
-        for i in 0..4 {
+        let r = build(&mut e, &w);
+        let r = e.resize(&r, out_bits);
+        for i in 0..no {
             e.f.push(
                 Op::Store {
                     ret: 0,
@@ -800,13 +888,66 @@ mod tests {
             );
         }
         let mut d = x.to_u64_digits();
-        d.resize(8, 0);
+        d.resize(ni, 0);
         let input: Vec<u128> = d.iter().map(|&v| v as u128).collect();
         let out = interp::run(&e.f, &[input]).unwrap();
         out[0]
             .iter()
             .rev()
             .fold(BigUint::zero(), |acc, &v| (acc << 64u32) + BigUint::from(v))
+    }
+
+    /// `x mod p` for a 512-bit `x` by [`Emit::reduce`] (incomplete: the 256-bit result
+    /// is only congruent), run by the IR's interpreter.
+    fn reduce_words(p: &BigUint, complete: bool, x: &BigUint) -> BigUint {
+        let p2 = p.clone();
+        run(
+            512,
+            max_of(512),
+            256,
+            move |e, w| {
+                e.reduce(w, &p2, 256, complete)
+                    .expect("of the form 2^n - c")
+            },
+            x,
+        )
+    }
+
+    #[test]
+    fn squares_are_products_of_a_value_by_itself() {
+        // (input bits, its bound, result bits): whole squares, truncated ones (the
+        // wrapping `mul iN %x, %x`), and a bound below the type's.
+        let p = (BigUint::one() << 255u32) - 19u32;
+        let cases = [
+            (255, max_of(255), 510),
+            (256, max_of(256), 512),
+            (256, max_of(256), 256),
+            (192, max_of(192), 320),
+            (130, max_of(130), 130),
+            (255, &p - 1u32, 510),
+        ];
+        for (in_bits, ub, out_bits) in cases {
+            let mut xs = vec![BigUint::zero(), BigUint::one(), ub.clone(), &ub >> 1u32];
+            let mut v = BigUint::from(0x9e3779b97f4a7c15u64);
+            while xs.len() < 40 {
+                v = (&v * &v + 0x632be59bd9b4e019u64) % (&ub + 1u32);
+                xs.push(v.clone());
+            }
+            for x in &xs {
+                let got = run(
+                    in_bits,
+                    ub.clone(),
+                    out_bits,
+                    |e, w| e.mul(w, w, out_bits),
+                    x,
+                );
+                let want = (x * x) % (BigUint::one() << out_bits);
+                assert_eq!(
+                    got, want,
+                    "{x:#x}² in {out_bits} bits ({in_bits}-bit input)"
+                );
+            }
+        }
     }
 
     #[test]
