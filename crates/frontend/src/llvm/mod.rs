@@ -26,6 +26,7 @@
 //! module must never panic on any input.
 
 mod build;
+mod crandall;
 mod syntax;
 mod wide;
 

@@ -1,19 +1,18 @@
 //! Integers of any width as 64-bit limbs: the arithmetic of LLVM's `iN` (and C's
 //! `unsigned __int128` and `_BitInt(N)`) emitted as cryptopt IR on words — carry chains
-//! (`addcarry`/`subborrow`), schoolbook products (`mulx`), shifts across limbs, compares
-//! as borrow chains, selects as `cmovznz` — and the reduction modulo `2^n - c`
-//! (Crandall) that `urem` by such a constant becomes.
+//! (`addcarry`/`subborrow`), products by rows and squares with each cross product once
+//! (`mulx`), shifts across limbs, compares as borrow chains, selects as `cmovznz`.
 //!
 //! A [`Wide`] of `bits` bits has `⌈bits/64⌉` limbs, least significant first; limb `i`
 //! holds bits `64i..` and is a value of type `u{w}` with `w = min(64, bits - 64i)`, so the
 //! whole is always below `2^bits` (the invariant every function here keeps). Each also
 //! carries an upper bound `ub` of its value (exact integer arithmetic on bounds): what
-//! the reduction's step count is decided by.
+//! the reduction's step count is decided by, and what lets a row, a carry chain or a
+//! mask stop where the words above are known to be zero.
 //!
 //! Every function here computes exactly the LLVM semantics of its operation on the
-//! values (wrapping modulo `2^bits` where LLVM wraps) — except [`Emit::reduce`], whose
-//! contract is congruence modulo the constant plus a complete final reduction; its
-//! proof obligations are written there. This module must never emit a branch or an
+//! values (wrapping modulo `2^bits` where LLVM wraps); the reduction modulo `2^n - c`
+//! that `urem` becomes is module `crandall`. This module must never emit a branch or an
 //! address that depends on a value: selects are `cmovznz`.
 
 use num_bigint::BigUint;
@@ -166,7 +165,7 @@ impl Emit {
     }
 
     /// `Σ terms mod 2^w` (no carry kept).
-    fn sum_wrap(&mut self, terms: &[Operand], w: u32) -> Operand {
+    pub(crate) fn sum_wrap(&mut self, terms: &[Operand], w: u32) -> Operand {
         let k: u128 = terms
             .iter()
             .filter_map(|t| t.constant())
@@ -211,42 +210,6 @@ impl Emit {
             && d.args
                 .iter()
                 .any(|a| a.constant().is_some_and(|m| m <= mask64(w)))
-    }
-
-    /// One reduction step `lo + m·hi` (`lo = x mod 2^k`, `hi = x >> k`, `k` a multiple
-    /// of 64) as an addition to the lowest word alone, when the bound allows it: for
-    /// `hi ≥ 1`, `lo ≤ ub - 2^k`, so if `ub - 2^k + m·hi_ub < 2^64` then `lo` is a single
-    /// word and `lo + m·hi` does not carry out of it; for `hi = 0` the sum is `lo`. The
-    /// last step of a Crandall reduction (a carry of a bit or a few) then costs one
-    /// multiplication and one addition instead of a carry chain through every word.
-    fn fold_into_low_word(
-        &mut self,
-        x: &Wide,
-        k: u32,
-        m: &BigUint,
-        hi_ub: &BigUint,
-    ) -> Option<Wide> {
-        let word = BigUint::one() << 64u32;
-        if !k.is_multiple_of(64) || k == 0 || hi_ub.is_zero() || x.ub < BigUint::one() << k {
-            return None;
-        }
-        if (&x.ub - (BigUint::one() << k)) + m * hi_ub >= word {
-            return None;
-        }
-        let lo = self.resize(x, k);
-        let mut hi = self.lshr(x, k);
-        hi.ub = hi_ub.clone();
-        let hi = self.resize(&hi, bits_for(hi_ub));
-        let mw = Wide::constant(m, bits_for(m));
-        let prod = self.mul(&mw, &hi, bits_for(&(m * hi_ub)));
-        let mut limbs = lo.limbs.clone();
-        limbs[0] = self.sum_wrap(&[lo.limbs[0], prod.limbs[0]], 64);
-        // Below 2^k: `lo` for hi = 0, a word for hi ≥ 1.
-        Some(Wide {
-            bits: k,
-            limbs,
-            ub: max_of(k),
-        })
     }
 
     /// `(a + b) mod 2^bits` and the carry out of bit `bits`.
@@ -726,252 +689,7 @@ impl Emit {
             ub: t.ub.clone().max(e.ub.clone()),
         }
     }
-
-    /// `x mod p` for `p = 2^n - c` with `0 < c < 2^(n-1)` (Crandall reduction), and the
-    /// result's width `bits`: the value, below `p`, as a `bits`-bit integer.
-    ///
-    /// Steps, each decided by the bound of `x` (exact integer arithmetic on `x.ub`):
-    /// 1. at the word boundary `W = 64·⌈n/64⌉`, while the bound is at least `2^(W+64)`
-    ///    (`2^W` when `W = n`) and shrinks: `x = lo + c'·hi` with `lo = x mod 2^W`, `hi = ⌊x / 2^W⌋`,
-    ///    `c' = 2^W mod p = c·2^(W-n)` (whole limbs: no shifts);
-    /// 2. at bit `n`, while the bound is at least `2^n` and shrinks: the same with
-    ///    `2^n ≡ c`;
-    /// 3. conditional subtractions of `p` (`x - p` kept when it does not borrow, by
-    ///    `cmovznz`) until the bound is below `p`.
-    ///
-    /// With `complete` false (incomplete reduction, for a value only ever used modulo
-    /// `p`), only step 1, until the value fits the words of `p`: the result is congruent
-    /// to `x`, below its bound, in as many bits as the bound needs.
-    ///
-    /// A word step whose bound says `hi ≥ 1` leaves `lo` a single word with room for
-    /// `m·hi` (the last step, `hi` a bit or a few) is an addition to the lowest word
-    /// alone ([`Emit::fold_into_low_word`]), not a carry chain through every word.
-    ///
-    /// Proof obligations: each step's multiplier is `m = 2^k mod p`, so `2^k ≡ m (mod p)`
-    /// and `lo + m·hi ≡ x`; each step's new bound (the largest `lo + m·hi` that `x ≤ ub`
-    /// allows, computed with exact integers) is below the old one (termination); after
-    /// step 3 the bound is below `p` (complete reduction: a value below `p` congruent to
-    /// `x` is `x mod p`). The congruence of one step is the one-line lemma
-    /// `x = lo + 2^k·hi ≡ lo + m·hi`; a conditional subtraction of `p` from a value below
-    /// `2p` is `x mod p` for that value. Returns `None` when `p` is not of this form.
-    pub(crate) fn reduce(
-        &mut self,
-        x: &Wide,
-        p: &BigUint,
-        bits: u32,
-        complete: bool,
-    ) -> Option<Wide> {
-        let n = bits_for(p);
-        let c = (BigUint::one() << n) - p;
-        if c.is_zero() || c.bits() as u32 >= n.saturating_sub(1) {
-            return None;
-        }
-        let mut x = x.clone();
-        let word = n.div_ceil(64) * 64;
-        // Incomplete: word steps only, until the value fits the words of p.
-        let steps: &[u32] = if complete { &[word, n] } else { &[word] };
-        for &k in steps {
-            // 2^k ≡ m (mod p) by the definition of m.
-            let m = (BigUint::one() << k) % p;
-            // Complete: word steps while the high part has more than one limb (whole
-            // limbs, no shifts); below that, steps at bit n shrink the bound faster.
-            let stop = if complete && k == word && word != n {
-                BigUint::one() << (k + 64)
-            } else {
-                BigUint::one() << k
-            };
-            loop {
-                if x.ub < stop {
-                    break;
-                }
-                let hi_ub = &x.ub >> k;
-                // The largest `lo + m·hi` over the (lo, hi) that x ≤ ub allows: below
-                // the top hi any lo; at the top hi, lo ≤ ub - hi·2^k.
-                let top = (&x.ub - (&hi_ub << k)) + &m * &hi_ub;
-                let below = if hi_ub.is_zero() {
-                    BigUint::zero()
-                } else {
-                    max_of(k) + &m * (&hi_ub - 1u32)
-                };
-                let new_ub = top.max(below);
-                if new_ub >= x.ub {
-                    break;
-                }
-                if let Some(s) = self.fold_into_low_word(&x, k, &m, &hi_ub) {
-                    x = s;
-                    continue;
-                }
-                // x mod 2^k: the truncation (whole limbs at a word boundary).
-                let lo = self.resize(&x, k);
-                let mut hi = self.lshr(&x, k);
-                hi.ub = hi_ub.clone();
-                let hi = self.resize(&hi, bits_for(&hi_ub));
-                let mw = Wide::constant(&m, bits_for(&m));
-                let prod_bits = bits_for(&(&m * &hi_ub));
-                let prod = self.mul(&mw, &hi, prod_bits);
-                let sum_bits = bits_for(&new_ub);
-                let lo = self.resize(&lo, sum_bits);
-                let prod = self.resize(&prod, sum_bits);
-                let (mut s, _) = self.add(&lo, &prod, sum_bits);
-                s.ub = new_ub;
-                x = s;
-            }
-        }
-        if !complete {
-            let b = bits_for(&x.ub);
-            let mut out = self.resize(&x, b);
-            out.ub = x.ub;
-            return Some(out);
-        }
-        let pw = Wide::constant(p, bits_for(p).max(x.bits));
-        let mut subtractions = 0;
-        while &x.ub >= p {
-            subtractions += 1;
-            if subtractions > 8 {
-                return None;
-            }
-            let b = x.bits.max(pw.bits);
-            let xb = self.resize(&x, b);
-            let (d, borrow) = self.sub(&xb, &pw, b);
-            let mut r = self.select(borrow, &xb, &d);
-            r.ub = (&x.ub - p).max(p - 1u32);
-            x = r;
-        }
-        let mut out = self.resize(&x, bits);
-        out.ub = x.ub.min(max_of(bits));
-        Some(out)
-    }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use cryptopt_ir::func::Param;
-    use cryptopt_ir::interp;
-
-    /// `build` run on a Wide of `in_bits` bits (bound `in_ub`) loaded from words, its
-    /// `out_bits`-bit result stored, and the function run by the IR's interpreter on `x`.
-    fn run(
-        in_bits: u32,
-        in_ub: BigUint,
-        out_bits: u32,
-        build: impl Fn(&mut Emit, &Wide) -> Wide,
-        x: &BigUint,
-    ) -> BigUint {
-        let (ni, no) = (limbs(in_bits), limbs(out_bits));
-        let params = vec![Param::unbounded("arg1", Ty::U64, Some(ni as u32))];
-        let returns = vec![Param::unbounded("out1", Ty::U64, Some(no as u32))];
-        let mut e = Emit {
-            f: Function::new("f", params, returns),
-        };
-        let limbs = (0..ni as u32)
-            .map(|i| {
-                e.f.push1(Op::Load { param: 0, index: i }, vec![], Ty::U64)
-                    .into()
-            })
-            .collect();
-        let w = Wide {
-            bits: in_bits,
-            limbs,
-            ub: in_ub,
-        };
-        let r = build(&mut e, &w);
-        let r = e.resize(&r, out_bits);
-        for i in 0..no {
-            e.f.push(
-                Op::Store {
-                    ret: 0,
-                    index: i as u32,
-                },
-                vec![r.limb(i)],
-                &[],
-            );
-        }
-        let mut d = x.to_u64_digits();
-        d.resize(ni, 0);
-        let input: Vec<u128> = d.iter().map(|&v| v as u128).collect();
-        let out = interp::run(&e.f, &[input]).unwrap();
-        out[0]
-            .iter()
-            .rev()
-            .fold(BigUint::zero(), |acc, &v| (acc << 64u32) + BigUint::from(v))
-    }
-
-    /// `x mod p` for a 512-bit `x` by [`Emit::reduce`] (incomplete: the 256-bit result
-    /// is only congruent), run by the IR's interpreter.
-    fn reduce_words(p: &BigUint, complete: bool, x: &BigUint) -> BigUint {
-        let p2 = p.clone();
-        run(
-            512,
-            max_of(512),
-            256,
-            move |e, w| {
-                e.reduce(w, &p2, 256, complete)
-                    .expect("of the form 2^n - c")
-            },
-            x,
-        )
-    }
-
-    #[test]
-    fn squares_are_products_of_a_value_by_itself() {
-        // (input bits, its bound, result bits): whole squares, truncated ones (the
-        // wrapping `mul iN %x, %x`), and a bound below the type's.
-        let p = (BigUint::one() << 255u32) - 19u32;
-        let cases = [
-            (255, max_of(255), 510),
-            (256, max_of(256), 512),
-            (256, max_of(256), 256),
-            (192, max_of(192), 320),
-            (130, max_of(130), 130),
-            (255, &p - 1u32, 510),
-        ];
-        for (in_bits, ub, out_bits) in cases {
-            let mut xs = vec![BigUint::zero(), BigUint::one(), ub.clone(), &ub >> 1u32];
-            let mut v = BigUint::from(0x9e3779b97f4a7c15u64);
-            while xs.len() < 40 {
-                v = (&v * &v + 0x632be59bd9b4e019u64) % (&ub + 1u32);
-                xs.push(v.clone());
-            }
-            for x in &xs {
-                let got = run(
-                    in_bits,
-                    ub.clone(),
-                    out_bits,
-                    |e, w| e.mul(w, w, out_bits),
-                    x,
-                );
-                let want = (x * x) % (BigUint::one() << out_bits);
-                assert_eq!(
-                    got, want,
-                    "{x:#x}² in {out_bits} bits ({in_bits}-bit input)"
-                );
-            }
-        }
-    }
-
-    #[test]
-    fn crandall_reduction_is_congruent_where_the_last_step_carries() {
-        let p = (BigUint::one() << 255u32) - 19u32;
-        let top = BigUint::one() << 256u32;
-        // x = lo + 2^256·hi with lo + 38·hi = 2^257 - 1 - t: the second step's sum is
-        // at least 2^256, so the last step (folded into the lowest word) has hi = 1.
-        let mut xs = vec![BigUint::zero(), max_of(512), &p * &p, &top - 1u32];
-        for t in 0u32..40 {
-            for r in 0u32..40 {
-                let num = &top - t + r;
-                if (&num % 38u32).is_zero() {
-                    let lo = &top - 1u32 - r;
-                    xs.push(lo + ((num / 38u32) << 256u32));
-                }
-            }
-        }
-        assert!(xs.len() > 10, "no input reaches the carrying last step");
-        for x in &xs {
-            let got = reduce_words(&p, false, x);
-            assert!(got < top, "{x:#x}: {got:#x} is not below 2^256");
-            assert_eq!(&got % &p, x % &p, "{x:#x}: not congruent");
-            assert_eq!(reduce_words(&p, true, x), x % &p, "{x:#x}: not reduced");
-        }
-    }
-}
+mod tests;

@@ -1,0 +1,132 @@
+//! Tests of the limb arithmetic through the IR's interpreter: squares against products
+//! of big integers, and Crandall reduction on inputs that reach each of its steps.
+
+use super::*;
+use cryptopt_ir::func::Param;
+use cryptopt_ir::interp;
+
+/// `build` run on a Wide of `in_bits` bits (bound `in_ub`) loaded from words, its
+/// `out_bits`-bit result stored, and the function run by the IR's interpreter on `x`.
+fn run(
+    in_bits: u32,
+    in_ub: BigUint,
+    out_bits: u32,
+    build: impl Fn(&mut Emit, &Wide) -> Wide,
+    x: &BigUint,
+) -> BigUint {
+    let (ni, no) = (limbs(in_bits), limbs(out_bits));
+    let params = vec![Param::unbounded("arg1", Ty::U64, Some(ni as u32))];
+    let returns = vec![Param::unbounded("out1", Ty::U64, Some(no as u32))];
+    let mut e = Emit {
+        f: Function::new("f", params, returns),
+    };
+    let limbs = (0..ni as u32)
+        .map(|i| {
+            e.f.push1(Op::Load { param: 0, index: i }, vec![], Ty::U64)
+                .into()
+        })
+        .collect();
+    let w = Wide {
+        bits: in_bits,
+        limbs,
+        ub: in_ub,
+    };
+    let r = build(&mut e, &w);
+    let r = e.resize(&r, out_bits);
+    for i in 0..no {
+        e.f.push(
+            Op::Store {
+                ret: 0,
+                index: i as u32,
+            },
+            vec![r.limb(i)],
+            &[],
+        );
+    }
+    let mut d = x.to_u64_digits();
+    d.resize(ni, 0);
+    let input: Vec<u128> = d.iter().map(|&v| v as u128).collect();
+    let out = interp::run(&e.f, &[input]).unwrap();
+    out[0]
+        .iter()
+        .rev()
+        .fold(BigUint::zero(), |acc, &v| (acc << 64u32) + BigUint::from(v))
+}
+
+/// `x mod p` for a 512-bit `x` by [`Emit::reduce`] (incomplete: the 256-bit result
+/// is only congruent), run by the IR's interpreter.
+fn reduce_words(p: &BigUint, complete: bool, x: &BigUint) -> BigUint {
+    let p2 = p.clone();
+    run(
+        512,
+        max_of(512),
+        256,
+        move |e, w| {
+            e.reduce(w, &p2, 256, complete)
+                .expect("of the form 2^n - c")
+        },
+        x,
+    )
+}
+
+#[test]
+fn squares_are_products_of_a_value_by_itself() {
+    // (input bits, its bound, result bits): whole squares, truncated ones (the
+    // wrapping `mul iN %x, %x`), and a bound below the type's.
+    let p = (BigUint::one() << 255u32) - 19u32;
+    let cases = [
+        (255, max_of(255), 510),
+        (256, max_of(256), 512),
+        (256, max_of(256), 256),
+        (192, max_of(192), 320),
+        (130, max_of(130), 130),
+        (255, &p - 1u32, 510),
+    ];
+    for (in_bits, ub, out_bits) in cases {
+        let mut xs = vec![BigUint::zero(), BigUint::one(), ub.clone(), &ub >> 1u32];
+        let mut v = BigUint::from(0x9e3779b97f4a7c15u64);
+        while xs.len() < 40 {
+            v = (&v * &v + 0x632be59bd9b4e019u64) % (&ub + 1u32);
+            xs.push(v.clone());
+        }
+        for x in &xs {
+            let got = run(
+                in_bits,
+                ub.clone(),
+                out_bits,
+                |e, w| e.mul(w, w, out_bits),
+                x,
+            );
+            let want = (x * x) % (BigUint::one() << out_bits);
+            assert_eq!(
+                got, want,
+                "{x:#x}² in {out_bits} bits ({in_bits}-bit input)"
+            );
+        }
+    }
+}
+
+#[test]
+fn crandall_reduction_is_congruent_where_the_last_step_carries() {
+    let p = (BigUint::one() << 255u32) - 19u32;
+    let top = BigUint::one() << 256u32;
+    // x = lo + 2^256·hi with lo + 38·hi = 2^257 - 1 - t: the second step's sum is
+    // at least 2^256, so the last step (folded into the lowest word) has hi = 1.
+    let mut xs = vec![BigUint::zero(), max_of(512), &p * &p, &top - 1u32];
+    for t in 0u32..40 {
+        for r in 0u32..40 {
+            let num = &top - t + r;
+            if (&num % 38u32).is_zero() {
+                let lo = &top - 1u32 - r;
+                xs.push(lo + ((num / 38u32) << 256u32));
+            }
+        }
+    }
+    assert!(xs.len() > 10, "no input reaches the carrying last step");
+    for x in &xs {
+        let got = reduce_words(&p, false, x);
+        assert!(got < top, "{x:#x}: {got:#x} is not below 2^256");
+        assert_eq!(&got % &p, x % &p, "{x:#x}: not congruent");
+        assert_eq!(reduce_words(&p, true, x), x % &p, "{x:#x}: not reduced");
+    }
+}
