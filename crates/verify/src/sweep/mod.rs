@@ -396,13 +396,14 @@ impl<'g> Sweep<'g> {
         sig: u64,
         test: impl Fn(&mut Exact<'g>, NodeId) -> bool,
     ) -> Option<NodeId> {
-        let cands: Vec<NodeId> = self
-            .candidates(sig)
-            .iter()
-            .copied()
-            .take(self.limits.candidates)
-            .collect();
+        let cands = self.first_candidates(sig);
         cands.into_iter().find(|&r| test(&mut self.exact, r))
+    }
+
+    /// The first `limits.candidates` IR nodes with signature `sig`: the ones tried.
+    fn first_candidates(&self, sig: u64) -> Vec<NodeId> {
+        let all = self.candidates(sig);
+        all[..all.len().min(self.limits.candidates)].to_vec()
     }
 
     /// The IR nodes with simulation signature `sig`, ascending.
@@ -420,13 +421,7 @@ impl<'g> Sweep<'g> {
         target: impl Fn(NodeId) -> Target,
         last: bool,
     ) -> Option<NodeId> {
-        let cands: Vec<NodeId> = self
-            .candidates(sig)
-            .iter()
-            .copied()
-            .take(self.limits.candidates)
-            .collect();
-        for r in cands {
+        for r in self.first_candidates(sig) {
             if self.spent() {
                 return None;
             }
