@@ -13,6 +13,12 @@ use super::poly::{mod_pow2, pow2, AtomId, Poly};
 use super::{Atom, Exact};
 use crate::graph::{Node, NodeId};
 
+/// Whether `$CRYPTOPT_EXACT_DEBUG` is set (read once).
+pub(super) fn debug() -> bool {
+    static SET: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *SET.get_or_init(|| std::env::var_os("CRYPTOPT_EXACT_DEBUG").is_some())
+}
+
 impl Exact<'_> {
     /// With `$CRYPTOPT_EXACT_DEBUG` set: both polynomials, their difference and the
     /// atoms it is made of on stderr (and every translated node checked
@@ -156,10 +162,7 @@ impl Exact<'_> {
         let mut bad: Vec<NodeId> = self
             .vals
             .iter()
-            .filter_map(|(&n, p)| {
-                let p = p.as_ref()?;
-                (self.eval(p, v) != BigInt::from(v[n.index()])).then_some(n)
-            })
+            .filter_map(|(&n, p)| (self.eval(p, v) != BigInt::from(v[n.index()])).then_some(n))
             .collect();
         bad.sort();
         bad

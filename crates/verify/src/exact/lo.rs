@@ -100,12 +100,9 @@ impl Exact<'_> {
         let r = qs.scale(&BigInt::from(-1));
         let (l3, h3) = self.interval(&r);
         if !l3.is_negative() && h3 < top {
-            // -r mod 2^k for 0 ≤ r < 2^k: 2^k - r, or 0 when r is.
-            let z = self.eqz(r.clone());
-            return Some(Poly::konst(top.clone()).sub(&r).sub(&z.scale(&top)));
+            return Some(self.minus_mod(r, k));
         }
-        let (l4, h4) = self.interval(&qs);
-        if l4 > -&top && h4 < top {
+        if l2 > -&top && h2 < top {
             // -2^k < Q < 2^k: Q, plus 2^k when Q is negative.
             let n = self.neg(&qs);
             return Some(qs.add(&n.scale(&top)));
@@ -113,17 +110,11 @@ impl Exact<'_> {
         if let Some(r) = self.split_low(&q, k) {
             return Some(r);
         }
-        // lo(Q, k) and lo(-Q, k) are one atom: the one of the smaller argument, since
-        // lo(Q, k) = 2^k - lo(-Q, k) - 2^k·[lo(-Q, k) = 0].
+        // lo(Q, k) and lo(-Q, k) are one atom: the one of the smaller argument.
         let nq = q.scale(&BigInt::from(-1)).reduced(k, false);
-        if nq < q && !self.flipped {
-            // Once: the smaller one's own reduction may make it the larger.
-            self.flipped = true;
-            let n = self.lo(nq, k, None);
-            self.flipped = false;
-            let n = n?;
-            let z = self.eqz(n.clone());
-            return Some(Poly::konst(top.clone()).sub(&n).sub(&z.scale(&top)));
+        if nq < q {
+            let n = self.intern(Atom::Lo(nq, k), &top - 1);
+            return Some(self.minus_mod(n, k));
         }
         let ub = if l.is_negative() {
             &top - 1
@@ -131,6 +122,13 @@ impl Exact<'_> {
             h.min(&top - 1)
         };
         Some(self.intern(Atom::Lo(q, k), ub))
+    }
+
+    /// `-r mod 2^k` for `0 ≤ r < 2^k`: `2^k - r`, or 0 when `r` is.
+    fn minus_mod(&mut self, r: Poly, k: u32) -> Poly {
+        let top = pow2(k);
+        let z = self.eqz(r.clone());
+        Poly::konst(top.clone()).sub(&r).sub(&z.scale(&top))
     }
 
     /// `lo(M - 2^a·L, K) = lo(M, K) - 2^a·L` for an atom `L = lo(Q, s)` with

@@ -92,14 +92,12 @@ pub(crate) struct Exact<'g> {
     ubs: Vec<BigInt>,
     memo: HashMap<Atom, AtomId>,
     /// The polynomial of each translated node (`None`: over budget).
-    vals: HashMap<NodeId, Option<Poly>>,
+    vals: HashMap<NodeId, Poly>,
     /// `b·x` for each `and` of `x` with a mask `(2^w - 1)·b` (`b` a bit): compilers'
     /// selects, combined by the `or`/`xor` above them.
     guards: HashMap<NodeId, (Poly, Poly)>,
     /// Terms built so far (products and substitutions), against [`WORK`].
     work: usize,
-    /// Inside `lo` of a negated argument (it is not negated back).
-    flipped: bool,
 }
 
 impl<'g> Exact<'g> {
@@ -112,7 +110,6 @@ impl<'g> Exact<'g> {
             vals: HashMap::new(),
             guards: HashMap::new(),
             work: 0,
-            flipped: false,
         }
     }
 
@@ -152,7 +149,7 @@ impl<'g> Exact<'g> {
         }
         let w = sig(self.g.info(a).ub).max(wb).max(1);
         let r = self.lo(d.clone(), w, None);
-        if std::env::var_os("CRYPTOPT_EXACT_DEBUG").is_some() {
+        if diag::debug() {
             self.explain(a, &pa, &pb, &d, r.as_ref());
         }
         r.is_some_and(|r| r.is_zero())
@@ -170,45 +167,52 @@ impl<'g> Exact<'g> {
     /// (equally exact) polynomials.
     pub fn alias(&mut self, m: NodeId, r: NodeId) {
         if let Some(p) = self.value(r) {
-            self.vals.insert(m, Some(p));
+            self.vals.insert(m, p);
         }
     }
 
     /// Records that node `m` is `-r mod 2^w` (a borrow kept as a signed word).
     pub fn alias_neg(&mut self, m: NodeId, r: NodeId, w: u32) {
         if let Some(n) = self.negated(r, w) {
-            self.vals.insert(m, Some(n));
+            self.vals.insert(m, n);
         }
     }
 
     /// Records that node `m` is the constant `k`.
     pub fn alias_const(&mut self, m: NodeId, k: u128) {
-        self.vals.insert(m, Some(Poly::konst(BigInt::from(k))));
+        self.vals.insert(m, Poly::konst(BigInt::from(k)));
     }
 
-    /// The polynomial of node `n` (its cone translated first, in id order: arguments
-    /// have smaller ids).
+    /// The polynomial of node `n`, its untranslated arguments translated first (an
+    /// explicit depth-first stack: only the nodes not yet translated are visited).
     fn value(&mut self, n: NodeId) -> Option<Poly> {
-        if !self.vals.contains_key(&n) {
-            let cone = self.g.reachable([n]);
-            for (i, &r) in cone.iter().enumerate() {
-                let id = NodeId(i as u32);
-                if r && !self.vals.contains_key(&id) {
-                    // Over budget, a node is an atom of its own: still exact, no
-                    // longer matched by form.
-                    let v = match self.translate(id) {
-                        Some(p) if p.terms.len() <= NODE_TERMS => p,
-                        _ => self.intern(Atom::Leaf(id), self.ub(id)),
-                    };
-                    self.vals.insert(id, Some(v));
+        let mut stack = vec![(n, false)];
+        while let Some((id, args_done)) = stack.pop() {
+            if self.vals.contains_key(&id) {
+                continue;
+            }
+            if args_done {
+                // Over budget, a node is an atom of its own: still exact, no longer
+                // matched by form.
+                let v = match self.translate(id) {
+                    Some(p) if p.terms.len() <= NODE_TERMS => p,
+                    _ => self.intern(Atom::Leaf(id), self.ub(id)),
+                };
+                self.vals.insert(id, v);
+                continue;
+            }
+            stack.push((id, true));
+            for a in self.g.args(id) {
+                if !self.vals.contains_key(&a) {
+                    stack.push((a, false));
                 }
             }
         }
-        self.vals[&n].clone()
+        self.vals.get(&n).cloned()
     }
 
     fn val(&self, n: NodeId) -> Option<Poly> {
-        self.vals.get(&n).cloned().flatten()
+        self.vals.get(&n).cloned()
     }
 
     fn ub(&self, n: NodeId) -> BigInt {
