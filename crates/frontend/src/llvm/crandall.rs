@@ -11,40 +11,20 @@ use num_traits::{One, Zero};
 use super::wide::{bits_for, max_of, Emit, Wide};
 
 impl Emit {
-    /// One reduction step `lo + m·hi` (`lo = x mod 2^k`, `hi = x >> k`, `k` a multiple
-    /// of 64) as an addition to the lowest word alone, when the bound allows it: for
-    /// `hi ≥ 1`, `lo ≤ ub - 2^k`, so if `ub - 2^k + m·hi_ub < 2^64` then `lo` is a single
-    /// word and `lo + m·hi` does not carry out of it; for `hi = 0` the sum is `lo`. The
-    /// last step of a Crandall reduction (a carry of a bit or a few) then costs one
-    /// multiplication and one addition instead of a carry chain through every word.
-    fn fold_into_low_word(
-        &mut self,
-        x: &Wide,
-        k: u32,
-        m: &BigUint,
-        hi_ub: &BigUint,
-    ) -> Option<Wide> {
-        let word = BigUint::one() << 64u32;
-        if !k.is_multiple_of(64) || k == 0 || hi_ub.is_zero() || x.ub < BigUint::one() << k {
-            return None;
-        }
-        if (&x.ub - (BigUint::one() << k)) + m * hi_ub >= word {
-            return None;
-        }
-        let lo = self.resize(x, k);
-        let mut hi = self.lshr(x, k);
-        hi.ub = hi_ub.clone();
-        let hi = self.resize(&hi, bits_for(hi_ub));
-        let mw = Wide::constant(m, bits_for(m));
-        let prod = self.mul(&mw, &hi, bits_for(&(m * hi_ub)));
-        let mut limbs = lo.limbs.clone();
-        limbs[0] = self.sum_wrap(&[lo.limbs[0], prod.limbs[0]], 64);
-        // Below 2^k: `lo` for hi = 0, a word for hi ≥ 1.
-        Some(Wide {
-            bits: k,
-            limbs,
-            ub: max_of(k),
-        })
+    /// Whether a word step `lo + m·hi` (`lo = x mod 2^k`, `hi = x >> k`, `k` a multiple
+    /// of 64) is an addition to the lowest word alone: for `hi ≥ 1`, `lo ≤ ub - 2^k`,
+    /// so if `ub - 2^k + m·hi_ub < 2^64` then `lo` is a single word and `lo + m·hi` does
+    /// not carry out of it; for `hi = 0` the sum is `lo`. The last step of a Crandall
+    /// reduction (a carry of a bit or a few) then costs one multiplication and one
+    /// addition instead of a carry chain through every word, and the result is below
+    /// `2^k`.
+    fn folds_into_low_word(ub: &BigUint, k: u32, m: &BigUint, hi_ub: &BigUint) -> bool {
+        let two_k = BigUint::one() << k;
+        k.is_multiple_of(64)
+            && k > 0
+            && !hi_ub.is_zero()
+            && *ub >= two_k
+            && (ub - &two_k) + m * hi_ub < BigUint::one() << 64u32
     }
 
     /// `x mod p` for `p = 2^n - c` with `0 < c < 2^(n-1)` (Crandall reduction), and the
@@ -117,10 +97,6 @@ impl Emit {
                 if new_ub >= x.ub {
                     break;
                 }
-                if let Some(s) = self.fold_into_low_word(&x, k, &m, &hi_ub) {
-                    x = s;
-                    continue;
-                }
                 // x mod 2^k: the truncation (whole limbs at a word boundary).
                 let lo = self.resize(&x, k);
                 let mut hi = self.lshr(&x, k);
@@ -129,6 +105,16 @@ impl Emit {
                 let mw = Wide::constant(&m, bits_for(&m));
                 let prod_bits = bits_for(&(&m * &hi_ub));
                 let prod = self.mul(&mw, &hi, prod_bits);
+                if Self::folds_into_low_word(&x.ub, k, &m, &hi_ub) {
+                    let mut limbs = lo.limbs;
+                    limbs[0] = self.sum_wrap(&[limbs[0], prod.limbs[0]], 64);
+                    x = Wide {
+                        bits: k,
+                        limbs,
+                        ub: max_of(k),
+                    };
+                    continue;
+                }
                 let sum_bits = bits_for(&new_ub);
                 let lo = self.resize(&lo, sum_bits);
                 let prod = self.resize(&prod, sum_bits);

@@ -78,6 +78,11 @@ impl Wide {
     fn limb(&self, i: usize) -> Operand {
         self.limbs.get(i).copied().unwrap_or(Operand::Const(0))
     }
+
+    /// An upper bound of limb `i` (from the whole's bound).
+    fn limb_ub(&self, i: usize) -> BigUint {
+        (&self.ub >> (64 * i)).min(max_of(64))
+    }
 }
 
 /// The IR being built, with the emitters of word operations (which fold literals, so
@@ -274,7 +279,7 @@ impl Emit {
     /// of the products one place up, one carry chain), added into the result at limb
     /// `i` (a second chain). The top limb needs only the low halves of its products.
     pub(crate) fn mul(&mut self, a: &Wide, b: &Wide, bits: u32) -> Wide {
-        if a.limbs == b.limbs && a.limbs.len() > 1 && a.limbs.iter().all(|l| l.value().is_some()) {
+        if a.limbs == b.limbs && a.limbs.len() > 1 {
             return self.square(a, bits);
         }
         self.product(a, b, bits)
@@ -287,7 +292,6 @@ impl Emit {
     fn square(&mut self, a: &Wide, bits: u32) -> Wide {
         let n = limbs(bits);
         let zero = Operand::Const(0);
-        let lub = |i: usize| (&a.ub >> (64 * i)).min(max_of(64));
         // Row i: aᵢ times the words above i, at word 2i + 1.
         let mut cross = Wide {
             bits,
@@ -306,7 +310,7 @@ impl Emit {
             let ai = Wide {
                 bits: 64,
                 limbs: vec![a.limbs[i]],
-                ub: lub(i),
+                ub: a.limb_ub(i),
             };
             let row_bits = bits - 64 * (2 * i as u32 + 1);
             let row = self.product(&ai, &above, row_bits);
@@ -331,22 +335,19 @@ impl Emit {
             let (lo, hi) = self.mulx(a.limbs[i], a.limbs[i]);
             diag.push(lo);
             diag.push(hi);
-            diag_ub += (lub(i) * lub(i)) << (128 * i);
+            diag_ub += (a.limb_ub(i) * a.limb_ub(i)) << (128 * i);
         }
         diag.resize(n, zero);
-        diag.truncate(n);
         let diag = Wide {
             bits,
             limbs: diag,
             ub: diag_ub.min(max_of(bits)),
         };
+        // The sum is a², so it fits when a's bound squared does (the operands' own
+        // bounds are looser); else the chain keeps the top word modulo 2^bits.
         let square_ub = &a.ub * &a.ub;
         let fits = square_ub <= max_of(bits);
         let (mut r, _) = self.add_fitting(&doubled, &diag, bits, fits);
-        if !fits {
-            let top = n - 1;
-            r.limbs[top] = self.fit(r.limbs[top], lw(bits, top));
-        }
         r.ub = square_ub.min(max_of(bits));
         r
     }
@@ -364,8 +365,7 @@ impl Emit {
             }
             // The row aᵢ·b at limbs i.. (words below n - i, and no more than its bound
             // needs: the words above are zero, so no carry leaves the last one).
-            let limb_ub = (&a.ub >> (64 * i)).min(max_of(64));
-            let m = (n - i).min(words(&(&limb_ub * &b.ub)));
+            let m = (n - i).min(words(&(a.limb_ub(i) * &b.ub)));
             let mut row: Vec<Operand> = Vec::with_capacity(m);
             let mut carry_hi = zero;
             let mut c = zero;

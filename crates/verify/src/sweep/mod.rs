@@ -170,7 +170,9 @@ struct Sweep<'g> {
     stats: Stats,
     /// The exact-integer form, told of every merge: tried on a candidate before a SAT
     /// query, and, with the merges below a node known, it compares nodes whose
-    /// arguments' forms differ (a condition computed from words proved equal).
+    /// arguments' forms differ (a condition computed from words proved equal). Its own
+    /// instance, not the one `check` compared the outputs with: that one has translated
+    /// the output cones already, and a translated node never sees a later merge.
     exact: Exact<'g>,
 }
 
