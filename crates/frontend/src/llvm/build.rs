@@ -213,9 +213,7 @@ fn build_without(
         }
     }
     let mut b = Builder {
-        e: Emit {
-            f: Function::new(name.clone(), params, returns),
-        },
+        e: Emit::new(Function::new(name.clone(), params, returns)),
         env: HashMap::new(),
         ptrs,
         loads: HashMap::new(),

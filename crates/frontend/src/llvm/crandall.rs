@@ -8,6 +8,8 @@
 use num_bigint::BigUint;
 use num_traits::{One, Zero};
 
+use cryptopt_ir::func::{Op, Operand, Ty};
+
 use super::wide::{bits_for, max_of, Emit, Wide};
 
 impl Emit {
@@ -25,6 +27,53 @@ impl Emit {
             && !hi_ub.is_zero()
             && *ub >= two_k
             && (ub - &two_k) + m * hi_ub < BigUint::one() << 64u32
+    }
+
+    /// `x - y` modulo `p = 2^n - c` as a value below `2^W` (`W = 64·⌈n/64⌉`), for
+    /// `x, y < 2^W` and `m = 2^W mod p ≤ 2^63`: the subtraction wrapped at the word
+    /// boundary, its borrow folded back as `m` (one borrow chain, then a second one of
+    /// `m` or 0, then `m` or 0 from the lowest word), instead of adding a multiple of
+    /// `p` that keeps `x - y` non-negative and reducing the wider sum. `None` when `p`
+    /// or the bounds are not of this form.
+    ///
+    /// Proof obligation (the lemma, for all `x, y < 2^W`): `x - y = d1 - 2^W·b1` (the
+    /// borrow chain) `≡ d1 - m·b1 = d2 - 2^W·b2 ≡ d2 - m·b2`. If `b2 = 1` then
+    /// `d1 < m·b1 ≤ m`, so `d2 = d1 - m + 2^W ≥ 2^W - m`: every word above the lowest
+    /// is all ones and the lowest is at least `2^64 - m ≥ m`, so subtracting `m` from
+    /// the lowest word alone does not borrow, and `d3 = d2 - m·b2` is in `[0, 2^W)`,
+    /// congruent to `x - y`.
+    pub(crate) fn sub_mod(&mut self, x: &Wide, y: &Wide, p: &BigUint) -> Option<Wide> {
+        let n = bits_for(p);
+        let c = (BigUint::one() << n) - p;
+        if c.is_zero() || c.bits() as u32 >= n.saturating_sub(1) {
+            return None;
+        }
+        let word = n.div_ceil(64) * 64;
+        let m = (BigUint::one() << word) % p;
+        let top = max_of(word);
+        if x.ub > top || y.ub > top || m > BigUint::one() << 63u32 {
+            return None;
+        }
+        let m = m.to_u64_digits().first().copied().unwrap_or(0) as u128;
+        let (x, y) = (self.resize(x, word), self.resize(y, word));
+        let (d1, b1) = self.sub(&x, &y, word);
+        let mw = |b: Operand, e: &mut Emit| {
+            e.select(
+                b,
+                &Wide::constant(&m.into(), 64),
+                &Wide::constant(&BigUint::zero(), 64),
+            )
+        };
+        let m1 = mw(b1, self);
+        let (d2, b2) = self.sub(&d1, &m1, word);
+        let m2 = mw(b2, self);
+        let mut limbs = d2.limbs;
+        limbs[0] = self.op(Op::Sub, vec![limbs[0], m2.limbs[0]], Ty::U64);
+        Some(Wide {
+            bits: word,
+            limbs,
+            ub: top,
+        })
     }
 
     /// `x mod p` for `p = 2^n - c` with `0 < c < 2^(n-1)` (Crandall reduction), and the

@@ -15,10 +15,12 @@
 //! that `urem` becomes is module `crandall`. This module must never emit a branch or an
 //! address that depends on a value: selects are `cmovznz`.
 
+use std::collections::HashMap;
+
 use num_bigint::BigUint;
 use num_traits::{One, Zero};
 
-use cryptopt_ir::func::{Function, Op, Operand, Ty};
+use cryptopt_ir::func::{Function, Op, Operand, Ty, Value};
 
 /// An integer of `bits` bits as limbs (see the module docs).
 #[derive(Clone, Debug)]
@@ -89,6 +91,22 @@ impl Wide {
 /// that zero-extended operands do not cost products or carries).
 pub(crate) struct Emit {
     pub f: Function,
+    /// What some words are known to be, for the masked-swap idiom of [`Emit::bitwise`].
+    words: Words,
+}
+
+/// Facts about emitted words that make `p ^ (m & (p ^ q))` a select: words that are a
+/// mask `(2^w - 1)·b` of a bit `b` (made by `0 - b`), xors of two words, and the `and`
+/// of such a mask with such an xor. Each is true of the word by the instruction that
+/// made it, whatever the inputs.
+#[derive(Default)]
+struct Words {
+    /// `v = (2^w - 1)·b`: the bit `b` (a `u1`) and `w`.
+    masks: HashMap<Value, (Operand, u32)>,
+    /// `v = p ^ q`.
+    xors: HashMap<Value, (Operand, Operand)>,
+    /// `v = b·(p ^ q)` (a mask of `b` wide enough for `p ^ q`, and-ed with it).
+    masked_xors: HashMap<Value, (Operand, Operand, Operand)>,
 }
 
 fn is0(o: Operand) -> bool {
@@ -96,6 +114,13 @@ fn is0(o: Operand) -> bool {
 }
 
 impl Emit {
+    pub(crate) fn new(f: Function) -> Emit {
+        Emit {
+            f,
+            words: Words::default(),
+        }
+    }
+
     pub(crate) fn op(&mut self, op: Op, args: Vec<Operand>, t: Ty) -> Operand {
         self.f.push1(op, args, t).into()
     }
@@ -207,6 +232,16 @@ impl Emit {
         }
     }
 
+    /// [`Emit::fit`] of a word known to be at most `ub`: no mask when the bound
+    /// already keeps it below `2^w`.
+    fn fit_below(&mut self, x: Operand, w: u32, ub: &BigUint) -> Operand {
+        if *ub <= BigUint::from(mask64(w)) {
+            x
+        } else {
+            self.fit(x, w)
+        }
+    }
+
     /// Whether `v` is made by a mask that keeps it below `2^w` (so masking it again is
     /// the identity).
     fn masked_below(&self, v: cryptopt_ir::Value, w: u32) -> bool {
@@ -252,6 +287,9 @@ impl Emit {
 
     /// `(a - b) mod 2^bits` and the borrow (`a < b`).
     pub(crate) fn sub(&mut self, a: &Wide, b: &Wide, bits: u32) -> (Wide, Operand) {
+        if a.as_const().is_some_and(|v| v.is_zero()) && b.ub <= BigUint::one() {
+            return self.negate_bit(b.limb(0), bits);
+        }
         let mut c = Operand::Const(0);
         let mut out = Vec::new();
         for i in 0..limbs(bits) {
@@ -272,6 +310,31 @@ impl Emit {
             },
             c,
         )
+    }
+
+    /// `(0 - b) mod 2^bits` for a bit `b`: every limb is the mask `(2^w - 1)·b` (one
+    /// negation, not a borrow chain), and the borrow is `b`.
+    fn negate_bit(&mut self, b: Operand, bits: u32) -> (Wide, Operand) {
+        let bit = match b {
+            Operand::Value(v) if self.f.ty(v) != Ty::U1 => self.op(Op::Cast, vec![b], Ty::U1),
+            _ => b,
+        };
+        let limbs = (0..limbs(bits))
+            .map(|i| {
+                let w = lw(bits, i);
+                let m = self.spread(b, w);
+                if let Operand::Value(v) = m {
+                    self.words.masks.insert(v, (bit, w));
+                }
+                m
+            })
+            .collect();
+        let ub = if b.constant() == Some(0) {
+            BigUint::zero()
+        } else {
+            max_of(bits)
+        };
+        (Wide { bits, limbs, ub }, bit)
     }
 
     /// `(a · b) mod 2^bits`, by operand scanning (as Fiat's multiplications): for each
@@ -437,7 +500,7 @@ impl Emit {
                 (Op::And, Operand::Const(m), v) | (Op::And, v, Operand::Const(m)) if m == all => v,
                 (Op::Or | Op::Xor, Operand::Const(0), v)
                 | (Op::Or | Op::Xor, v, Operand::Const(0)) => v,
-                _ => self.op(op, vec![x, y], Ty::U64),
+                _ => self.word_op(op, (x, a.limb_ub(i)), (y, b.limb_ub(i))),
             };
             out.push(r);
         }
@@ -453,6 +516,61 @@ impl Emit {
             limbs: out,
             ub,
         }
+    }
+
+    /// One limb of [`Emit::bitwise`] (operands with their bounds), with the masked
+    /// swap `t = m & (p ^ q); p ^ t` of a mask `m = (2^w - 1)·b` made a select: `t` is
+    /// `b·(p ^ q)` when `p ^ q < 2^w`, so `p ^ t` is `q` if `b` else `p` (`cmovznz`,
+    /// and the `and` and `xor`s are dead unless used elsewhere).
+    fn word_op(
+        &mut self,
+        op: Op,
+        (x, xub): (Operand, BigUint),
+        (y, yub): (Operand, BigUint),
+    ) -> Operand {
+        let value = |o: Operand| match o {
+            Operand::Value(v) => Some(v),
+            _ => None,
+        };
+        if op == Op::Xor {
+            for (t, other) in [(x, y), (y, x)] {
+                let Some(&(bit, p, q)) = value(t).and_then(|v| self.words.masked_xors.get(&v))
+                else {
+                    continue;
+                };
+                if other == p {
+                    return self.op(Op::Cmovznz, vec![bit, p, q], Ty::U64);
+                }
+                if other == q {
+                    return self.op(Op::Cmovznz, vec![bit, q, p], Ty::U64);
+                }
+            }
+        }
+        let r = self.op(op, vec![x, y], Ty::U64);
+        let Some(rv) = value(r) else {
+            return r;
+        };
+        match op {
+            Op::Xor => {
+                self.words.xors.insert(rv, (x, y));
+            }
+            Op::And => {
+                for ((m, _), (t, tub)) in [((x, &xub), (y, &yub)), ((y, &yub), (x, &xub))] {
+                    let Some(&(bit, w)) = value(m).and_then(|v| self.words.masks.get(&v)) else {
+                        continue;
+                    };
+                    let Some(&(p, q)) = value(t).and_then(|v| self.words.xors.get(&v)) else {
+                        continue;
+                    };
+                    if *tub <= BigUint::from(mask64(w)) {
+                        self.words.masked_xors.insert(rv, (bit, p, q));
+                        break;
+                    }
+                }
+            }
+            _ => {}
+        }
+        r
     }
 
     /// A word shifted by a constant `0 <= n < 64` (`Shl` wraps at 64 bits), literals
@@ -489,7 +607,8 @@ impl Emit {
                 self.shift_word(Op::Shl, a.limb(i + q + 1), 64 - r)
             };
             let v = self.or_words(lo, hi);
-            out.push(self.fit(v, lw(bits, i)));
+            let limb_ub = (&a.ub >> (s as usize + 64 * i)).min(max_of(64));
+            out.push(self.fit_below(v, lw(bits, i), &limb_ub));
         }
         let ub = (&a.ub >> s).min(max_of(bits));
         Wide {
@@ -530,7 +649,7 @@ impl Emit {
         let mut out = Vec::new();
         for i in 0..limbs(bits) {
             let l = a.limb(i);
-            out.push(self.fit(l, lw(bits, i)));
+            out.push(self.fit_below(l, lw(bits, i), &a.limb_ub(i)));
         }
         Wide {
             bits,

@@ -125,6 +125,9 @@ impl Builder {
                     let (ta, tb) = (tu(self, a, bits)?, tu(self, b, bits)?);
                     let top = max_of(bits);
                     match op {
+                        // A multiple of P added (C's `a + P - b`) is congruent to none.
+                        BinOp::Add if multiple_of(&y, p) => (x, (ta + tb).min(top)),
+                        BinOp::Add if multiple_of(&x, p) => (y, (ta + tb).min(top)),
                         BinOp::Add => {
                             let w = bits_for(&(&x.ub + &y.ub));
                             (self.e.add(&x, &y, w).0, (ta + tb).min(top))
@@ -133,18 +136,22 @@ impl Builder {
                             let w = bits_for(&(&x.ub * &y.ub));
                             (self.e.mul(&x, &y, w), (ta * tb).min(top))
                         }
-                        _ => {
-                            // x + k·P - y with k·P ≥ y: non-negative, congruent to x - y.
-                            let k = (&y.ub + p - 1u32) / p;
-                            let kp = &k * p;
-                            let ub = &x.ub + &kp;
-                            let w = bits_for(&ub);
-                            let kpw = Wide::constant(&kp, bits_for(&kp));
-                            let (s, _) = self.e.add(&x, &kpw, w);
-                            let (mut d, _) = self.e.sub(&s, &y, w);
-                            d.ub = ub;
-                            (d, ta)
-                        }
+                        // x - y wrapped at the word boundary (Emit::sub_mod), else
+                        // x + k·P - y with k·P ≥ y: non-negative, congruent to x - y.
+                        _ => match self.e.sub_mod(&x, &y, p) {
+                            Some(d) => (d, ta),
+                            None => {
+                                let k = (&y.ub + p - 1u32) / p;
+                                let kp = &k * p;
+                                let ub = &x.ub + &kp;
+                                let w = bits_for(&ub);
+                                let kpw = Wide::constant(&kp, bits_for(&kp));
+                                let (s, _) = self.e.add(&x, &kpw, w);
+                                let (mut d, _) = self.e.sub(&s, &y, w);
+                                d.ub = ub;
+                                (d, ta)
+                            }
+                        },
                     }
                 }
                 Kind::Cast {
@@ -173,6 +180,11 @@ impl Builder {
         self.define(inst, Val::Int(v));
         Ok(true)
     }
+}
+
+/// Whether `w` is a literal multiple of `p` (zero included).
+fn multiple_of(w: &Wide, p: &BigUint) -> bool {
+    w.as_const().is_some_and(|c| (c % p).is_zero())
 }
 
 /// Who uses each value: the indices of the instructions that read it.

@@ -17,9 +17,7 @@ fn run(
     let (ni, no) = (limbs(in_bits), limbs(out_bits));
     let params = vec![Param::unbounded("arg1", Ty::U64, Some(ni as u32))];
     let returns = vec![Param::unbounded("out1", Ty::U64, Some(no as u32))];
-    let mut e = Emit {
-        f: Function::new("f", params, returns),
-    };
+    let mut e = Emit::new(Function::new("f", params, returns));
     let limbs = (0..ni as u32)
         .map(|i| {
             e.f.push1(Op::Load { param: 0, index: i }, vec![], Ty::U64)
@@ -128,5 +126,59 @@ fn crandall_reduction_is_congruent_where_the_last_step_carries() {
         assert!(got < top, "{x:#x}: {got:#x} is not below 2^256");
         assert_eq!(&got % &p, x % &p, "{x:#x}: not congruent");
         assert_eq!(reduce_words(&p, true, x), x % &p, "{x:#x}: not reduced");
+    }
+}
+
+#[test]
+fn subtraction_modulo_p_wraps_at_the_word_boundary() {
+    // (p, W): x - y for x, y < 2^W, as a value below 2^W congruent modulo p. The
+    // pairs reach each borrow: none, the first only, and both (x - y + 2^W < m).
+    let cases = [
+        ((BigUint::one() << 255u32) - 19u32, 256u32),
+        ((BigUint::one() << 127u32) - 1u32, 128),
+        ((BigUint::one() << 192u32) - 237u32, 192),
+    ];
+    for (p, word) in cases {
+        let top = BigUint::one() << word;
+        let m = &top % &p;
+        let mut pairs = vec![];
+        for j in 0u32..48 {
+            let small = BigUint::from(j);
+            let big = &top - 1u32 - j;
+            pairs.push((small.clone(), big.clone()));
+            pairs.push((big.clone(), small.clone()));
+            pairs.push((&m - 1u32 + &small % &m, big.clone()));
+            pairs.push((small.clone(), small.clone() + 1u32));
+            pairs.push((big, &top - 1u32));
+        }
+        let mut v = BigUint::from(0x9e3779b97f4a7c15u64);
+        for _ in 0..40 {
+            v = (&v * &v + 0x632be59bd9b4e019u64) % &top;
+            let u = (&v * 7u32 + 3u32) % &top;
+            pairs.push((v.clone(), u));
+        }
+        assert!(
+            pairs.iter().any(|(x, y)| x < y && x + &top - y < m),
+            "no pair reaches the second borrow"
+        );
+        for (x, y) in &pairs {
+            let input = x + (y << word);
+            let p2 = p.clone();
+            let got = run(
+                2 * word,
+                max_of(2 * word),
+                word,
+                move |e, w| {
+                    let x = e.resize(w, word);
+                    let y = e.lshr(w, word);
+                    let y = e.resize(&y, word);
+                    e.sub_mod(&x, &y, &p2).expect("of the form 2^n - c")
+                },
+                &input,
+            );
+            assert!(got < top, "{x:#x} - {y:#x}: {got:#x} is not below 2^{word}");
+            let want = (x + &p * (y / &p + 1u32) - y) % &p;
+            assert_eq!(&got % &p, want, "{x:#x} - {y:#x} mod {p:#x}: not congruent");
+        }
     }
 }
