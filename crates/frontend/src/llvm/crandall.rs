@@ -83,8 +83,8 @@ impl Emit {
     /// 1. at the word boundary `W = 64·⌈n/64⌉`, while the bound is at least `2^(W+64)`
     ///    (`2^W` when `W = n`) and shrinks: `x = lo + c'·hi` with `lo = x mod 2^W`, `hi = ⌊x / 2^W⌋`,
     ///    `c' = 2^W mod p = c·2^(W-n)` (whole limbs: no shifts);
-    /// 2. at bit `n`, while the bound is at least `2^n` and shrinks: the same with
-    ///    `2^n ≡ c`;
+    /// 2. at bit `n`, while the bound is at least `2^n`, shrinks, and is not below
+    ///    `2p` (where one subtraction finishes): the same with `2^n ≡ c`;
     /// 3. conditional subtractions of `p` (`x - p` kept when it does not borrow, by
     ///    `cmovznz`) until the bound is below `p`.
     ///
@@ -130,7 +130,9 @@ impl Emit {
                 BigUint::one() << k
             };
             loop {
-                if x.ub < stop {
+                // Complete, below 2p: one conditional subtraction finishes, and costs
+                // about what another step would.
+                if x.ub < stop || (complete && k == n && x.ub < p * 2u32) {
                     break;
                 }
                 let hi_ub = &x.ub >> k;
@@ -153,7 +155,15 @@ impl Emit {
                 let hi = self.resize(&hi, bits_for(&hi_ub));
                 let mw = Wide::constant(&m, bits_for(&m));
                 let prod_bits = bits_for(&(&m * &hi_ub));
-                let prod = self.mul(&mw, &hi, prod_bits);
+                let prod = match hi.limbs[..] {
+                    // m·hi of a carry bit: a select of m or 0 (no multiplier).
+                    [Operand::Value(v)] if hi_ub.is_one() && self.f.ty(v) == Ty::U1 => {
+                        let zero = Wide::constant(&BigUint::zero(), prod_bits);
+                        let m = Wide::constant(&m, prod_bits);
+                        self.select(hi.limbs[0], &m, &zero)
+                    }
+                    _ => self.mul(&mw, &hi, prod_bits),
+                };
                 if Self::folds_into_low_word(&x.ub, k, &m, &hi_ub) {
                     let mut limbs = lo.limbs;
                     limbs[0] = self.sum_wrap(&[limbs[0], prod.limbs[0]], 64);
