@@ -12,6 +12,17 @@ use cryptopt_ir::func::{Op, Operand, Ty};
 
 use super::wide::{bits_for, max_of, Emit, Wide};
 
+/// `(n, W)` when `p = 2^n - c` with `0 < c < 2^(n-2)` (the moduli Crandall reduction
+/// takes), `W = 64·⌈n/64⌉` its word boundary.
+fn crandall_form(p: &BigUint) -> Option<(u32, u32)> {
+    let n = bits_for(p);
+    let c = (BigUint::one() << n) - p;
+    if c.is_zero() || c.bits() as u32 >= n.saturating_sub(1) {
+        return None;
+    }
+    Some((n, n.div_ceil(64) * 64))
+}
+
 impl Emit {
     /// Whether a word step `lo + m·hi` (`lo = x mod 2^k`, `hi = x >> k`, `k` a multiple
     /// of 64) is an addition to the lowest word alone: for `hi ≥ 1`, `lo ≤ ub - 2^k`,
@@ -43,12 +54,7 @@ impl Emit {
     /// the lowest word alone does not borrow, and `d3 = d2 - m·b2` is in `[0, 2^W)`,
     /// congruent to `x - y`.
     pub(crate) fn sub_mod(&mut self, x: &Wide, y: &Wide, p: &BigUint) -> Option<Wide> {
-        let n = bits_for(p);
-        let c = (BigUint::one() << n) - p;
-        if c.is_zero() || c.bits() as u32 >= n.saturating_sub(1) {
-            return None;
-        }
-        let word = n.div_ceil(64) * 64;
+        let (_, word) = crandall_form(p)?;
         let m = (BigUint::one() << word) % p;
         let top = max_of(word);
         if x.ub > top || y.ub > top || m > BigUint::one() << 63u32 {
@@ -76,7 +82,7 @@ impl Emit {
         })
     }
 
-    /// `x mod p` for `p = 2^n - c` with `0 < c < 2^(n-1)` (Crandall reduction), and the
+    /// `x mod p` for `p = 2^n - c` with `0 < c < 2^(n-2)` (Crandall reduction), and the
     /// result's width `bits`: the value, below `p`, as a `bits`-bit integer.
     ///
     /// Steps, each decided by the bound of `x` (exact integer arithmetic on `x.ub`):
@@ -110,13 +116,8 @@ impl Emit {
         bits: u32,
         complete: bool,
     ) -> Option<Wide> {
-        let n = bits_for(p);
-        let c = (BigUint::one() << n) - p;
-        if c.is_zero() || c.bits() as u32 >= n.saturating_sub(1) {
-            return None;
-        }
+        let (n, word) = crandall_form(p)?;
         let mut x = x.clone();
-        let word = n.div_ceil(64) * 64;
         // Incomplete: word steps only, until the value fits the words of p.
         let steps: &[u32] = if complete { &[word, n] } else { &[word] };
         for &k in steps {
