@@ -1,5 +1,6 @@
 //! Tests of the limb arithmetic through the IR's interpreter: squares against products
-//! of big integers, and Crandall reduction on inputs that reach each of its steps.
+//! of big integers, Crandall reduction and subtraction modulo `p` on inputs that reach
+//! each of their steps, and the masked swap made a select only for a mask of a bit.
 
 use super::*;
 use cryptopt_ir::func::Param;
@@ -179,6 +180,82 @@ fn subtraction_modulo_p_wraps_at_the_word_boundary() {
             assert!(got < top, "{x:#x} - {y:#x}: {got:#x} is not below 2^{word}");
             let want = (x + &p * (y / &p + 1u32) - y) % &p;
             assert_eq!(&got % &p, want, "{x:#x} - {y:#x} mod {p:#x}: not congruent");
+        }
+    }
+}
+
+/// The masked swap `r = x ^ ((x ^ y) & m)` on 192-bit values, `m` as `mask` builds it
+/// from `%s`: how many `cmovznz` the function read from LLVM text has, and its result
+/// by the interpreter on `(x, y, s)`.
+fn masked_swap(mask: &str, x: &BigUint, y: &BigUint, s: &BigUint) -> (usize, BigUint) {
+    let text = format!(
+        "define void @swap(ptr %o, ptr %a, ptr %b, ptr %c) {{\n  %x = load i192, ptr %a\n  \
+         %y = load i192, ptr %b\n  %s = load i192, ptr %c\n{mask}  %d = xor i192 %x, %y\n  \
+         %t = and i192 %d, %m\n  %r = xor i192 %x, %t\n  store i192 %r, ptr %o\n  ret void\n}}\n"
+    );
+    let f = crate::llvm::parse_function(&text, "swap").unwrap();
+    let cmovs = f.insts.iter().filter(|d| d.op == Op::Cmovznz).count();
+    let words = |v: &BigUint| -> Vec<u128> {
+        let d = v.to_u64_digits();
+        (0..3)
+            .map(|i| d.get(i).copied().unwrap_or(0) as u128)
+            .collect()
+    };
+    let out = interp::run(&f, &[words(x), words(y), words(s)]).unwrap();
+    let got = out[0]
+        .iter()
+        .rev()
+        .fold(BigUint::zero(), |acc, &v| (acc << 64u32) + BigUint::from(v));
+    (cmovs, got)
+}
+
+#[test]
+fn a_masked_swap_by_a_bit_is_a_select_and_any_other_mask_is_not() {
+    let all = max_of(192);
+    let neg = |v: BigUint| ((&all + 1u32) - v) & &all;
+    // (how %m is made from %s, the same on big integers, whether it is a mask of a bit)
+    type MaskOf<'a> = Box<dyn Fn(&BigUint) -> BigUint + 'a>;
+    let cases: [(&str, MaskOf, bool); 5] = [
+        (
+            "  %bit = and i192 %s, 1\n  %m = sub i192 0, %bit\n",
+            Box::new(|s| neg(s & BigUint::one())),
+            true,
+        ),
+        (
+            "  %bit = lshr i192 %s, 191\n  %m = sub i192 0, %bit\n",
+            Box::new(|s| neg(s >> 191u32)),
+            true,
+        ),
+        // Not masks of a bit: the value itself, 0 - (s & 3), 0 - s.
+        ("  %m = add i192 %s, 0\n", Box::new(|s| s.clone()), false),
+        (
+            "  %bit = and i192 %s, 3\n  %m = sub i192 0, %bit\n",
+            Box::new(|s| neg(s & BigUint::from(3u32))),
+            false,
+        ),
+        (
+            "  %m = sub i192 0, %s\n",
+            Box::new(|s| neg(s.clone())),
+            false,
+        ),
+    ];
+    let x = BigUint::parse_bytes(b"123456789abcdef0fedcba9876543210f0e1d2c3b4a59687", 16).unwrap();
+    let y = BigUint::parse_bytes(b"0f1e2d3c4b5a69788796a5b4c3d2e1f00123456789abcdef", 16).unwrap();
+    let ss = [
+        BigUint::zero(),
+        BigUint::one(),
+        BigUint::from(2u32),
+        BigUint::from(3u32),
+        all.clone(),
+        BigUint::one() << 191u32,
+        BigUint::parse_bytes(b"5555aaaa5555aaaa0000ffff0000ffffdeadbeefcafef00d", 16).unwrap(),
+    ];
+    for (mask, mask_of, is_select) in &cases {
+        for s in &ss {
+            let (cmovs, got) = masked_swap(mask, &x, &y, s);
+            let want = &x ^ ((&x ^ &y) & mask_of(s));
+            assert_eq!(got, want, "{mask:?} with s = {s:#x}");
+            assert_eq!(cmovs > 0, *is_select, "{mask:?}: {cmovs} cmovznz");
         }
     }
 }
