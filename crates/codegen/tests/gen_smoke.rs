@@ -1,4 +1,5 @@
-//! Generation succeeds (no internal error) and encodes, for many random candidates.
+//! Generation succeeds (no internal error) and encodes, for many random candidates;
+//! each target keeps to its instructions; a factor in rdx stays for the next `mulx`.
 
 use cryptopt_codegen::{Candidate, Generator, Options};
 use cryptopt_frontend::fiat;
@@ -94,4 +95,54 @@ fn each_target_keeps_to_its_instructions() {
             assert!(!seen.contains(mn), "{target} used {mn}");
         }
     }
+}
+
+/// A factor already in rdx stays there: eight products of one input `x` by others,
+/// `x` written first and second in turn, take one load of rdx in the first order with
+/// all decisions zero (each `mulx` whose other factor would be loaded multiplies by
+/// the `x` that rdx holds).
+#[test]
+fn a_factor_in_rdx_is_not_moved_out() {
+    use cryptopt_ir::func::{Function, Op, Operand, Param, Ty};
+    use cryptopt_x86::{Mnemonic as M, Operand as X, Reg};
+    let mut f = Function::new(
+        "products",
+        vec![Param::unbounded("arg1", Ty::U64, Some(9))],
+        vec![Param::unbounded("out1", Ty::U64, Some(16))],
+    );
+    let load = |f: &mut Function, i: u32| -> Operand {
+        f.push1(Op::Load { param: 0, index: i }, vec![], Ty::U64)
+            .into()
+    };
+    let x = load(&mut f, 0);
+    let mut outs = Vec::new();
+    for i in 1..9u32 {
+        let o = load(&mut f, i);
+        let args = if i % 2 == 0 { vec![o, x] } else { vec![x, o] };
+        let r = f
+            .push(Op::Mulx { size: 64 }, args, &[Ty::U64, Ty::U64])
+            .to_vec();
+        outs.extend(r);
+    }
+    for (k, v) in outs.into_iter().enumerate() {
+        f.push(
+            Op::Store {
+                ret: 0,
+                index: k as u32,
+            },
+            vec![v.into()],
+            &[],
+        );
+    }
+    let g = lower::lower(&f).unwrap();
+    let mut gen = Generator::new(&g, Options::default()).unwrap();
+    let c = Candidate::first(gen.deps());
+    let insts = gen.generate(&c).unwrap().to_vec();
+    let rdx_loads = insts
+        .iter()
+        .filter(|i| i.mn == M::Mov && i.operands().first() == Some(&X::r64(Reg::Rdx)))
+        .count();
+    let mulx = insts.iter().filter(|i| i.mn == M::Mulx).count();
+    assert_eq!(mulx, 8);
+    assert_eq!(rdx_loads, 1, "{insts:#?}");
 }

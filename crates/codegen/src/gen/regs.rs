@@ -240,12 +240,16 @@ impl Generator<'_> {
     }
 
     /// Puts `x` into rdx (pinned), moving whatever rdx held.
-    pub(super) fn load_rdx(&mut self, x: IrOperand) -> Result<()> {
-        let already = match x {
+    /// Whether rdx holds `x` now (its value, or the literal a previous `mulx` left).
+    pub(super) fn in_rdx(&self, x: IrOperand) -> bool {
+        match x {
             IrOperand::Value(v) => self.st.v_reg[v.index()] == Some(Reg::Rdx),
             IrOperand::Const(c) => self.st.owner[Reg::Rdx.index()] == Owner::Const(c as u64),
-        };
-        if already {
+        }
+    }
+
+    pub(super) fn load_rdx(&mut self, x: IrOperand) -> Result<()> {
+        if self.in_rdx(x) {
             self.pin(Reg::Rdx);
             return Ok(());
         }

@@ -17,6 +17,13 @@ use crate::gen::Generator;
 impl Generator<'_> {
     pub(super) fn t_mulx(&mut self, d: &InstData) -> Result<()> {
         let (x, y) = self.swapped(d.args[0], d.args[1]);
+        // A factor already in rdx stays there (the search's order otherwise): loading
+        // the other one would move it out only to multiply by it.
+        let (x, y) = if !self.in_rdx(x) && self.in_rdx(y) {
+            (y, x)
+        } else {
+            (x, y)
+        };
         self.load_rdx(x)?;
         let src = self.operand(y, true, false)?;
         let lo = self.mulx_result_reg(y, x)?;
