@@ -8,7 +8,7 @@
 use num_bigint::BigUint;
 use num_traits::{One, Zero};
 
-use cryptopt_ir::func::{Op, Operand, Ty};
+use cryptopt_ir::func::{Op, Ty};
 
 use super::wide::{bits_for, max_of, Emit, Wide};
 
@@ -60,19 +60,12 @@ impl Emit {
         if x.ub > top || y.ub > top || m > BigUint::one() << 63u32 {
             return None;
         }
-        let m = m.to_u64_digits().first().copied().unwrap_or(0) as u128;
+        let m = Wide::constant(&m, 64);
         let (x, y) = (self.resize(x, word), self.resize(y, word));
         let (d1, b1) = self.sub(&x, &y, word);
-        let mw = |b: Operand, e: &mut Emit| {
-            e.select(
-                b,
-                &Wide::constant(&m.into(), 64),
-                &Wide::constant(&BigUint::zero(), 64),
-            )
-        };
-        let m1 = mw(b1, self);
+        let m1 = self.mul(&m, &Wide::bit(b1), 64);
         let (d2, b2) = self.sub(&d1, &m1, word);
-        let m2 = mw(b2, self);
+        let m2 = self.mul(&m, &Wide::bit(b2), 64);
         let mut limbs = d2.limbs;
         limbs[0] = self.op(Op::Sub, vec![limbs[0], m2.limbs[0]], Ty::U64);
         Some(Wide {
@@ -156,15 +149,7 @@ impl Emit {
                 let hi = self.resize(&hi, bits_for(&hi_ub));
                 let mw = Wide::constant(&m, bits_for(&m));
                 let prod_bits = bits_for(&(&m * &hi_ub));
-                let prod = match hi.limbs[..] {
-                    // m·hi of a carry bit: a select of m or 0 (no multiplier).
-                    [Operand::Value(v)] if hi_ub.is_one() && self.f.ty(v) == Ty::U1 => {
-                        let zero = Wide::constant(&BigUint::zero(), prod_bits);
-                        let m = Wide::constant(&m, prod_bits);
-                        self.select(hi.limbs[0], &m, &zero)
-                    }
-                    _ => self.mul(&mw, &hi, prod_bits),
-                };
+                let prod = self.mul(&mw, &hi, prod_bits);
                 if Self::folds_into_low_word(&x.ub, k, &m, &hi_ub) {
                     let mut limbs = lo.limbs;
                     limbs[0] = self.sum_wrap(&[limbs[0], prod.limbs[0]], 64);

@@ -1,7 +1,8 @@
 //! Integers of any width as 64-bit limbs: the arithmetic of LLVM's `iN` (and C's
 //! `unsigned __int128` and `_BitInt(N)`) emitted as cryptopt IR on words — carry chains
 //! (`addcarry`/`subborrow`), products by rows and squares with each cross product once
-//! (`mulx`), shifts across limbs, compares as borrow chains, selects as `cmovznz`.
+//! (`mulx`; a product by a bit is a select), shifts across limbs, compares as borrow
+//! chains, selects as `cmovznz`.
 //!
 //! A [`Wide`] of `bits` bits has `⌈bits/64⌉` limbs, least significant first; limb `i`
 //! holds bits `64i..` and is a value of type `u{w}` with `w = min(64, bits - 64i)`, so the
@@ -68,6 +69,15 @@ impl Wide {
         Wide { bits, limbs, ub: v }
     }
 
+    /// A bit (a borrow or carry, or a literal 0 or 1) as a one-bit integer.
+    pub(crate) fn bit(b: Operand) -> Wide {
+        Wide {
+            bits: 1,
+            limbs: vec![b],
+            ub: BigUint::from(b.constant().unwrap_or(1).min(1)),
+        }
+    }
+
     /// The value, if every limb is a literal.
     pub(crate) fn as_const(&self) -> Option<BigUint> {
         let mut v = BigUint::zero();
@@ -83,8 +93,21 @@ impl Wide {
 
     /// An upper bound of limb `i` (from the whole's bound).
     fn limb_ub(&self, i: usize) -> BigUint {
-        (&self.ub >> (64 * i)).min(max_of(64))
+        limb_bound(&self.ub, i)
     }
+
+    /// The single bit this is, when it is one limb holding a `u1` value of `f`.
+    fn as_bit(&self, f: &Function) -> Option<Operand> {
+        match self.limbs[..] {
+            [b @ Operand::Value(v)] if f.ty(v) == Ty::U1 => Some(b),
+            _ => None,
+        }
+    }
+}
+
+/// An upper bound of limb `i` of a value at most `ub`.
+fn limb_bound(ub: &BigUint, i: usize) -> BigUint {
+    (ub >> (64 * i)).min(max_of(64))
 }
 
 /// The IR being built, with the emitters of word operations (which fold literals, so
@@ -319,10 +342,11 @@ impl Emit {
             Operand::Value(v) if self.f.ty(v) != Ty::U1 => self.op(Op::Cast, vec![b], Ty::U1),
             _ => b,
         };
+        let full = self.spread(b, 64);
         let limbs = (0..limbs(bits))
             .map(|i| {
                 let w = lw(bits, i);
-                let m = self.spread(b, w);
+                let m = self.fit(full, w);
                 if let Operand::Value(v) = m {
                     self.words.masks.insert(v, (bit, w));
                 }
@@ -342,6 +366,14 @@ impl Emit {
     /// of the products one place up, one carry chain), added into the result at limb
     /// `i` (a second chain). The top limb needs only the low halves of its products.
     pub(crate) fn mul(&mut self, a: &Wide, b: &Wide, bits: u32) -> Wide {
+        // b·y for a bit b is y or 0: a select, no multiplier (Crandall's step of a
+        // carry, a borrow folded back).
+        for (bit, y) in [(a.as_bit(&self.f), b), (b.as_bit(&self.f), a)] {
+            if let Some(bit) = bit {
+                let y = self.resize(y, bits);
+                return self.select(bit, &y, &Wide::constant(&BigUint::zero(), bits));
+            }
+        }
         if a.limbs == b.limbs && a.limbs.len() > 1 {
             return self.square(a, bits);
         }
@@ -528,13 +560,9 @@ impl Emit {
         (x, xub): (Operand, BigUint),
         (y, yub): (Operand, BigUint),
     ) -> Operand {
-        let value = |o: Operand| match o {
-            Operand::Value(v) => Some(v),
-            _ => None,
-        };
         if op == Op::Xor {
             for (t, other) in [(x, y), (y, x)] {
-                let Some(&(bit, p, q)) = value(t).and_then(|v| self.words.masked_xors.get(&v))
+                let Some(&(bit, p, q)) = t.value().and_then(|v| self.words.masked_xors.get(&v))
                 else {
                     continue;
                 };
@@ -547,7 +575,7 @@ impl Emit {
             }
         }
         let r = self.op(op, vec![x, y], Ty::U64);
-        let Some(rv) = value(r) else {
+        let Some(rv) = r.value() else {
             return r;
         };
         match op {
@@ -556,10 +584,10 @@ impl Emit {
             }
             Op::And => {
                 for ((m, _), (t, tub)) in [((x, &xub), (y, &yub)), ((y, &yub), (x, &xub))] {
-                    let Some(&(bit, w)) = value(m).and_then(|v| self.words.masks.get(&v)) else {
+                    let Some(&(bit, w)) = m.value().and_then(|v| self.words.masks.get(&v)) else {
                         continue;
                     };
-                    let Some(&(p, q)) = value(t).and_then(|v| self.words.xors.get(&v)) else {
+                    let Some(&(p, q)) = t.value().and_then(|v| self.words.xors.get(&v)) else {
                         continue;
                     };
                     if *tub <= BigUint::from(mask64(w)) {
@@ -597,6 +625,7 @@ impl Emit {
     /// with the next limb's low bits above it (`s = 64q + r`).
     pub(crate) fn lshr(&mut self, a: &Wide, s: u32) -> Wide {
         let bits = a.bits;
+        let ub = (&a.ub >> s).min(max_of(bits));
         let (q, r) = ((s / 64) as usize, s % 64);
         let mut out = Vec::new();
         for i in 0..limbs(bits) {
@@ -607,10 +636,8 @@ impl Emit {
                 self.shift_word(Op::Shl, a.limb(i + q + 1), 64 - r)
             };
             let v = self.or_words(lo, hi);
-            let limb_ub = (&a.ub >> (s as usize + 64 * i)).min(max_of(64));
-            out.push(self.fit_below(v, lw(bits, i), &limb_ub));
+            out.push(self.fit_below(v, lw(bits, i), &limb_bound(&ub, i)));
         }
-        let ub = (&a.ub >> s).min(max_of(bits));
         Wide {
             bits,
             limbs: out,
