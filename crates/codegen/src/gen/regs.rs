@@ -239,7 +239,6 @@ impl Generator<'_> {
         Ok(())
     }
 
-    /// Puts `x` into rdx (pinned), moving whatever rdx held.
     /// Whether rdx holds `x` now (its value, or the literal a previous `mulx` left).
     pub(super) fn in_rdx(&self, x: IrOperand) -> bool {
         match x {
@@ -248,6 +247,7 @@ impl Generator<'_> {
         }
     }
 
+    /// Puts `x` into rdx (pinned), moving whatever rdx held.
     pub(super) fn load_rdx(&mut self, x: IrOperand) -> Result<()> {
         if self.in_rdx(x) {
             self.pin(Reg::Rdx);

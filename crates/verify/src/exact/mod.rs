@@ -91,7 +91,7 @@ pub(crate) struct Exact<'g> {
     atoms: Vec<Atom>,
     ubs: Vec<BigInt>,
     memo: HashMap<Atom, AtomId>,
-    /// The polynomial of each translated node (`None`: over budget).
+    /// The polynomial of each translated node (over budget: an atom of its own).
     vals: HashMap<NodeId, Poly>,
     /// `b·x` for each `and` of `x` with a mask `(2^w - 1)·b` (`b` a bit): compilers'
     /// selects, combined by the `or`/`xor` above them.
