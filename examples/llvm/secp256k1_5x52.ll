@@ -3,7 +3,7 @@ source_filename = "secp256k1_5x52.c"
 target datalayout = "e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-i128:128-f80:128-n8:16:32:64-S128"
 target triple = "x86_64-pc-linux-gnu"
 
-; Function Attrs: mustprogress nofree norecurse nosync nounwind willreturn memory(argmem: readwrite) uwtable
+; Function Attrs: mustprogress nofree norecurse nosync nounwind willreturn memory(argmem: readwrite, inaccessiblemem: write) uwtable
 define dso_local void @secp256k1_fe_mul_inner(ptr nocapture noundef writeonly %0, ptr nocapture noundef readonly %1, ptr nocapture noundef readonly %2) local_unnamed_addr #0 {
   %4 = load i64, ptr %1, align 8, !tbaa !5
   %5 = getelementptr inbounds i8, ptr %1, i64 8
@@ -14,151 +14,174 @@ define dso_local void @secp256k1_fe_mul_inner(ptr nocapture noundef writeonly %0
   %10 = load i64, ptr %9, align 8, !tbaa !5
   %11 = getelementptr inbounds i8, ptr %1, i64 32
   %12 = load i64, ptr %11, align 8, !tbaa !5
-  %13 = zext i64 %4 to i128
-  %14 = getelementptr inbounds i8, ptr %2, i64 24
-  %15 = load i64, ptr %14, align 8, !tbaa !5
-  %16 = zext i64 %15 to i128
-  %17 = mul nuw i128 %16, %13
-  %18 = zext i64 %6 to i128
-  %19 = getelementptr inbounds i8, ptr %2, i64 16
-  %20 = load i64, ptr %19, align 8, !tbaa !5
-  %21 = zext i64 %20 to i128
-  %22 = mul nuw i128 %21, %18
-  %23 = add i128 %22, %17
-  %24 = zext i64 %8 to i128
-  %25 = getelementptr inbounds i8, ptr %2, i64 8
-  %26 = load i64, ptr %25, align 8, !tbaa !5
-  %27 = zext i64 %26 to i128
-  %28 = mul nuw i128 %27, %24
-  %29 = add i128 %23, %28
-  %30 = zext i64 %10 to i128
-  %31 = load i64, ptr %2, align 8, !tbaa !5
-  %32 = zext i64 %31 to i128
-  %33 = mul nuw i128 %32, %30
-  %34 = add i128 %29, %33
-  %35 = zext i64 %12 to i128
-  %36 = getelementptr inbounds i8, ptr %2, i64 32
-  %37 = load i64, ptr %36, align 8, !tbaa !5
-  %38 = zext i64 %37 to i128
-  %39 = mul nuw i128 %38, %35
-  %40 = and i128 %39, 18446744073709551615
-  %41 = mul nuw nsw i128 %40, 68719492368
-  %42 = add i128 %34, %41
-  %43 = lshr i128 %39, 64
-  %44 = lshr i128 %42, 52
-  %45 = mul nuw i128 %38, %13
-  %46 = mul nuw i128 %16, %18
-  %47 = mul nuw i128 %21, %24
-  %48 = mul nuw i128 %27, %30
-  %49 = mul nuw i128 %32, %35
-  %50 = mul nuw nsw i128 %43, 281475040739328
-  %51 = add i128 %47, %46
-  %52 = add i128 %51, %48
-  %53 = add i128 %52, %49
-  %54 = add i128 %53, %45
-  %55 = add i128 %54, %50
-  %56 = add i128 %55, %44
-  %57 = trunc i128 %56 to i64
-  %58 = lshr i128 %56, 52
-  %59 = lshr i64 %57, 48
-  %60 = and i64 %59, 15
-  %61 = mul nuw i128 %32, %13
-  %62 = mul nuw i128 %38, %18
-  %63 = mul nuw i128 %16, %24
-  %64 = mul nuw i128 %21, %30
-  %65 = mul nuw i128 %27, %35
-  %66 = add i128 %64, %63
-  %67 = add i128 %66, %65
-  %68 = add i128 %67, %62
-  %69 = add i128 %68, %58
-  %70 = trunc i128 %69 to i64
-  %71 = lshr i128 %69, 52
-  %72 = shl i64 %70, 4
-  %73 = and i64 %72, 72057594037927920
-  %74 = or disjoint i64 %73, %60
-  %75 = zext nneg i64 %74 to i128
-  %76 = mul nuw nsw i128 %75, 4294968273
-  %77 = add i128 %76, %61
-  %78 = trunc i128 %77 to i64
-  %79 = and i64 %78, 4503599627370495
-  store i64 %79, ptr %0, align 8, !tbaa !5
-  %80 = lshr i128 %77, 52
-  %81 = load i64, ptr %25, align 8, !tbaa !5
-  %82 = zext i64 %81 to i128
-  %83 = mul nuw i128 %82, %13
-  %84 = load i64, ptr %2, align 8, !tbaa !5
-  %85 = zext i64 %84 to i128
-  %86 = mul nuw i128 %85, %18
-  %87 = add i128 %86, %83
-  %88 = load i64, ptr %36, align 8, !tbaa !5
-  %89 = zext i64 %88 to i128
-  %90 = mul nuw i128 %89, %24
-  %91 = load i64, ptr %14, align 8, !tbaa !5
+  %13 = icmp ult i64 %4, 72057594037927936
+  tail call void @llvm.assume(i1 %13)
+  %14 = icmp ult i64 %6, 72057594037927936
+  tail call void @llvm.assume(i1 %14)
+  %15 = icmp ult i64 %8, 72057594037927936
+  tail call void @llvm.assume(i1 %15)
+  %16 = icmp ult i64 %10, 72057594037927936
+  tail call void @llvm.assume(i1 %16)
+  %17 = icmp ult i64 %12, 4503599627370496
+  tail call void @llvm.assume(i1 %17)
+  %18 = load i64, ptr %2, align 8, !tbaa !5
+  %19 = icmp ult i64 %18, 72057594037927936
+  tail call void @llvm.assume(i1 %19)
+  %20 = getelementptr inbounds i8, ptr %2, i64 8
+  %21 = load i64, ptr %20, align 8, !tbaa !5
+  %22 = icmp ult i64 %21, 72057594037927936
+  tail call void @llvm.assume(i1 %22)
+  %23 = getelementptr inbounds i8, ptr %2, i64 16
+  %24 = load i64, ptr %23, align 8, !tbaa !5
+  %25 = icmp ult i64 %24, 72057594037927936
+  tail call void @llvm.assume(i1 %25)
+  %26 = getelementptr inbounds i8, ptr %2, i64 24
+  %27 = load i64, ptr %26, align 8, !tbaa !5
+  %28 = icmp ult i64 %27, 72057594037927936
+  tail call void @llvm.assume(i1 %28)
+  %29 = getelementptr inbounds i8, ptr %2, i64 32
+  %30 = load i64, ptr %29, align 8, !tbaa !5
+  %31 = icmp ult i64 %30, 4503599627370496
+  tail call void @llvm.assume(i1 %31)
+  %32 = zext nneg i64 %4 to i128
+  %33 = zext nneg i64 %27 to i128
+  %34 = mul nuw nsw i128 %33, %32
+  %35 = zext nneg i64 %6 to i128
+  %36 = zext nneg i64 %24 to i128
+  %37 = mul nuw nsw i128 %36, %35
+  %38 = zext nneg i64 %8 to i128
+  %39 = zext nneg i64 %21 to i128
+  %40 = mul nuw nsw i128 %39, %38
+  %41 = zext nneg i64 %10 to i128
+  %42 = zext nneg i64 %18 to i128
+  %43 = mul nuw nsw i128 %42, %41
+  %44 = zext nneg i64 %12 to i128
+  %45 = zext nneg i64 %30 to i128
+  %46 = mul nuw nsw i128 %45, %44
+  %47 = and i128 %46, 18446744073709551615
+  %48 = mul nuw nsw i128 %47, 68719492368
+  %49 = add nuw nsw i128 %40, %43
+  %50 = add nuw nsw i128 %49, %37
+  %51 = add nuw nsw i128 %50, %34
+  %52 = add nuw nsw i128 %51, %48
+  %53 = lshr i128 %46, 64
+  %54 = lshr i128 %52, 52
+  %55 = mul nuw nsw i128 %45, %32
+  %56 = mul nuw nsw i128 %33, %35
+  %57 = mul nuw nsw i128 %36, %38
+  %58 = mul nuw nsw i128 %39, %41
+  %59 = mul nuw nsw i128 %42, %44
+  %60 = mul nuw nsw i128 %53, 281475040739328
+  %61 = add nuw nsw i128 %58, %59
+  %62 = add nuw nsw i128 %61, %57
+  %63 = add nuw nsw i128 %62, %56
+  %64 = add nuw nsw i128 %63, %55
+  %65 = add nuw nsw i128 %64, %60
+  %66 = add nuw nsw i128 %65, %54
+  %67 = trunc i128 %66 to i64
+  %68 = lshr i128 %66, 52
+  %69 = lshr i64 %67, 48
+  %70 = and i64 %69, 15
+  %71 = mul nuw nsw i128 %42, %32
+  %72 = mul nuw nsw i128 %45, %35
+  %73 = mul nuw nsw i128 %33, %38
+  %74 = mul nuw nsw i128 %36, %41
+  %75 = mul nuw nsw i128 %39, %44
+  %76 = add nuw nsw i128 %74, %75
+  %77 = add nuw nsw i128 %76, %73
+  %78 = add nuw nsw i128 %77, %72
+  %79 = add nuw nsw i128 %78, %68
+  %80 = trunc i128 %79 to i64
+  %81 = lshr i128 %79, 52
+  %82 = shl i64 %80, 4
+  %83 = and i64 %82, 72057594037927920
+  %84 = or disjoint i64 %83, %70
+  %85 = zext nneg i64 %84 to i128
+  %86 = mul nuw nsw i128 %85, 4294968273
+  %87 = add nuw nsw i128 %86, %71
+  %88 = trunc i128 %87 to i64
+  %89 = and i64 %88, 4503599627370495
+  store i64 %89, ptr %0, align 8, !tbaa !5
+  %90 = lshr i128 %87, 52
+  %91 = load i64, ptr %20, align 8, !tbaa !5
   %92 = zext i64 %91 to i128
-  %93 = mul nuw i128 %92, %30
-  %94 = add i128 %93, %90
-  %95 = load i64, ptr %19, align 8, !tbaa !5
-  %96 = zext i64 %95 to i128
-  %97 = mul nuw i128 %96, %35
-  %98 = add i128 %94, %97
-  %99 = add i128 %98, %71
-  %100 = and i128 %99, 4503599627370495
-  %101 = mul nuw nsw i128 %100, 68719492368
-  %102 = add i128 %87, %101
-  %103 = add i128 %102, %80
-  %104 = lshr i128 %99, 52
-  %105 = trunc i128 %103 to i64
-  %106 = and i64 %105, 4503599627370495
-  %107 = getelementptr inbounds i8, ptr %0, i64 8
-  store i64 %106, ptr %107, align 8, !tbaa !5
-  %108 = lshr i128 %103, 52
-  %109 = load i64, ptr %19, align 8, !tbaa !5
-  %110 = zext i64 %109 to i128
-  %111 = mul nuw i128 %110, %13
-  %112 = load i64, ptr %25, align 8, !tbaa !5
-  %113 = zext i64 %112 to i128
-  %114 = mul nuw i128 %113, %18
-  %115 = add i128 %114, %111
-  %116 = load i64, ptr %2, align 8, !tbaa !5
-  %117 = zext i64 %116 to i128
-  %118 = mul nuw i128 %117, %24
-  %119 = add i128 %115, %118
-  %120 = load i64, ptr %36, align 8, !tbaa !5
-  %121 = zext i64 %120 to i128
-  %122 = mul nuw i128 %121, %30
-  %123 = load i64, ptr %14, align 8, !tbaa !5
-  %124 = zext i64 %123 to i128
-  %125 = mul nuw i128 %124, %35
-  %126 = add i128 %104, %122
-  %127 = add i128 %126, %125
-  %128 = and i128 %127, 18446744073709551615
-  %129 = mul nuw nsw i128 %128, 68719492368
-  %130 = add i128 %119, %129
-  %131 = add i128 %130, %108
-  %132 = lshr i128 %127, 64
-  %133 = trunc i128 %131 to i64
-  %134 = and i64 %133, 4503599627370495
-  %135 = getelementptr inbounds i8, ptr %0, i64 16
-  store i64 %134, ptr %135, align 8, !tbaa !5
-  %136 = lshr i128 %131, 52
-  %137 = mul nuw nsw i128 %132, 281475040739328
-  %138 = and i128 %42, 4503599627370495
-  %139 = add nuw nsw i128 %137, %138
-  %140 = add nuw nsw i128 %139, %136
-  %141 = trunc i128 %140 to i64
-  %142 = and i64 %141, 4503599627370495
-  %143 = getelementptr inbounds i8, ptr %0, i64 24
-  store i64 %142, ptr %143, align 8, !tbaa !5
-  %144 = lshr i128 %140, 52
-  %145 = and i128 %56, 281474976710655
-  %146 = add nuw nsw i128 %144, %145
-  %147 = trunc nuw nsw i128 %146 to i64
-  %148 = getelementptr inbounds i8, ptr %0, i64 32
-  store i64 %147, ptr %148, align 8, !tbaa !5
+  %93 = mul nuw nsw i128 %92, %32
+  %94 = load i64, ptr %2, align 8, !tbaa !5
+  %95 = zext i64 %94 to i128
+  %96 = mul nuw nsw i128 %95, %35
+  %97 = add nuw nsw i128 %96, %93
+  %98 = load i64, ptr %29, align 8, !tbaa !5
+  %99 = zext i64 %98 to i128
+  %100 = mul nuw nsw i128 %99, %38
+  %101 = load i64, ptr %26, align 8, !tbaa !5
+  %102 = zext i64 %101 to i128
+  %103 = mul nuw nsw i128 %102, %41
+  %104 = add nuw nsw i128 %103, %100
+  %105 = load i64, ptr %23, align 8, !tbaa !5
+  %106 = zext i64 %105 to i128
+  %107 = mul nuw nsw i128 %106, %44
+  %108 = add nuw nsw i128 %104, %107
+  %109 = add nuw nsw i128 %108, %81
+  %110 = and i128 %109, 4503599627370495
+  %111 = mul nuw nsw i128 %110, 68719492368
+  %112 = add nuw nsw i128 %97, %111
+  %113 = add nuw nsw i128 %112, %90
+  %114 = lshr i128 %109, 52
+  %115 = trunc i128 %113 to i64
+  %116 = and i64 %115, 4503599627370495
+  %117 = getelementptr inbounds i8, ptr %0, i64 8
+  store i64 %116, ptr %117, align 8, !tbaa !5
+  %118 = lshr i128 %113, 52
+  %119 = load i64, ptr %23, align 8, !tbaa !5
+  %120 = zext i64 %119 to i128
+  %121 = mul nuw nsw i128 %120, %32
+  %122 = load i64, ptr %20, align 8, !tbaa !5
+  %123 = zext i64 %122 to i128
+  %124 = mul nuw nsw i128 %123, %35
+  %125 = add nuw nsw i128 %124, %121
+  %126 = load i64, ptr %2, align 8, !tbaa !5
+  %127 = zext i64 %126 to i128
+  %128 = mul nuw nsw i128 %127, %38
+  %129 = add nuw nsw i128 %125, %128
+  %130 = load i64, ptr %29, align 8, !tbaa !5
+  %131 = zext i64 %130 to i128
+  %132 = mul nuw nsw i128 %131, %41
+  %133 = load i64, ptr %26, align 8, !tbaa !5
+  %134 = zext i64 %133 to i128
+  %135 = mul nuw nsw i128 %134, %44
+  %136 = add nuw nsw i128 %132, %114
+  %137 = add nuw nsw i128 %136, %135
+  %138 = and i128 %137, 18446744073709551615
+  %139 = mul nuw nsw i128 %138, 68719492368
+  %140 = add nuw nsw i128 %129, %139
+  %141 = add nuw nsw i128 %140, %118
+  %142 = lshr i128 %137, 64
+  %143 = trunc i128 %141 to i64
+  %144 = and i64 %143, 4503599627370495
+  %145 = getelementptr inbounds i8, ptr %0, i64 16
+  store i64 %144, ptr %145, align 8, !tbaa !5
+  %146 = lshr i128 %141, 52
+  %147 = mul nuw nsw i128 %142, 281475040739328
+  %148 = and i128 %52, 4503599627370495
+  %149 = add nuw nsw i128 %147, %148
+  %150 = add nuw nsw i128 %149, %146
+  %151 = trunc i128 %150 to i64
+  %152 = and i64 %151, 4503599627370495
+  %153 = getelementptr inbounds i8, ptr %0, i64 24
+  store i64 %152, ptr %153, align 8, !tbaa !5
+  %154 = lshr i128 %150, 52
+  %155 = and i128 %66, 281474976710655
+  %156 = add nuw nsw i128 %154, %155
+  %157 = trunc nuw nsw i128 %156 to i64
+  %158 = getelementptr inbounds i8, ptr %0, i64 32
+  store i64 %157, ptr %158, align 8, !tbaa !5
   ret void
 }
 
-; Function Attrs: mustprogress nofree norecurse nosync nounwind willreturn memory(argmem: readwrite) uwtable
+; Function Attrs: mustprogress nocallback nofree nosync nounwind willreturn memory(inaccessiblemem: write)
+declare void @llvm.assume(i1 noundef) #1
+
+; Function Attrs: mustprogress nofree norecurse nosync nounwind willreturn memory(argmem: readwrite, inaccessiblemem: write) uwtable
 define dso_local void @secp256k1_fe_sqr_inner(ptr nocapture noundef writeonly %0, ptr nocapture noundef readonly %1) local_unnamed_addr #0 {
   %3 = load i64, ptr %1, align 8, !tbaa !5
   %4 = getelementptr inbounds i8, ptr %1, i64 8
@@ -169,105 +192,116 @@ define dso_local void @secp256k1_fe_sqr_inner(ptr nocapture noundef writeonly %0
   %9 = load i64, ptr %8, align 8, !tbaa !5
   %10 = getelementptr inbounds i8, ptr %1, i64 32
   %11 = load i64, ptr %10, align 8, !tbaa !5
-  %12 = shl i64 %3, 1
-  %13 = zext i64 %12 to i128
-  %14 = zext i64 %9 to i128
-  %15 = mul nuw i128 %14, %13
-  %16 = shl i64 %5, 1
-  %17 = zext i64 %16 to i128
-  %18 = zext i64 %7 to i128
-  %19 = mul nuw i128 %17, %18
-  %20 = add i128 %15, %19
-  %21 = zext i64 %11 to i128
-  %22 = mul nuw i128 %21, %21
-  %23 = and i128 %22, 18446744073709551615
-  %24 = mul nuw nsw i128 %23, 68719492368
-  %25 = add i128 %20, %24
-  %26 = lshr i128 %22, 64
-  %27 = lshr i128 %25, 52
-  %28 = shl i64 %11, 1
-  %29 = zext i64 %3 to i128
-  %30 = zext i64 %28 to i128
-  %31 = mul nuw i128 %30, %29
-  %32 = mul nuw i128 %14, %17
-  %33 = mul nuw i128 %18, %18
-  %34 = mul nuw nsw i128 %26, 281475040739328
-  %35 = add i128 %32, %33
-  %36 = add i128 %35, %31
-  %37 = add i128 %36, %34
-  %38 = add i128 %37, %27
-  %39 = trunc i128 %38 to i64
-  %40 = lshr i128 %38, 52
-  %41 = lshr i64 %39, 48
-  %42 = and i64 %41, 15
-  %43 = mul nuw i128 %29, %29
-  %44 = zext i64 %5 to i128
-  %45 = mul nuw i128 %30, %44
-  %46 = shl i64 %7, 1
-  %47 = zext i64 %46 to i128
-  %48 = mul nuw i128 %47, %14
-  %49 = add i128 %45, %48
-  %50 = add i128 %49, %40
-  %51 = trunc i128 %50 to i64
-  %52 = lshr i128 %50, 52
-  %53 = shl i64 %51, 4
-  %54 = and i64 %53, 72057594037927920
-  %55 = or disjoint i64 %54, %42
-  %56 = zext nneg i64 %55 to i128
-  %57 = mul nuw nsw i128 %56, 4294968273
-  %58 = add i128 %57, %43
-  %59 = trunc i128 %58 to i64
-  %60 = and i64 %59, 4503599627370495
-  store i64 %60, ptr %0, align 8, !tbaa !5
-  %61 = lshr i128 %58, 52
-  %62 = mul nuw i128 %13, %44
-  %63 = mul nuw i128 %30, %18
-  %64 = mul nuw i128 %14, %14
-  %65 = add i128 %63, %64
-  %66 = add i128 %65, %52
-  %67 = and i128 %66, 4503599627370495
-  %68 = mul nuw nsw i128 %67, 68719492368
-  %69 = add i128 %68, %62
-  %70 = add i128 %69, %61
-  %71 = lshr i128 %66, 52
-  %72 = trunc i128 %70 to i64
-  %73 = and i64 %72, 4503599627370495
-  %74 = getelementptr inbounds i8, ptr %0, i64 8
-  store i64 %73, ptr %74, align 8, !tbaa !5
-  %75 = lshr i128 %70, 52
-  %76 = mul nuw i128 %18, %13
-  %77 = mul nuw i128 %44, %44
-  %78 = add i128 %76, %77
-  %79 = mul nuw i128 %30, %14
-  %80 = add i128 %71, %79
-  %81 = and i128 %80, 18446744073709551615
-  %82 = mul nuw nsw i128 %81, 68719492368
-  %83 = add i128 %78, %82
-  %84 = add i128 %83, %75
-  %85 = lshr i128 %80, 64
-  %86 = trunc i128 %84 to i64
-  %87 = and i64 %86, 4503599627370495
-  %88 = getelementptr inbounds i8, ptr %0, i64 16
-  store i64 %87, ptr %88, align 8, !tbaa !5
-  %89 = lshr i128 %84, 52
-  %90 = mul nuw nsw i128 %85, 281475040739328
-  %91 = and i128 %25, 4503599627370494
-  %92 = add nuw nsw i128 %90, %91
-  %93 = add nuw nsw i128 %92, %89
-  %94 = trunc i128 %93 to i64
-  %95 = and i64 %94, 4503599627370495
-  %96 = getelementptr inbounds i8, ptr %0, i64 24
-  store i64 %95, ptr %96, align 8, !tbaa !5
-  %97 = lshr i128 %93, 52
-  %98 = and i128 %38, 281474976710655
-  %99 = add nuw nsw i128 %97, %98
-  %100 = trunc nuw nsw i128 %99 to i64
-  %101 = getelementptr inbounds i8, ptr %0, i64 32
+  %12 = icmp ult i64 %3, 72057594037927936
+  tail call void @llvm.assume(i1 %12)
+  %13 = icmp ult i64 %5, 72057594037927936
+  tail call void @llvm.assume(i1 %13)
+  %14 = icmp ult i64 %7, 72057594037927936
+  tail call void @llvm.assume(i1 %14)
+  %15 = icmp ult i64 %9, 72057594037927936
+  tail call void @llvm.assume(i1 %15)
+  %16 = icmp ult i64 %11, 4503599627370496
+  tail call void @llvm.assume(i1 %16)
+  %17 = shl nuw nsw i64 %3, 1
+  %18 = zext nneg i64 %17 to i128
+  %19 = zext nneg i64 %9 to i128
+  %20 = mul nuw nsw i128 %19, %18
+  %21 = shl nuw nsw i64 %5, 1
+  %22 = zext nneg i64 %21 to i128
+  %23 = zext nneg i64 %7 to i128
+  %24 = mul nuw nsw i128 %22, %23
+  %25 = add nuw nsw i128 %20, %24
+  %26 = zext nneg i64 %11 to i128
+  %27 = mul nuw nsw i128 %26, %26
+  %28 = and i128 %27, 18446744073709551615
+  %29 = mul nuw nsw i128 %28, 68719492368
+  %30 = add nuw nsw i128 %25, %29
+  %31 = lshr i128 %27, 64
+  %32 = lshr i128 %30, 52
+  %33 = shl nuw nsw i64 %11, 1
+  %34 = zext nneg i64 %3 to i128
+  %35 = zext nneg i64 %33 to i128
+  %36 = mul nuw nsw i128 %35, %34
+  %37 = mul nuw nsw i128 %19, %22
+  %38 = mul nuw nsw i128 %23, %23
+  %39 = mul nuw nsw i128 %31, 281475040739328
+  %40 = add nuw nsw i128 %37, %38
+  %41 = add nuw nsw i128 %40, %36
+  %42 = add nuw nsw i128 %41, %39
+  %43 = add nuw nsw i128 %42, %32
+  %44 = trunc i128 %43 to i64
+  %45 = lshr i128 %43, 52
+  %46 = lshr i64 %44, 48
+  %47 = and i64 %46, 15
+  %48 = mul nuw nsw i128 %34, %34
+  %49 = zext nneg i64 %5 to i128
+  %50 = mul nuw nsw i128 %35, %49
+  %51 = shl nuw nsw i64 %7, 1
+  %52 = zext nneg i64 %51 to i128
+  %53 = mul nuw nsw i128 %52, %19
+  %54 = add nuw nsw i128 %50, %53
+  %55 = add nuw nsw i128 %54, %45
+  %56 = trunc i128 %55 to i64
+  %57 = lshr i128 %55, 52
+  %58 = shl i64 %56, 4
+  %59 = and i64 %58, 72057594037927920
+  %60 = or disjoint i64 %59, %47
+  %61 = zext nneg i64 %60 to i128
+  %62 = mul nuw nsw i128 %61, 4294968273
+  %63 = add nuw nsw i128 %62, %48
+  %64 = trunc i128 %63 to i64
+  %65 = and i64 %64, 4503599627370495
+  store i64 %65, ptr %0, align 8, !tbaa !5
+  %66 = lshr i128 %63, 52
+  %67 = mul nuw nsw i128 %18, %49
+  %68 = mul nuw nsw i128 %35, %23
+  %69 = mul nuw nsw i128 %19, %19
+  %70 = add nuw nsw i128 %68, %69
+  %71 = add nuw nsw i128 %70, %57
+  %72 = and i128 %71, 4503599627370495
+  %73 = mul nuw nsw i128 %72, 68719492368
+  %74 = add nuw nsw i128 %73, %67
+  %75 = add nuw nsw i128 %74, %66
+  %76 = lshr i128 %71, 52
+  %77 = trunc i128 %75 to i64
+  %78 = and i64 %77, 4503599627370495
+  %79 = getelementptr inbounds i8, ptr %0, i64 8
+  store i64 %78, ptr %79, align 8, !tbaa !5
+  %80 = lshr i128 %75, 52
+  %81 = mul nuw nsw i128 %23, %18
+  %82 = mul nuw nsw i128 %49, %49
+  %83 = add nuw nsw i128 %81, %82
+  %84 = mul nuw nsw i128 %35, %19
+  %85 = add nuw nsw i128 %76, %84
+  %86 = and i128 %85, 18446744073709551615
+  %87 = mul nuw nsw i128 %86, 68719492368
+  %88 = add nuw nsw i128 %83, %87
+  %89 = add nuw nsw i128 %88, %80
+  %90 = lshr i128 %85, 64
+  %91 = trunc i128 %89 to i64
+  %92 = and i64 %91, 4503599627370495
+  %93 = getelementptr inbounds i8, ptr %0, i64 16
+  store i64 %92, ptr %93, align 8, !tbaa !5
+  %94 = lshr i128 %89, 52
+  %95 = mul nuw nsw i128 %90, 281475040739328
+  %96 = and i128 %30, 4503599627370494
+  %97 = add nuw nsw i128 %95, %96
+  %98 = add nuw nsw i128 %97, %94
+  %99 = trunc i128 %98 to i64
+  %100 = and i64 %99, 4503599627370495
+  %101 = getelementptr inbounds i8, ptr %0, i64 24
   store i64 %100, ptr %101, align 8, !tbaa !5
+  %102 = lshr i128 %98, 52
+  %103 = and i128 %43, 281474976710655
+  %104 = add nuw nsw i128 %102, %103
+  %105 = trunc nuw nsw i128 %104 to i64
+  %106 = getelementptr inbounds i8, ptr %0, i64 32
+  store i64 %105, ptr %106, align 8, !tbaa !5
   ret void
 }
 
-attributes #0 = { mustprogress nofree norecurse nosync nounwind willreturn memory(argmem: readwrite) uwtable "min-legal-vector-width"="0" "no-trapping-math"="true" "stack-protector-buffer-size"="8" "target-cpu"="x86-64" "target-features"="+cmov,+cx8,+fxsr,+mmx,+sse,+sse2,+x87" "tune-cpu"="generic" }
+attributes #0 = { mustprogress nofree norecurse nosync nounwind willreturn memory(argmem: readwrite, inaccessiblemem: write) uwtable "min-legal-vector-width"="0" "no-trapping-math"="true" "stack-protector-buffer-size"="8" "target-cpu"="x86-64" "target-features"="+cmov,+cx8,+fxsr,+mmx,+sse,+sse2,+x87" "tune-cpu"="generic" }
+attributes #1 = { mustprogress nocallback nofree nosync nounwind willreturn memory(inaccessiblemem: write) }
 
 !llvm.module.flags = !{!0, !1, !2, !3}
 !llvm.ident = !{!4}

@@ -11,10 +11,12 @@ use num_traits::{One, Zero};
 
 use cryptopt_ir::func::{Function, Op, Operand, Param, Ty};
 
+mod assume;
 mod lazy;
 
 use super::syntax::{Arg, BinOp, CastOp, Func, Inst, Kind, Pred, Type};
 use super::wide::{limbs, max_of, Emit, Wide};
+use assume::{assumed_bounds, Assumed};
 use lazy::{idioms, mod_only, users, Idioms};
 
 /// An error: the line it is on and what is wrong.
@@ -212,8 +214,14 @@ fn build_without(
             }
         }
     }
+    let assumed = assumed_bounds(func, &ptrs, &slots);
+    for (&(p, w), ub) in &assumed {
+        let bound = &mut params[p as usize].ubound[w as usize];
+        *bound = (*bound).min(u128::try_from(ub).unwrap_or(u128::MAX));
+    }
     let mut b = Builder {
         e: Emit::new(Function::new(name.clone(), params, returns)),
+        assumed,
         env: HashMap::new(),
         ptrs,
         loads: HashMap::new(),
@@ -394,6 +402,8 @@ struct Builder {
     env: HashMap<String, Val>,
     /// Pointer values as (argument, byte offset) ([`pointers`]).
     ptrs: Ptrs,
+    /// Upper bounds of input words stated by `llvm.assume` ([`assume`]).
+    assumed: Assumed,
     /// Each word of each input is loaded once.
     loads: HashMap<(u32, u32), Operand>,
     /// The last value stored to each output word.
@@ -544,12 +554,17 @@ impl Builder {
                     };
                     ls.push(v);
                 }
+                // A word's assumed bound (see `assume`); a wider load keeps its type's.
+                let ub = match self.assumed.get(&(param, first)) {
+                    Some(b) if bits == 64 => b.clone(),
+                    _ => max_of(bits),
+                };
                 self.define(
                     inst,
                     Val::Int(Wide {
                         bits,
                         limbs: ls,
-                        ub: max_of(bits),
+                        ub,
                     }),
                 );
             }
@@ -675,6 +690,15 @@ impl Builder {
                 .map(|(t, a)| b.int(a, int_bits(t, line, callee)?, line))
                 .collect()
         };
+        if callee == "llvm.assume" {
+            // A precondition: read by `assume` where it bounds an input word, and
+            // otherwise unused (sound: proved on more inputs than it needs).
+            let [(Type::Int(1), c)] = args else {
+                return Err((line, "@llvm.assume takes one i1".to_string()));
+            };
+            self.bit(c, line)?;
+            return Ok(Val::Int(bit_wide(Operand::Const(0))));
+        }
         Ok(match base {
             "uadd.with.overflow" | "usub.with.overflow" | "umul.with.overflow" => {
                 let v = ints(self, 2)?;
@@ -732,7 +756,7 @@ impl Builder {
                 return Err((
                     line,
                     format!(
-                        "call to @{callee}: only the intrinsics uadd/usub/umul.with.overflow, fshl/fshr and umin/umax are supported"
+                        "call to @{callee}: only the intrinsics uadd/usub/umul.with.overflow, fshl/fshr, umin/umax and assume are supported"
                     ),
                 ));
             }

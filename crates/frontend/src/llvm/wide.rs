@@ -256,9 +256,12 @@ impl Emit {
     }
 
     /// [`Emit::fit`] of a word known to be at most `ub`: no mask when the bound
-    /// already keeps it below `2^w`.
+    /// already keeps it below `2^w`, and the literal 0 when the bound is 0 (a shift
+    /// that leaves nothing in a word, as `d >> 52` of a `d < 2^116`).
     fn fit_below(&mut self, x: Operand, w: u32, ub: &BigUint) -> Operand {
-        if *ub <= BigUint::from(mask64(w)) {
+        if ub.is_zero() {
+            Operand::Const(0)
+        } else if *ub <= BigUint::from(mask64(w)) {
             x
         } else {
             self.fit(x, w)
