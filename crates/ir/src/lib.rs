@@ -12,7 +12,7 @@
 //! * [`validate`]: the structural validator, run after every front end, generator and pass;
 //! * [`interp`]: the reference interpreter;
 //! * [`lower`]: lowering to the 64-bit machine-level dialect code generation consumes
-//!   (its rebuilding passes — simplify, flatten, fuse_shrd, dce — in `rebuild`);
+//!   (its rebuilding passes — simplify, flatten, fuse_shrd, shifted_masks, dce — in `rebuild`);
 //! * [`reassoc`]: sums reassociated so that addends shared by several sums are added once
 //!   (the first step of lowering);
 //! * [`text`]: the readable text form (`cryptopt ir`), used by golden tests;

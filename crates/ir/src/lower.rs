@@ -5,6 +5,7 @@
 //!  Fiat dialect ─legalize─▶ ≤64-bit, unsigned ─┬▶ simplify (fold, identities, CSE) ─┐
 //!                                              │   flatten (n-ary & | ^ +)          │ until
 //!                                              │   fuse_shrd ((a>>n)|(b<<64-n))     │ nothing
+//!                                              │   shifted_masks ((y<<s)&(M<<s))    │
 //!                                              └── dce ◀────────────────────────────┘ changes
 //! ```
 //!
@@ -29,7 +30,9 @@ use crate::func::{Function, InstData, Op, Operand, Param, Ty};
 use crate::reassoc;
 use crate::validate::{self, Dialect};
 
-pub use crate::rebuild::{dce, flatten, fuse_shrd, lea_base_factors, shift_add_factors, simplify};
+pub use crate::rebuild::{
+    dce, flatten, fuse_shrd, lea_base_factors, shift_add_factors, shifted_masks, simplify,
+};
 pub(crate) use crate::rebuild::{use_counts, Rebuild};
 
 /// The whole lowering pipeline.
@@ -69,6 +72,10 @@ pub const PASSES: &[Pass] = &[
     Pass {
         name: "fuse_shrd",
         run: fuse_shrd,
+    },
+    Pass {
+        name: "shifted_masks",
+        run: shifted_masks,
     },
     Pass {
         name: "simplify",

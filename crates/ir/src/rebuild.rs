@@ -2,7 +2,8 @@
 //! instruction through [`Rebuild`]: `simplify` (constant folding, identities, CSE, and
 //! the one home of how a product by a literal is made without the multiplier:
 //! [`shift_add_factors`], [`lea_base_factors`]), `flatten` (n-ary `& | ^ +`),
-//! `fuse_shrd` (`(a >> n) | (b << 64 − n)`) and `dce`. [`crate::lower`] runs them until
+//! `fuse_shrd` (`(a >> n) | (b << 64 − n)`), `shifted_masks` (`(y << s) & (M << s)` as
+//! two shifts) and `dce`. [`crate::lower`] runs them until
 //! nothing changes; `reassoc` rebuilds through [`Rebuild`] too.
 //!
 //! Like every lowering pass, they must never change what a function computes (each is
@@ -356,6 +357,55 @@ pub fn fuse_shrd(f: &Function) -> Function {
         rb.emit_like(data, data.op, args);
     }
     rb.new
+}
+
+/// `(y << s) & ((2^k - 1) << s)` → `(y << (64 - k)) >> (64 - k - s)`, for a single-use
+/// `u64` shift and a mask too wide for an `and` immediate (`k + s < 64`, the mask above
+/// `2^31`): both are `(y mod 2^k)·2^s`, as the left shift keeps the low `k` bits of `y`
+/// at the top and the right shift brings them down to bit `s`; two shifts instead of a
+/// shift, a 64-bit literal in a register and an `and`. (libsecp256k1's
+/// `u0 = (d & M) << 4`, which clang prints as `shl` and `and 0xFFFFFFFFFFFFF0`.)
+pub fn shifted_masks(f: &Function) -> Function {
+    let uses = use_counts(f);
+    let mut rb = Rebuild::new(f);
+    for data in &f.insts {
+        let args = rb.args(data);
+        let found = shifted_mask(f, &uses, data).map(|(y, s, k)| (rb.arg(y), s, k));
+        match found {
+            Some((y, s, k)) => {
+                let up = rb
+                    .new
+                    .push1(Op::Shl, vec![y, Operand::Const((64 - k) as u128)], Ty::U64);
+                rb.emit_like(
+                    data,
+                    Op::Shr,
+                    vec![Operand::Value(up), Operand::Const((64 - k - s) as u128)],
+                );
+            }
+            None => {
+                rb.emit_like(data, data.op, args);
+            }
+        }
+    }
+    rb.new
+}
+
+/// `data` as `(y << s) & ((2^k - 1) << s)` of [`shifted_masks`]: `(y, s, k)`.
+fn shifted_mask(f: &Function, uses: &[u32], data: &InstData) -> Option<(Operand, u32, u32)> {
+    if data.op != Op::And || data.args.len() != 2 || f.ty(data.results[0]) != Ty::U64 {
+        return None;
+    }
+    let (x, c) = match (data.args[0], data.args[1]) {
+        (Operand::Value(x), Operand::Const(c)) | (Operand::Const(c), Operand::Value(x)) => (x, c),
+        _ => return None,
+    };
+    let d = f.inst(f.values[x.index()].def);
+    if d.op != Op::Shl || f.ty(x) != Ty::U64 || uses[x.index()] != 1 || c <= i32::MAX as u128 {
+        return None;
+    }
+    let s = d.args[1].constant().filter(|s| (1..64).contains(s))? as u32;
+    let k = (c >> s).count_ones();
+    (k >= 1 && k + s < 64 && c == ((1u128 << k) - 1) << s).then_some((d.args[0], s, k))
 }
 
 /// Removes instructions whose results are never used (stores are always live).

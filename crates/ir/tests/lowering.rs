@@ -427,3 +427,48 @@ fn lea_base_factors_cases() {
         }
     }
 }
+
+/// `(x << s) & c` becomes two shifts exactly when `c` is a run of ones from bit `s` too
+/// wide for an `and` immediate (and the shift has no other use); either way the lowered
+/// function computes the same.
+#[test]
+fn shifted_masks_become_two_shifts() {
+    #[track_caller]
+    fn check_mask(s: u128, c: u128, shifts: bool, shared: bool) {
+        let out = Param::array("out1", Ty::U64, &[u64::MAX as u128; 2]);
+        let mut f = Function::new("f", vec![scalar("arg1")], vec![out]);
+        let x = f.push1(Op::Load { param: 0, index: 0 }, vec![], Ty::U64);
+        let y = f.push1(Op::Shl, vec![x.into(), Operand::Const(s)], Ty::U64);
+        let z = f.push1(Op::And, vec![y.into(), Operand::Const(c)], Ty::U64);
+        f.push(Op::Store { ret: 0, index: 0 }, vec![z.into()], &[]);
+        let other = if shared { y.into() } else { Operand::Const(0) };
+        f.push(Op::Store { ret: 0, index: 1 }, vec![other], &[]);
+        let g = lower::lower(&f).unwrap();
+        let ands = g.insts.iter().filter(|i| i.op == Op::And).count();
+        let ops: Vec<Op> = g.insts.iter().map(|i| i.op).collect();
+        assert_eq!(ands == 0, shifts, "s = {s}, c = {c:#x}: {ops:?}");
+        for v in [
+            0u128,
+            1,
+            7,
+            u64::MAX as u128,
+            1 << 63,
+            0x0123_4567_89ab_cdef,
+        ] {
+            let input = vec![vec![v]];
+            let (want, got) = (
+                interp::run(&f, &input).unwrap(),
+                interp::run(&g, &input).unwrap(),
+            );
+            assert_eq!(want, got, "s = {s}, c = {c:#x} on {v:#x}");
+        }
+    }
+    let m52 = (1u128 << 52) - 1;
+    check_mask(4, m52 << 4, true, false); // libsecp256k1's (d & M) << 4
+    check_mask(1, ((1u128 << 40) - 1) << 1, true, false);
+    check_mask(4, m52 << 4, false, true); // the shift is used again: left alone
+    check_mask(4, 0xff0, false, false); // an immediate: `and` stays
+    check_mask(4, m52 << 5, false, false); // not a run from bit s
+    check_mask(4, (m52 << 4) | 1, false, false);
+    check_mask(8, ((1u128 << 56) - 1) << 8, false, false); // k + s = 64: the mask is a no-op
+}
