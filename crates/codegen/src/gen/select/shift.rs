@@ -90,28 +90,55 @@ impl Generator<'_> {
 
     pub(super) fn t_shrd(&mut self, d: &InstData, n: u8) -> Result<()> {
         let (lo, hi) = (d.args[0], d.args[1]);
-        let dst = self.dest_from(lo)?;
-        if self.decide(DecisionSlot::Flavor, 2) == 0 {
-            let rh = self.reg_operand(hi)?;
-            self.emit(
-                Inst::op3(M::Shrd, X::r64(dst), X::r64(rh), X::Imm(n as i64)),
-                None,
-            )?;
+        // `shrd` (slow on AMD: several µops), or the same bits from plain shifts: `shr`,
+        // `shl` and `or` on copies, or `shrx`/`shlx`, which leave their sources alone
+        // (no copy of a value still live, two literal counts in registers instead).
+        let flavors = if lo != hi && self.allows(M::Shlx) {
+            3
         } else {
-            // hi's own register when hi dies here, else a copy.
-            let t = match self.reuse_dying(hi) {
-                Some(t) => t,
-                None => {
-                    let src = self.operand(hi, true, false)?;
-                    let t = self.fresh()?;
-                    self.emit(Inst::op2(M::Mov, X::r64(t), src), None)?;
-                    t
-                }
-            };
-            self.emit(Inst::op2(M::Shr, X::r64(dst), X::Imm(n as i64)), None)?;
-            self.emit(Inst::op2(M::Shl, X::r64(t), X::Imm(64 - n as i64)), None)?;
-            self.emit(Inst::op2(M::Or, X::r64(dst), X::r64(t)), None)?;
-        }
+            2
+        };
+        let dst = match self.decide(DecisionSlot::Flavor, flavors) {
+            0 => {
+                let dst = self.dest_from(lo)?;
+                let rh = self.reg_operand(hi)?;
+                self.emit(
+                    Inst::op3(M::Shrd, X::r64(dst), X::r64(rh), X::Imm(n as i64)),
+                    None,
+                )?;
+                dst
+            }
+            1 => {
+                let dst = self.dest_from(lo)?;
+                // hi's own register when hi dies here, else a copy.
+                let t = match self.reuse_dying(hi) {
+                    Some(t) => t,
+                    None => {
+                        let src = self.operand(hi, true, false)?;
+                        let t = self.fresh()?;
+                        self.emit(Inst::op2(M::Mov, X::r64(t), src), None)?;
+                        t
+                    }
+                };
+                self.emit(Inst::op2(M::Shr, X::r64(dst), X::Imm(n as i64)), None)?;
+                self.emit(Inst::op2(M::Shl, X::r64(t), X::Imm(64 - n as i64)), None)?;
+                self.emit(Inst::op2(M::Or, X::r64(dst), X::r64(t)), None)?;
+                dst
+            }
+            _ => {
+                let hs = self.operand(hi, true, false)?;
+                let up = self.const_reg(64 - n as u64)?;
+                let t = self.result_reg(&[hi])?;
+                self.emit(Inst::op3(M::Shlx, X::r64(t), hs, X::r64(up)), None)?;
+                self.release(hs, t);
+                let ls = self.operand(lo, true, false)?;
+                let down = self.const_reg(n as u64)?;
+                let dst = self.result_reg(&[lo])?;
+                self.emit(Inst::op3(M::Shrx, X::r64(dst), ls, X::r64(down)), None)?;
+                self.emit(Inst::op2(M::Or, X::r64(dst), X::r64(t)), None)?;
+                dst
+            }
+        };
         self.finish_result(d, dst)
     }
 }
