@@ -277,7 +277,12 @@ fn read_state(path: &Path) -> Result<SavedState> {
 pub fn optimize(job: Job<'_>, stop: &AtomicBool) -> Result<Outcome> {
     let started = Instant::now();
     let f = job.f;
-    let g = lower::lower(f)?;
+    // A latency search gets the lowering with shorter dependency chains.
+    let shape = match job.cfg.mode {
+        Mode::Throughput => lower::Shape::Throughput,
+        Mode::Latency => lower::Shape::Latency,
+    };
+    let g = lower::lower_for(f, shape)?;
     let opts = job.opts;
     if job.cfg.batches == 0 || job.cfg.cyclegoal == 0 {
         bail!("--batches and --cycle-goal must be at least 1");

@@ -22,9 +22,20 @@ struct Totals {
     runs: usize,
 }
 
-/// Generates and checks candidates of one function; returns (candidates, runs).
+/// Generates and checks candidates of one function, lowered for each shape; returns
+/// (candidates, runs).
 fn check(f: &Function, seed: u64, per_options: usize) -> (usize, usize) {
-    let g = lower::lower(f).unwrap();
+    let (mut cands, mut runs) = (0, 0);
+    for shape in [lower::Shape::Throughput, lower::Shape::Latency] {
+        let (c, r) = check_shape(f, shape, seed, per_options);
+        cands += c;
+        runs += r;
+    }
+    (cands, runs)
+}
+
+fn check_shape(f: &Function, shape: lower::Shape, seed: u64, per_options: usize) -> (usize, usize) {
+    let g = lower::lower_for(f, shape).unwrap();
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     // A pool of inputs with their expected outputs, computed once.
     let mut pool: Vec<Vec<Vec<u128>>> = inputs::edge_cases(f);

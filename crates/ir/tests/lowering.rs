@@ -41,13 +41,15 @@ fn every_pass_preserves_every_function() {
             let mut g = lower::legalize(f).unwrap_or_else(|e| panic!("{e}"));
             runs += check(f, &g, "legalize", 64, 1);
             for round in 0..2 {
-                for pass in lower::PASSES {
+                for pass in lower::PASSES.iter().chain(lower::LATENCY_PASSES) {
                     g = (pass.run)(&g);
                     runs += check(f, &g, &format!("{} (round {round})", pass.name), 16, 2);
                 }
             }
             let full = lower::lower(f).unwrap();
             runs += check(f, &full, "lower", 64, 3);
+            let latency = lower::lower_for(f, lower::Shape::Latency).unwrap();
+            runs += check(f, &latency, "lower for latency", 64, 4);
             funcs += 1;
         }
     }
@@ -334,7 +336,7 @@ proptest! {
         let g = lower::lower(&f).unwrap();
         validate::validate(&g, validate::Dialect::Lowered).unwrap();
         let mut stages = vec![("legalize", lower::legalize(&f).unwrap())];
-        for pass in lower::PASSES {
+        for pass in lower::PASSES.iter().chain(lower::LATENCY_PASSES) {
             let next = (pass.run)(&stages.last().unwrap().1);
             stages.push((pass.name, next));
         }
@@ -471,4 +473,85 @@ fn shifted_masks_become_two_shifts() {
     check_mask(4, m52 << 5, false, false); // not a run from bit s
     check_mask(4, (m52 << 4) | 1, false, false);
     check_mask(8, ((1u128 << 56) - 1) << 8, false, false); // k + s = 64: the mask is a no-op
+}
+
+/// `a + (x >> n)` of a 128-bit `x` (a `shrd` after lowering) is added as its two halves,
+/// `(lo >> n)` and `(hi << 64 - n)`, when the shift has no other use and the sum's carry
+/// only feeds additions; the sum and its carry stay exact on every input, including
+/// those where each half carries.
+#[test]
+fn shifted_accumulators_are_added_as_two_halves() {
+    #[track_caller]
+    fn check_split(n: u128, carry_stored: bool, shift_stored: bool, split: bool) {
+        // (a + (x >> n)) with x = (hi, lo); word 1: b + the carry, or the carry alone.
+        let out = Param::array("out1", Ty::U64, &[u64::MAX as u128; 3]);
+        let params = ["lo", "hi", "a", "b"].map(scalar).to_vec();
+        let mut f = Function::new("f", params, vec![out]);
+        let v: Vec<_> = (0..4)
+            .map(|i| f.push1(Op::Load { param: i, index: 0 }, vec![], Ty::U64))
+            .collect();
+        let lo = f.push1(Op::Cast, vec![v[0].into()], Ty::U128);
+        let hi = f.push1(Op::Cast, vec![v[1].into()], Ty::U128);
+        let hi = f.push1(Op::Shl, vec![hi.into(), Operand::Const(64)], Ty::U128);
+        let x = f.push1(Op::Or, vec![lo.into(), hi.into()], Ty::U128);
+        let x = f.push1(Op::Shr, vec![x.into(), Operand::Const(n)], Ty::U128);
+        let s = f.push1(Op::Cast, vec![x.into()], Ty::U64);
+        let args = vec![Operand::Const(0), v[2].into(), s.into()];
+        let r = f
+            .push(Op::AddCarry { size: 64 }, args, &[Ty::U64, Ty::U1])
+            .to_vec();
+        let top = if carry_stored {
+            f.push1(Op::Cast, vec![r[1].into()], Ty::U64)
+        } else {
+            f.push1(Op::Add, vec![v[3].into(), r[1].into()], Ty::U64)
+        };
+        let third = if shift_stored {
+            s.into()
+        } else {
+            Operand::Const(0)
+        };
+        for (k, o) in [r[0].into(), top.into(), third].into_iter().enumerate() {
+            f.push(
+                Op::Store {
+                    ret: 0,
+                    index: k as u32,
+                },
+                vec![o],
+                &[],
+            );
+        }
+        validate::validate(&f, validate::Dialect::Fiat).unwrap();
+        let g = lower::lower_for(&f, lower::Shape::Latency).unwrap();
+        let count = |want: fn(&Op) -> bool| g.insts.iter().filter(|i| want(&i.op)).count();
+        let sums = count(|o| matches!(o, Op::AddCarry { .. }));
+        let shrds = count(|o| matches!(o, Op::Shrd { .. }));
+        let want = if split { (2, 0) } else { (1, 1) };
+        assert_eq!(
+            (sums, shrds),
+            want,
+            "n = {n}, carry stored {carry_stored}, shift stored {shift_stored}"
+        );
+        let m = u64::MAX as u128;
+        let cases = [
+            (0, 0, 0),
+            (m, m, m),
+            (m, 0, m),
+            (0, m, m),
+            (1 << 63, 1, m - 5),
+            (12345, 678, 9),
+        ];
+        for (lo, hi, a) in cases {
+            let input = vec![vec![lo], vec![hi], vec![a], vec![7]];
+            let (want, got) = (
+                interp::run(&f, &input).unwrap(),
+                interp::run(&g, &input).unwrap(),
+            );
+            assert_eq!(want, got, "n = {n} on {input:x?}");
+        }
+    }
+    check_split(52, false, false, true);
+    check_split(1, false, false, true);
+    check_split(63, false, false, true);
+    check_split(52, true, false, false); // the carry is stored: one sum
+    check_split(52, false, true, false); // the shifted value is stored: the shrd stays
 }
