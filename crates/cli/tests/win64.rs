@@ -294,15 +294,41 @@ fn win64_coff_objects_link_into_a_windows_executable() {
         std::fs::remove_dir_all(&dir).ok();
         return;
     };
-    for c in &CASES {
-        let out = Command::new(&wine)
+    let run = |c: &[&str]| {
+        Command::new(&wine)
             .current_dir(&dir)
             .arg("main.exe")
             .args(c)
             .env("WINEDEBUG", "-all")
             .env("WINEPREFIX", dir.join("wineprefix"))
             .output()
-            .unwrap();
+            .unwrap()
+    };
+    // Wine's own start-up in a fresh prefix (before main.exe runs) fails now and then
+    // under load ("could not load kernel32.dll"): tried three times, then skipped with
+    // the reason; a failure of the program itself is never retried.
+    let wine_broken = |o: &std::process::Output| {
+        !o.status.success()
+            && String::from_utf8_lossy(&o.stderr).contains("could not load kernel32.dll")
+    };
+    let mut first = run(&CASES[0]);
+    for _ in 0..2 {
+        if !wine_broken(&first) {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_secs(2));
+        first = run(&CASES[0]);
+    }
+    if wine_broken(&first) {
+        eprintln!(
+            "SKIPPED running main.exe in {test}: Wine could not start (linked only): {}",
+            String::from_utf8_lossy(&first.stderr).trim()
+        );
+        std::fs::remove_dir_all(&dir).ok();
+        return;
+    }
+    for (k, c) in CASES.iter().enumerate() {
+        let out = if k == 0 { first.clone() } else { run(c) };
         let got = String::from_utf8_lossy(&out.stdout).replace("\r\n", "\n");
         assert!(
             out.status.success(),
