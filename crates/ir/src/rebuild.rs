@@ -369,9 +369,7 @@ pub fn shifted_masks(f: &Function) -> Function {
     let uses = use_counts(f);
     let mut rb = Rebuild::new(f);
     for data in &f.insts {
-        let args = rb.args(data);
-        let found = shifted_mask(f, &uses, data).map(|(y, s, k)| (rb.arg(y), s, k));
-        match found {
+        match shifted_mask(f, &uses, data).map(|(y, s, k)| (rb.arg(y), s, k)) {
             Some((y, s, k)) => {
                 let up = rb
                     .new
@@ -383,6 +381,7 @@ pub fn shifted_masks(f: &Function) -> Function {
                 );
             }
             None => {
+                let args = rb.args(data);
                 rb.emit_like(data, data.op, args);
             }
         }
@@ -452,17 +451,21 @@ pub fn split_shifted_sums(f: &Function) -> Function {
                 let w = rb
                     .new
                     .push1(Op::Shl, vec![hi, Operand::Const(64 - n)], Ty::U64);
-                let first = rb.new.push(
-                    Op::AddCarry { size: 64 },
-                    vec![Operand::Const(0), args[3 - k], u.into()],
-                    &[Ty::U64, Ty::U1],
-                )[..]
+                let first = rb
+                    .new
+                    .push(
+                        Op::AddCarry { size: 64 },
+                        vec![Operand::Const(0), args[3 - k], u.into()],
+                        &[Ty::U64, Ty::U1],
+                    )
                     .to_vec();
-                let second = rb.new.push(
-                    Op::AddCarry { size: 64 },
-                    vec![Operand::Const(0), first[0].into(), w.into()],
-                    &[Ty::U64, Ty::U1],
-                )[..]
+                let second = rb
+                    .new
+                    .push(
+                        Op::AddCarry { size: 64 },
+                        vec![Operand::Const(0), first[0].into(), w.into()],
+                        &[Ty::U64, Ty::U1],
+                    )
                     .to_vec();
                 rb.map[data.results[0].index()] = second[0].into();
                 split.insert(data.results[1], (first[1].into(), second[1].into()));
