@@ -16,7 +16,7 @@ mod lazy;
 
 use super::syntax::{Arg, BinOp, CastOp, Func, Inst, Kind, Pred, Type};
 use super::wide::{limbs, max_of, Emit, Wide};
-use assume::{assumed_bounds, Assumed};
+use assume::assumed_bounds;
 use lazy::{idioms, mod_only, users, Idioms};
 
 /// An error: the line it is on and what is wrong.
@@ -214,14 +214,12 @@ fn build_without(
             }
         }
     }
-    let assumed = assumed_bounds(func, &ptrs, &slots);
-    for (&(p, w), ub) in &assumed {
+    for (&(p, w), ub) in &assumed_bounds(func, &ptrs, &slots) {
         let bound = &mut params[p as usize].ubound[w as usize];
         *bound = (*bound).min(u128::try_from(ub).unwrap_or(u128::MAX));
     }
     let mut b = Builder {
         e: Emit::new(Function::new(name.clone(), params, returns)),
-        assumed,
         env: HashMap::new(),
         ptrs,
         loads: HashMap::new(),
@@ -402,8 +400,6 @@ struct Builder {
     env: HashMap<String, Val>,
     /// Pointer values as (argument, byte offset) ([`pointers`]).
     ptrs: Ptrs,
-    /// Upper bounds of input words stated by `llvm.assume` ([`assume`]).
-    assumed: Assumed,
     /// Each word of each input is loaded once.
     loads: HashMap<(u32, u32), Operand>,
     /// The last value stored to each output word.
@@ -554,9 +550,10 @@ impl Builder {
                     };
                     ls.push(v);
                 }
-                // A word's assumed bound (see `assume`); a wider load keeps its type's.
-                let ub = match self.assumed.get(&(param, first)) {
-                    Some(b) if bits == 64 => b.clone(),
+                // A word's declared bound (an assumption's, see `assume`); a wider load
+                // keeps its type's.
+                let ub = match self.e.f.params[param as usize].ubound.get(first as usize) {
+                    Some(&b) if bits == 64 => BigUint::from(b),
                     _ => max_of(bits),
                 };
                 self.define(
