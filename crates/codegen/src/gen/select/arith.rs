@@ -185,15 +185,21 @@ impl Generator<'_> {
             options[n] = Some(f);
             n += 1;
         };
-        if fits_imm32(c) {
-            add(F::Imul3);
-        }
-        add(F::ImulReg);
-        if self.allows(M::Mulx) {
-            add(F::Mulx);
-        }
+        // A power of two is a shift (or `lea`): one cycle on any ALU port, where `imul`
+        // and `mulx` take three or four on the one multiplier that the field's products
+        // need. The search cannot tell these apart one product at a time (a fraction of
+        // a percent each: the Kummer step's twelve folds by 2 as `imul` cost it 0.6-1%,
+        // TSC, AMD EPYC), so they are not offered.
         if c.is_power_of_two() {
             add(F::Shl(c.trailing_zeros()));
+        } else {
+            if fits_imm32(c) {
+                add(F::Imul3);
+            }
+            add(F::ImulReg);
+            if self.allows(M::Mulx) {
+                add(F::Mulx);
+            }
         }
         // The shift-and-add forms, as lowering's fold knows them (one home of the rule).
         match shift_add_factors(c) {

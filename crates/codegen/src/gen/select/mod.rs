@@ -9,7 +9,7 @@
 //! | subborrow.64       | `sub` / `sbb` (`stc`/`bt` to load the borrow)   |                          |
 //! | mulx.64            | `mulx`; `mul` (rax × r/m → rdx:rax) on the x86-64 target | Swap (which factor → rdx, or rax), Mem |
 //! | add (n-ary)        | `add` chain, a carry read with `adc`/`adcx` (CF) or `adox` (OF) · `lea` (two operands) | Swap (dest) |
-//! | mul by constant    | `imul r, r/m, imm` · `mov; imul` · `mulx` (BMI2) · `shl` · `lea` · `lea; shl` or `lea; lea` (c = m·n, `lower::shift_add_factors`) · `lea; lea [x + k·t]` (c = 1 + k·m: 19) | |
+//! | mul by constant    | `imul r, r/m, imm` · `mov; imul` · `mulx` (BMI2) · `lea; shl` or `lea; lea` (c = m·n, `lower::shift_add_factors`) · `lea; lea [x + k·t]` (c = 1 + k·m: 19); a power of two: `shl` · `lea` only | |
 //! | mul                | `imul` · `mulx` (BMI2)                         |                          |
 //! | and with a mask    | `and imm` · `movzx` (0xff) · `mov r32` (2^32-1) · `shl; shr` · `bzhi` (BMI2) | |
 //! | shr / shl          | `shr`/`shl imm` · `shrx`/`shlx` (BMI2) · `lea` (shl ≤ 3) |                 |
