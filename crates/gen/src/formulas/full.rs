@@ -13,6 +13,9 @@
 //!   mul_add    Montgomery: a·b ± c·d with one reduction for both products (the result
 //!              is below 3p, two conditional subtractions);  saturated: mul, mul, add
 //!   mul_small  Montgomery: double-and-add over `add`;  saturated: k·a, then a fold
+//!   *_lazy     saturated: mul_scaled, add, sub on n + 1 words without folds, one fold
+//!              by `settle` (every other operation refuses a wide element);
+//!              Montgomery: the reducing operations
 //!   constant   the representation's words of c (`FieldSpec::encode`)
 //!   cswap      cmovznz per word: never a branch
 //! ```
@@ -70,22 +73,47 @@ impl<'s> Full<'s> {
     }
 }
 
+impl Full<'_> {
+    /// Every operation but the wide ones takes elements of the representation's words
+    /// only: a wide value must be settled first.
+    fn reduced(&self, xs: &[&Vec<W>]) -> Result<(), String> {
+        match xs.iter().find(|x| x.len() != self.spec.limbs() as usize) {
+            Some(_) => Err("an unreduced (wide) element reached an operation that needs a field element: settle it first".into()),
+            None => Ok(()),
+        }
+    }
+
+    /// A wide result whose top word a fold can still take.
+    fn wide(&self, w: Vec<W>) -> Result<Vec<W>, String> {
+        match w.last() {
+            Some(top) if top.max >= Sat::WIDE_TOP => Err(format!(
+                "a wide value's top word may reach {}, too large to fold",
+                top.max
+            )),
+            _ => Ok(w),
+        }
+    }
+}
+
 impl Ops for Full<'_> {
     type Fe = Vec<W>;
 
     fn add(&mut self, a: &Vec<W>, b: &Vec<W>) -> Result<Vec<W>, String> {
+        self.reduced(&[a, b])?;
         Ok(match &self.arith {
             Arith::Montgomery(p) => montgomery::add(&mut self.g, p, a, b),
             Arith::Saturated(s) => s.add(&mut self.g, a, b),
         })
     }
     fn sub(&mut self, a: &Vec<W>, b: &Vec<W>) -> Result<Vec<W>, String> {
+        self.reduced(&[a, b])?;
         Ok(match &self.arith {
             Arith::Montgomery(p) => montgomery::sub(&mut self.g, p, a, b),
             Arith::Saturated(s) => s.sub(&mut self.g, a, b),
         })
     }
     fn mul(&mut self, a: &Vec<W>, b: &Vec<W>, square: bool) -> Result<Vec<W>, String> {
+        self.reduced(&[a, b])?;
         self.stats.muls += 1;
         let b = if square { a } else { b };
         Ok(match &self.arith {
@@ -121,7 +149,52 @@ impl Ops for Full<'_> {
             _ => super::product_then_small(self, a, b, square, c),
         }
     }
+    /// Saturated: `Sat::mul_scaled_wide`, n + 1 words; Montgomery: `mul_scaled`.
+    fn mul_scaled_lazy(
+        &mut self,
+        a: &Vec<W>,
+        b: &Vec<W>,
+        square: bool,
+        c: u64,
+    ) -> Result<Vec<W>, String> {
+        self.reduced(&[a, b])?;
+        match &self.arith {
+            Arith::Saturated(s) if s.scales(c) => {
+                self.stats.muls += 1;
+                self.stats.small_muls += 1;
+                let b = if square { a } else { b };
+                let w = s.mul_scaled_wide(&mut self.g, a, b, square, c);
+                self.wide(w)
+            }
+            _ => self.mul_scaled(a, b, square, c),
+        }
+    }
+    fn add_lazy(&mut self, a: &Vec<W>, b: &Vec<W>) -> Result<Vec<W>, String> {
+        match &self.arith {
+            Arith::Saturated(s) => {
+                let w = s.add_wide(&mut self.g, a, b);
+                self.wide(w)
+            }
+            Arith::Montgomery(_) => self.add(a, b),
+        }
+    }
+    fn sub_lazy(&mut self, a: &Vec<W>, b: &Vec<W>) -> Result<Vec<W>, String> {
+        match &self.arith {
+            Arith::Saturated(s) => {
+                let w = s.sub_wide(&mut self.g, a, b);
+                self.wide(w)
+            }
+            Arith::Montgomery(_) => self.sub(a, b),
+        }
+    }
+    fn settle(&mut self, a: &Vec<W>) -> Result<Vec<W>, String> {
+        Ok(match &self.arith {
+            Arith::Saturated(s) => s.settle(&mut self.g, a),
+            Arith::Montgomery(_) => a.clone(),
+        })
+    }
     fn mul_small(&mut self, a: &Vec<W>, c: u64) -> Result<Vec<W>, String> {
+        self.reduced(&[a])?;
         if c == 0 || c >= 1 << 32 {
             return Err(format!("{c} is not a small constant (1 to 2^32 - 1)"));
         }
@@ -173,6 +246,7 @@ impl Inline for Full<'_> {
     }
     /// Every result is already within the full words' bounds.
     fn output(&mut self, x: &Vec<W>, _bounds: &[u128]) -> Result<Vec<Opnd>, String> {
+        self.reduced(&[x])?;
         Ok(x.iter().map(|w| w.o).collect())
     }
     fn builder(&mut self) -> &mut Builder {

@@ -26,7 +26,11 @@
 //!
 //! Every multiplication by a constant follows a product, and is one operation with it
 //! ([`Ops::mul_scaled`]: in saturated words the unreduced product's halves are each
-//! multiplied by the constant and reduced once). Negative constants are multiplications
+//! multiplied by the constant and reduced once). The two Hadamard transforms of scaled
+//! products take them unreduced, add and subtract them unreduced, and reduce each
+//! output once ([`Ops::mul_scaled_lazy`], [`Ops::add_lazy`], [`Ops::sub_lazy`],
+//! [`Ops::settle`]; saturated words: one word more, 4 folds per transform instead of
+//! 12). Negative constants are multiplications
 //! by their absolute value with the sign carried along ([`Signed`]): a Hadamard
 //! transform combines signed inputs by adding or subtracting (choosing the result's sign
 //! so that no negation is needed) and a squaring drops the sign, so the only negation
@@ -51,21 +55,25 @@ fn pos<F>(v: F) -> Signed<F> {
 }
 
 /// `x + y` of two signed elements, as a sum or a difference; the sign of the result is
-/// chosen positive where the operands' signs allow.
+/// chosen positive where the operands' signs allow. With `wide`, the operations of
+/// unreduced elements ([`Ops::add_lazy`], [`Ops::sub_lazy`]).
 fn add_signed<O: Ops>(
     u: &mut O,
     x: &Signed<O::Fe>,
     y: &Signed<O::Fe>,
+    wide: bool,
 ) -> Result<Signed<O::Fe>, String> {
+    let add = |u: &mut O, a: &O::Fe, b: &O::Fe| if wide { u.add_lazy(a, b) } else { u.add(a, b) };
+    let sub = |u: &mut O, a: &O::Fe, b: &O::Fe| if wide { u.sub_lazy(a, b) } else { u.sub(a, b) };
     Ok(match (x.neg, y.neg) {
-        (false, false) => pos(u.add(&x.v, &y.v)?),
+        (false, false) => pos(add(u, &x.v, &y.v)?),
         (true, true) => Signed {
-            v: u.add(&x.v, &y.v)?,
+            v: add(u, &x.v, &y.v)?,
             neg: true,
         },
         // −a + b = b − a
-        (true, false) => pos(u.sub(&y.v, &x.v)?),
-        (false, true) => pos(u.sub(&x.v, &y.v)?),
+        (true, false) => pos(sub(u, &y.v, &x.v)?),
+        (false, true) => pos(sub(u, &x.v, &y.v)?),
     })
 }
 
@@ -77,40 +85,67 @@ fn negated<F: Clone>(x: &Signed<F>) -> Signed<F> {
 }
 
 /// The Hadamard transform of signed elements, as the fast butterfly (8 additions or
-/// subtractions).
+/// subtractions). With `wide` the inputs may be unreduced (the scaled products of
+/// [`scaled_products`] with `wide`), the 8 operations leave their results unreduced, and
+/// each output is settled once: 4 folds instead of 8, and none in the products.
 fn hadamard_signed<O: Ops>(
     u: &mut O,
     x: &[Signed<O::Fe>; 4],
+    wide: bool,
 ) -> Result<[Signed<O::Fe>; 4], String> {
-    let t1 = add_signed(u, &x[0], &x[1])?;
-    let t2 = add_signed(u, &x[2], &x[3])?;
-    let t3 = add_signed(u, &x[0], &negated(&x[1]))?;
-    let t4 = add_signed(u, &x[2], &negated(&x[3]))?;
+    let t1 = add_signed(u, &x[0], &x[1], wide)?;
+    let t2 = add_signed(u, &x[2], &x[3], wide)?;
+    let t3 = add_signed(u, &x[0], &negated(&x[1]), wide)?;
+    let t4 = add_signed(u, &x[2], &negated(&x[3]), wide)?;
+    let h = [
+        add_signed(u, &t1, &t2, wide)?,
+        add_signed(u, &t1, &negated(&t2), wide)?,
+        add_signed(u, &t3, &t4, wide)?,
+        add_signed(u, &t3, &negated(&t4), wide)?,
+    ];
+    if !wide {
+        return Ok(h);
+    }
+    let settle = |u: &mut O, h: &Signed<O::Fe>| -> Result<Signed<O::Fe>, String> {
+        Ok(Signed {
+            v: u.settle(&h.v)?,
+            neg: h.neg,
+        })
+    };
     Ok([
-        add_signed(u, &t1, &t2)?,
-        add_signed(u, &t1, &negated(&t2))?,
-        add_signed(u, &t3, &t4)?,
-        add_signed(u, &t3, &negated(&t4))?,
+        settle(u, &h[0])?,
+        settle(u, &h[1])?,
+        settle(u, &h[2])?,
+        settle(u, &h[3])?,
     ])
 }
 
 /// `c ∘ x ∘ y` (`c ∘ x²` without `y`) for small integer constants, each product and
 /// its constant with one reduction where the representation can ([`Ops::mul_scaled`]);
-/// negative constants flip the sign.
+/// negative constants flip the sign. With `wide` the products are left unreduced
+/// ([`Ops::mul_scaled_lazy`]) for a wide [`hadamard_signed`].
 fn scaled_products<O: Ops>(
     u: &mut O,
     x: &[Signed<O::Fe>; 4],
     y: Option<&[Signed<O::Fe>; 4]>,
     c: [i64; 4],
+    wide: bool,
 ) -> Result<[Signed<O::Fe>; 4], String> {
+    let scaled = |u: &mut O, a: &O::Fe, b: &O::Fe, square: bool, k: u64| {
+        if wide {
+            u.mul_scaled_lazy(a, b, square, k)
+        } else {
+            u.mul_scaled(a, b, square, k)
+        }
+    };
     let one = |u: &mut O, i: usize| -> Result<Signed<O::Fe>, String> {
         let (v, neg) = match y {
             Some(y) => (
-                u.mul_scaled(&x[i].v, &y[i].v, false, c[i].unsigned_abs())?,
+                scaled(u, &x[i].v, &y[i].v, false, c[i].unsigned_abs())?,
                 x[i].neg ^ y[i].neg,
             ),
             None => (
-                u.mul_scaled(&x[i].v, &x[i].v, true, c[i].unsigned_abs())?,
+                scaled(u, &x[i].v, &x[i].v, true, c[i].unsigned_abs())?,
                 false,
             ),
         };
@@ -140,7 +175,7 @@ fn value<O: Ops>(u: &mut O, x: &Signed<O::Fe>) -> Result<O::Fe, String> {
 
 /// `H(x, y, z, t)` of four field elements.
 pub(crate) fn hadamard<O: Ops>(u: &mut O, x: [O::Fe; 4]) -> Result<[O::Fe; 4], String> {
-    let h = hadamard_signed(u, &x.map(pos))?;
+    let h = hadamard_signed(u, &x.map(pos), false)?;
     Ok([
         value(u, &h[0])?,
         value(u, &h[1])?,
@@ -169,19 +204,20 @@ pub(crate) fn steps<O: Ops>(u: &mut O, args: [O::Fe; 11], n: usize) -> Result<[O
 /// implementation's own.
 pub(crate) fn step<O: Ops>(u: &mut O, args: [O::Fe; 11]) -> Result<[O::Fe; 8], String> {
     let [x2, y2, z2, t2, x3, y3, z3, t3, d1, d2, d3] = args;
-    let a = hadamard_signed(u, &[x2, y2, z2, t2].map(pos))?;
-    let b = hadamard_signed(u, &[x3, y3, z3, t3].map(pos))?;
-    // U = c1∘A∘B (the sum's product) before the swap: it is the same either way.
-    let uu = scaled_products(u, &a, Some(&b), C1)?;
+    let a = hadamard_signed(u, &[x2, y2, z2, t2].map(pos), false)?;
+    let b = hadamard_signed(u, &[x3, y3, z3, t3].map(pos), false)?;
+    // U = c1∘A∘B (the sum's product) before the swap: it is the same either way. The
+    // scaled products are left unreduced for the Hadamard transforms they feed.
+    let uu = scaled_products(u, &a, Some(&b), C1, true)?;
     let mut d = Vec::with_capacity(4);
     for i in 0..4 {
         d.push(pos(u.cswap(&a[i].v, &b[i].v).0));
     }
     let d: [Signed<O::Fe>; 4] = d.try_into().map_err(|_| "four coordinates")?;
-    let v = scaled_products(u, &d, None, C1)?;
-    let v = hadamard_signed(u, &v)?;
-    let uu = hadamard_signed(u, &uu)?;
-    let v = scaled_products(u, &v, None, C2)?;
+    let v = scaled_products(u, &d, None, C1, true)?;
+    let v = hadamard_signed(u, &v, true)?;
+    let uu = hadamard_signed(u, &uu, true)?;
+    let v = scaled_products(u, &v, None, C2, false)?;
     let uu = squares(u, &uu)?;
     let sum = [
         uu[0].v.clone(),

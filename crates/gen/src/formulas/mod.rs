@@ -76,6 +76,31 @@ pub(crate) trait Ops {
     ) -> Result<Self::Fe, String> {
         product_then_small(self, a, b, square, c)
     }
+    /// [`Ops::mul_scaled`] left unreduced where the representation can hold more than a
+    /// field element's words (saturated Solinas: one word more), for [`Ops::add_lazy`],
+    /// [`Ops::sub_lazy`] and then [`Ops::settle`] only; the default reduces at once.
+    fn mul_scaled_lazy(
+        &mut self,
+        a: &Self::Fe,
+        b: &Self::Fe,
+        square: bool,
+        c: u64,
+    ) -> Result<Self::Fe, String> {
+        self.mul_scaled(a, b, square, c)
+    }
+    /// `a + b` of elements that may be unreduced, itself unreduced (default: `add`).
+    fn add_lazy(&mut self, a: &Self::Fe, b: &Self::Fe) -> Result<Self::Fe, String> {
+        self.add(a, b)
+    }
+    /// `a − b` of elements that may be unreduced, itself unreduced (default: `sub`).
+    fn sub_lazy(&mut self, a: &Self::Fe, b: &Self::Fe) -> Result<Self::Fe, String> {
+        self.sub(a, b)
+    }
+    /// An unreduced element as a field element that every operation takes (default:
+    /// the element, which is one already).
+    fn settle(&mut self, a: &Self::Fe) -> Result<Self::Fe, String> {
+        Ok(a.clone())
+    }
     /// The field element `c` (in the representation's own form: Montgomery's `c·R`).
     fn constant(&mut self, c: &BigUint) -> Self::Fe;
     /// `(a, b)`, swapped when the formula's swap bit is 1; never a branch.

@@ -36,6 +36,10 @@ enum Node {
     MulAdd([Id; 4], bool),
     MulSmall(Id, u64),
     MulScaled(Id, Id, bool, u64),
+    AddLazy(Id, Id),
+    SubLazy(Id, Id),
+    MulScaledLazy(Id, Id, bool, u64),
+    Settle(Id),
     Constant(BigUint),
     /// Defines two elements: this node's and the next node's (a [`Node::Second`]), by
     /// the formula's swap bit of the given index.
@@ -51,9 +55,12 @@ impl Node {
             | Node::Sub(a, b)
             | Node::Mul(a, b, _)
             | Node::MulScaled(a, b, _, _)
+            | Node::AddLazy(a, b)
+            | Node::SubLazy(a, b)
+            | Node::MulScaledLazy(a, b, _, _)
             | Node::Cswap(a, b, _) => vec![a, b],
             Node::MulAdd(ids, _) => ids.to_vec(),
-            Node::MulSmall(a, _) => vec![a],
+            Node::MulSmall(a, _) | Node::Settle(a) => vec![a],
         }
     }
 
@@ -62,8 +69,10 @@ impl Node {
         match self {
             Node::Mul(..) | Node::MulAdd(..) => 4,
             Node::MulScaled(..) => 5,
-            Node::MulSmall(..) => 2,
-            Node::Add(..) | Node::Sub(..) | Node::Cswap(..) => 1,
+            Node::MulScaledLazy(..) => 4,
+            Node::MulSmall(..) | Node::Settle(..) => 2,
+            Node::Add(..) | Node::Sub(..) | Node::AddLazy(..) | Node::SubLazy(..) => 1,
+            Node::Cswap(..) => 1,
             Node::Arg(_) | Node::Constant(_) | Node::Second => 0,
         }
     }
@@ -159,6 +168,12 @@ impl Recorder {
                 }
                 Node::MulSmall(a, c) => u.mul_small(get(*a), *c)?,
                 Node::MulScaled(a, b, square, c) => u.mul_scaled(get(*a), get(*b), *square, *c)?,
+                Node::AddLazy(a, b) => u.add_lazy(get(*a), get(*b))?,
+                Node::SubLazy(a, b) => u.sub_lazy(get(*a), get(*b))?,
+                Node::MulScaledLazy(a, b, square, c) => {
+                    u.mul_scaled_lazy(get(*a), get(*b), *square, *c)?
+                }
+                Node::Settle(a) => u.settle(get(*a))?,
                 Node::Constant(c) => u.constant(c),
                 Node::Cswap(a, b, bit) => {
                     u.use_swap(*bit);
@@ -196,6 +211,18 @@ impl Ops for Recorder {
     }
     fn mul_scaled(&mut self, a: &Id, b: &Id, square: bool, c: u64) -> Result<Id, String> {
         Ok(self.push(Node::MulScaled(*a, *b, square, c)))
+    }
+    fn mul_scaled_lazy(&mut self, a: &Id, b: &Id, square: bool, c: u64) -> Result<Id, String> {
+        Ok(self.push(Node::MulScaledLazy(*a, *b, square, c)))
+    }
+    fn add_lazy(&mut self, a: &Id, b: &Id) -> Result<Id, String> {
+        Ok(self.push(Node::AddLazy(*a, *b)))
+    }
+    fn sub_lazy(&mut self, a: &Id, b: &Id) -> Result<Id, String> {
+        Ok(self.push(Node::SubLazy(*a, *b)))
+    }
+    fn settle(&mut self, a: &Id) -> Result<Id, String> {
+        Ok(self.push(Node::Settle(*a)))
     }
     fn constant(&mut self, c: &BigUint) -> Id {
         self.push(Node::Constant(c.clone()))
