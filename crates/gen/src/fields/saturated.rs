@@ -170,7 +170,7 @@ impl Sat {
         acc
     }
 
-    /// Whether [`Sat::mul_scaled`] takes the constant `k`: the fold's top word times c
+    /// Whether [`Sat::mul_scaled_wide`] takes the constant `k`: the fold's top word times c
     /// must stay far below 2^64 (the top is below `k + k·c + 1`).
     pub fn scales(&self, k: u64) -> bool {
         let (k, c) = (k as u128, self.c as u128);
@@ -180,12 +180,8 @@ impl Sat {
     /// `k·a·b` (`a²` with `square`) for a small `k` ([`Sat::scales`]), with one
     /// reduction: the 2n-word product `lo + 2^(64n)·hi` is congruent to
     /// `k·lo + (k·c)·hi`, n + 1 words, then the fold.
-    pub fn mul_scaled(&self, g: &mut Words, a: &[W], b: &[W], square: bool, k_: u64) -> Vec<W> {
-        let w = self.mul_scaled_wide(g, a, b, square, k_);
-        self.fold(g, &w[..self.n], w[self.n])
-    }
-
-    /// [`Sat::mul_scaled`] before its fold: n + 1 words (the top below `k + k·c + 1`).
+    /// `k·a·b` (`a²` with `square`) for a small `k` ([`Sat::scales`]) before its one
+    /// fold ([`Sat::settle`]): n + 1 words (the top below `k + k·c + 1`).
     pub fn mul_scaled_wide(
         &self,
         g: &mut Words,
