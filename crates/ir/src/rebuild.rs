@@ -431,7 +431,6 @@ pub fn split_shifted_sums(f: &Function) -> Function {
     let mut rb = Rebuild::new(f);
     let mut split: HashMap<Value, (Operand, Operand)> = HashMap::new();
     'insts: for data in &f.insts {
-        let mut args = rb.args(data);
         if data.op == (Op::AddCarry { size: 64 })
             && data.args[0] == Operand::Const(0)
             && only_added[data.results[1].index()]
@@ -455,7 +454,7 @@ pub fn split_shifted_sums(f: &Function) -> Function {
                     .new
                     .push(
                         Op::AddCarry { size: 64 },
-                        vec![Operand::Const(0), args[3 - k], u.into()],
+                        vec![Operand::Const(0), rb.arg(data.args[3 - k]), u.into()],
                         &[Ty::U64, Ty::U1],
                     )
                     .to_vec();
@@ -472,20 +471,19 @@ pub fn split_shifted_sums(f: &Function) -> Function {
                 continue 'insts;
             }
         }
-        if data.op == Op::Add
-            && data
-                .args
-                .iter()
-                .any(|a| a.value().is_some_and(|v| split.contains_key(&v)))
-        {
-            args = Vec::new();
+        // A sum reads a split carry as its two carries.
+        let args: Vec<Operand> = if data.op == Op::Add {
+            let mut args = Vec::with_capacity(data.args.len());
             for a in &data.args {
                 match a.value().and_then(|v| split.get(&v)) {
                     Some(&(c1, c2)) => args.extend([c1, c2]),
                     None => args.push(rb.arg(*a)),
                 }
             }
-        }
+            args
+        } else {
+            rb.args(data)
+        };
         rb.emit_like(data, data.op, args);
     }
     rb.new
