@@ -83,32 +83,6 @@ impl Full<'_> {
         }
     }
 
-    /// `c·a·b` (`c·a²`): saturated, k·lo + (k·c)·hi of the unreduced product, folded
-    /// once or left `wide`; otherwise the product, then `mul_small`.
-    fn scaled(
-        &mut self,
-        a: &Vec<W>,
-        b: &Vec<W>,
-        square: bool,
-        c: u64,
-        wide: bool,
-    ) -> Result<Vec<W>, String> {
-        self.reduced(&[a, b])?;
-        let s = match &self.arith {
-            Arith::Saturated(s) if s.scales(c) => s,
-            _ => return super::product_then_small(self, a, b, square, c),
-        };
-        self.stats.muls += 1;
-        self.stats.small_muls += 1;
-        let b = if square { a } else { b };
-        let w = s.mul_scaled_wide(&mut self.g, a, b, square, c);
-        if wide {
-            self.wide(w)
-        } else {
-            Ok(s.settle(&mut self.g, &w))
-        }
-    }
-
     /// A wide result whose top word a fold can still take.
     fn wide(&self, w: Vec<W>) -> Result<Vec<W>, String> {
         match w.last() {
@@ -156,26 +130,31 @@ impl Ops for Full<'_> {
         self.stats.shared_reductions += 1;
         Ok(montgomery::mul_add(&mut self.g, p, [a, b, c, d], minus))
     }
-    /// Saturated: the unreduced product's two halves each times c, one reduction
-    /// (`Sat::mul_scaled_wide`, `Sat::settle`); Montgomery: the product, then `mul_small`.
+    /// Saturated: the unreduced product's two halves each times c (`Sat::mul_scaled_wide`),
+    /// folded once (`Sat::settle`) or left `wide`; Montgomery: the product, then
+    /// `mul_small`.
     fn mul_scaled(
         &mut self,
         a: &Vec<W>,
         b: &Vec<W>,
         square: bool,
         c: u64,
+        wide: bool,
     ) -> Result<Vec<W>, String> {
-        self.scaled(a, b, square, c, false)
-    }
-    /// Saturated: `Sat::mul_scaled_wide`, n + 1 words; Montgomery: `mul_scaled`.
-    fn mul_scaled_lazy(
-        &mut self,
-        a: &Vec<W>,
-        b: &Vec<W>,
-        square: bool,
-        c: u64,
-    ) -> Result<Vec<W>, String> {
-        self.scaled(a, b, square, c, true)
+        self.reduced(&[a, b])?;
+        let s = match &self.arith {
+            Arith::Saturated(s) if s.scales(c) => s,
+            _ => return super::product_then_small(self, a, b, square, c),
+        };
+        self.stats.muls += 1;
+        self.stats.small_muls += 1;
+        let b = if square { a } else { b };
+        let w = s.mul_scaled_wide(&mut self.g, a, b, square, c);
+        if wide {
+            self.wide(w)
+        } else {
+            Ok(s.settle(&mut self.g, &w))
+        }
     }
     fn add_lazy(&mut self, a: &Vec<W>, b: &Vec<W>) -> Result<Vec<W>, String> {
         match &self.arith {

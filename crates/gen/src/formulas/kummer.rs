@@ -28,7 +28,7 @@
 //! ([`Ops::mul_scaled`]: in saturated words the unreduced product's halves are each
 //! multiplied by the constant and reduced once). The two Hadamard transforms of scaled
 //! products take them unreduced, add and subtract them unreduced, and reduce each
-//! output once ([`Ops::mul_scaled_lazy`], [`Ops::add_lazy`], [`Ops::sub_lazy`],
+//! output once ([`Ops::mul_scaled`] with `wide`, [`Ops::add_lazy`], [`Ops::sub_lazy`],
 //! [`Ops::settle`]; saturated words: one word more, 4 folds per transform instead of
 //! 12). Negative constants are multiplications
 //! by their absolute value with the sign carried along ([`Signed`]): a Hadamard
@@ -123,7 +123,7 @@ fn hadamard_signed<O: Ops>(
 /// `c ∘ x ∘ y` (`c ∘ x²` without `y`) for small integer constants, each product and
 /// its constant with one reduction where the representation can ([`Ops::mul_scaled`]);
 /// negative constants flip the sign. With `wide` the products are left unreduced
-/// ([`Ops::mul_scaled_lazy`]) for a wide [`hadamard_signed`].
+/// ([`Ops::mul_scaled`] with `wide`) for a wide [`hadamard_signed`].
 fn scaled_products<O: Ops>(
     u: &mut O,
     x: &[Signed<O::Fe>; 4],
@@ -131,21 +131,14 @@ fn scaled_products<O: Ops>(
     c: [i64; 4],
     wide: bool,
 ) -> Result<[Signed<O::Fe>; 4], String> {
-    let scaled = |u: &mut O, a: &O::Fe, b: &O::Fe, square: bool, k: u64| {
-        if wide {
-            u.mul_scaled_lazy(a, b, square, k)
-        } else {
-            u.mul_scaled(a, b, square, k)
-        }
-    };
     let one = |u: &mut O, i: usize| -> Result<Signed<O::Fe>, String> {
         let (v, neg) = match y {
             Some(y) => (
-                scaled(u, &x[i].v, &y[i].v, false, c[i].unsigned_abs())?,
+                u.mul_scaled(&x[i].v, &y[i].v, false, c[i].unsigned_abs(), wide)?,
                 x[i].neg ^ y[i].neg,
             ),
             None => (
-                scaled(u, &x[i].v, &x[i].v, true, c[i].unsigned_abs())?,
+                u.mul_scaled(&x[i].v, &x[i].v, true, c[i].unsigned_abs(), wide)?,
                 false,
             ),
         };

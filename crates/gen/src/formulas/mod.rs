@@ -66,27 +66,19 @@ pub(crate) trait Ops {
     fn mul_small(&mut self, a: &Self::Fe, c: u64) -> Result<Self::Fe, String>;
     /// `c·a·b` (or `c·a²`) for a small constant `c`: the product and then the
     /// multiplication by `c`, unless the representation can do both with one reduction
-    /// (saturated Solinas: `c·lo + c·2^(64n)·hi` of the unreduced product).
+    /// (saturated Solinas: `c·lo + c·2^(64n)·hi` of the unreduced product). With `wide`
+    /// the result may be left unreduced where the representation can hold more than a
+    /// field element's words (saturated Solinas: one word more), for [`Ops::add_lazy`],
+    /// [`Ops::sub_lazy`] and then [`Ops::settle`] only; the default reduces either way.
     fn mul_scaled(
         &mut self,
         a: &Self::Fe,
         b: &Self::Fe,
         square: bool,
         c: u64,
+        _wide: bool,
     ) -> Result<Self::Fe, String> {
         product_then_small(self, a, b, square, c)
-    }
-    /// [`Ops::mul_scaled`] left unreduced where the representation can hold more than a
-    /// field element's words (saturated Solinas: one word more), for [`Ops::add_lazy`],
-    /// [`Ops::sub_lazy`] and then [`Ops::settle`] only; the default reduces at once.
-    fn mul_scaled_lazy(
-        &mut self,
-        a: &Self::Fe,
-        b: &Self::Fe,
-        square: bool,
-        c: u64,
-    ) -> Result<Self::Fe, String> {
-        self.mul_scaled(a, b, square, c)
     }
     /// `a + b` of elements that may be unreduced, itself unreduced (default: `add`).
     fn add_lazy(&mut self, a: &Self::Fe, b: &Self::Fe) -> Result<Self::Fe, String> {

@@ -35,10 +35,10 @@ enum Node {
     Mul(Id, Id, bool),
     MulAdd([Id; 4], bool),
     MulSmall(Id, u64),
-    MulScaled(Id, Id, bool, u64),
+    /// `c·a·b` (`square`, `c`, `wide`).
+    MulScaled(Id, Id, bool, u64, bool),
     AddLazy(Id, Id),
     SubLazy(Id, Id),
-    MulScaledLazy(Id, Id, bool, u64),
     Settle(Id),
     Constant(BigUint),
     /// Defines two elements: this node's and the next node's (a [`Node::Second`]), by
@@ -54,10 +54,9 @@ impl Node {
             Node::Add(a, b)
             | Node::Sub(a, b)
             | Node::Mul(a, b, _)
-            | Node::MulScaled(a, b, _, _)
+            | Node::MulScaled(a, b, _, _, _)
             | Node::AddLazy(a, b)
             | Node::SubLazy(a, b)
-            | Node::MulScaledLazy(a, b, _, _)
             | Node::Cswap(a, b, _) => vec![a, b],
             Node::MulAdd(ids, _) => ids.to_vec(),
             Node::MulSmall(a, _) | Node::Settle(a) => vec![a],
@@ -68,8 +67,9 @@ impl Node {
     fn latency(&self) -> u32 {
         match self {
             Node::Mul(..) | Node::MulAdd(..) => 4,
-            Node::MulScaled(..) => 5,
-            Node::MulScaledLazy(..) => 4,
+            Node::MulScaled(.., false) => 5,
+            // Without its fold.
+            Node::MulScaled(.., true) => 4,
             Node::MulSmall(..) | Node::Settle(..) => 2,
             Node::Add(..) | Node::Sub(..) | Node::AddLazy(..) | Node::SubLazy(..) => 1,
             Node::Cswap(..) => 1,
@@ -167,12 +167,11 @@ impl Recorder {
                     u.mul_add([get(*a), get(*b), get(*c), get(*d)], *minus)?
                 }
                 Node::MulSmall(a, c) => u.mul_small(get(*a), *c)?,
-                Node::MulScaled(a, b, square, c) => u.mul_scaled(get(*a), get(*b), *square, *c)?,
+                Node::MulScaled(a, b, square, c, wide) => {
+                    u.mul_scaled(get(*a), get(*b), *square, *c, *wide)?
+                }
                 Node::AddLazy(a, b) => u.add_lazy(get(*a), get(*b))?,
                 Node::SubLazy(a, b) => u.sub_lazy(get(*a), get(*b))?,
-                Node::MulScaledLazy(a, b, square, c) => {
-                    u.mul_scaled_lazy(get(*a), get(*b), *square, *c)?
-                }
                 Node::Settle(a) => u.settle(get(*a))?,
                 Node::Constant(c) => u.constant(c),
                 Node::Cswap(a, b, bit) => {
@@ -209,11 +208,15 @@ impl Ops for Recorder {
     fn mul_small(&mut self, a: &Id, c: u64) -> Result<Id, String> {
         Ok(self.push(Node::MulSmall(*a, c)))
     }
-    fn mul_scaled(&mut self, a: &Id, b: &Id, square: bool, c: u64) -> Result<Id, String> {
-        Ok(self.push(Node::MulScaled(*a, *b, square, c)))
-    }
-    fn mul_scaled_lazy(&mut self, a: &Id, b: &Id, square: bool, c: u64) -> Result<Id, String> {
-        Ok(self.push(Node::MulScaledLazy(*a, *b, square, c)))
+    fn mul_scaled(
+        &mut self,
+        a: &Id,
+        b: &Id,
+        square: bool,
+        c: u64,
+        wide: bool,
+    ) -> Result<Id, String> {
+        Ok(self.push(Node::MulScaled(*a, *b, square, c, wide)))
     }
     fn add_lazy(&mut self, a: &Id, b: &Id) -> Result<Id, String> {
         Ok(self.push(Node::AddLazy(*a, *b)))
