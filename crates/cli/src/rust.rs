@@ -697,7 +697,7 @@ mod tests {
     #[test]
     fn feature_names_are_rusts() {
         let names: Vec<String> = Feature::ALL.into_iter().map(rust_feature).collect();
-        assert_eq!(names, ["bmi1", "bmi2", "adx", "avx2"]);
+        assert_eq!(names, ["bmi1", "bmi2", "adx", "avx2", "avx512ifma"]);
     }
 
     #[test]

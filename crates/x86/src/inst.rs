@@ -412,6 +412,21 @@ mnemonics! {
     /// AVX-512's `vpandq` (EVEX), for its embedded broadcast from memory (`{1to4}`).
     Vpandq = "vpandq",
     Vzeroupper = "vzeroupper",
+    // Lane arithmetic of vector code generation (4 x 64-bit lanes): AVX2's shifts by a
+    // constant, lane permutation and blend, and AVX-512's (EVEX, with VL on ymm) 64-bit
+    // lane product and the IFMA multiply-adds of 52-bit lanes.
+    Vpsrlq = "vpsrlq",
+    Vpsllq = "vpsllq",
+    /// `vpermq dst, src, imm8`: lane i of dst is lane `(imm >> 2i) & 3` of src.
+    Vpermq = "vpermq",
+    /// `vpblendd dst, a, b, imm8`: dword i from b where bit i of imm is set, else from a.
+    Vpblendd = "vpblendd",
+    /// AVX-512DQ: the low 64 bits of each lane's product.
+    Vpmullq = "vpmullq",
+    /// AVX-512 IFMA: `dst += low 52 bits of (a mod 2^52)·(b mod 2^52)`, per lane.
+    Vpmadd52luq = "vpmadd52luq",
+    /// AVX-512 IFMA: `dst += bits 52..103 of (a mod 2^52)·(b mod 2^52)`, per lane.
+    Vpmadd52huq = "vpmadd52huq",
 }
 
 /// The vector mnemonics (AVX2, and AVX-512's `vpandq`) as one pattern: [`Mnemonic::is_vector`], and every
@@ -436,6 +451,13 @@ macro_rules! vector_mnemonic {
             | $crate::Mnemonic::Vpmovsxbw
             | $crate::Mnemonic::Vpandq
             | $crate::Mnemonic::Vzeroupper
+            | $crate::Mnemonic::Vpsrlq
+            | $crate::Mnemonic::Vpsllq
+            | $crate::Mnemonic::Vpermq
+            | $crate::Mnemonic::Vpblendd
+            | $crate::Mnemonic::Vpmullq
+            | $crate::Mnemonic::Vpmadd52luq
+            | $crate::Mnemonic::Vpmadd52huq
     };
 }
 
@@ -456,18 +478,28 @@ pub enum Feature {
     Bmi2,
     Adx,
     Avx2,
+    /// AVX-512 IFMA with VL on 256-bit registers (`vpmadd52luq`/`vpmadd52huq`), and the
+    /// AVX-512F/VL/DQ every such CPU has (`vpmullq`).
+    Avx512Ifma,
 }
 
 impl Feature {
-    pub const ALL: [Feature; 4] = [Feature::Bmi1, Feature::Bmi2, Feature::Adx, Feature::Avx2];
+    pub const ALL: [Feature; 5] = [
+        Feature::Bmi1,
+        Feature::Bmi2,
+        Feature::Adx,
+        Feature::Avx2,
+        Feature::Avx512Ifma,
+    ];
 
-    /// CPUID's name: `BMI1`, `BMI2`, `ADX`, `AVX2`.
+    /// CPUID's name: `BMI1`, `BMI2`, `ADX`, `AVX2`, `AVX512IFMA`.
     pub fn name(self) -> &'static str {
         match self {
             Feature::Bmi1 => "BMI1",
             Feature::Bmi2 => "BMI2",
             Feature::Adx => "ADX",
             Feature::Avx2 => "AVX2",
+            Feature::Avx512Ifma => "AVX512IFMA",
         }
     }
 }
@@ -486,9 +518,13 @@ impl Mnemonic {
 
     /// The CPU feature beyond baseline x86-64 that the instruction needs: BMI1 for andn
     /// and bextr, BMI2 for mulx, shlx/shrx/sarx, rorx and bzhi, ADX for adcx/adox, AVX2
-    /// for the vector instructions; none for the rest.
+    /// for the vector instructions, AVX-512 IFMA for `vpmullq` and the IFMA
+    /// multiply-adds; none for the rest.
     pub fn feature(self) -> Option<Feature> {
         use Mnemonic::*;
+        if matches!(self, Vpmullq | Vpmadd52luq | Vpmadd52huq) {
+            return Some(Feature::Avx512Ifma);
+        }
         if self.is_vector() {
             return Some(Feature::Avx2);
         }

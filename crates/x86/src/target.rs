@@ -47,7 +47,7 @@ impl Target {
             None => true,
             Some(Feature::Bmi1 | Feature::Bmi2) => self != Target::X86_64,
             Some(Feature::Adx) => self == Target::Adx,
-            Some(Feature::Avx2) => false,
+            Some(Feature::Avx2 | Feature::Avx512Ifma) => false,
         }
     }
 

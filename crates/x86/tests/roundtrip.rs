@@ -114,6 +114,12 @@ const CANONICAL: &[&str] = &[
     "vpmovsxbw ymm0, oword [rsi]", "vpmovsxbw xmm1, xmm2", "vpandq ymm0, ymm1, ymm2",
     "vpandq ymm0, ymm1, qword [rsi]{1to4}", "vpandq xmm0, xmm1, qword [rsi + 0x8]{1to2}",
     "vzeroupper",
+    // vector code generation's lane arithmetic
+    "vpsrlq ymm0, ymm1, 0x33", "vpsllq xmm2, xmm3, 0x1", "vpermq ymm0, ymm1, 0xb1",
+    "vpermq ymm2, yword [rsi], 0x44", "vpblendd ymm0, ymm1, ymm2, 0xcc",
+    "vpblendd ymm0, ymm1, yword [rsp + 0x20], 0x3", "vpmullq ymm0, ymm1, ymm2",
+    "vpmullq ymm3, ymm4, yword [rsi]", "vpmadd52luq ymm0, ymm1, ymm2",
+    "vpmadd52huq ymm15, ymm14, yword [rsp - 0x40]", "vpmadd52luq xmm0, xmm1, xmm2",
 ];
 
 /// Lines in other spellings: (input, canonical NASM).

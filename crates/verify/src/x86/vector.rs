@@ -4,8 +4,11 @@
 //! `vpbroadcastq`) to store them at once (`vmovdqu`), and the odd vectorized limb
 //! operation (`vpand`, `vpor`, `vpxor`, `vpaddq`, `vpsubq`, each lane on its own, sums
 //! modulo 2^64); clang's constant loads `vpmovsxbw` (bytes sign-extended to words) and
-//! AVX-512's `vpandq` with a qword broadcast to every lane (`{1to4}`). None of them
-//! changes a flag.
+//! AVX-512's `vpandq` with a qword broadcast to every lane (`{1to4}`). And the lane
+//! arithmetic of vector code generation: shifts by constants (`vpsrlq`, `vpsllq`), lane
+//! permutation (`vpermq`) and dword blends (`vpblendd`), AVX-512DQ's `vpmullq` and
+//! IFMA's `vpmadd52luq`/`vpmadd52huq` (the low and high 52 bits of the product of the
+//! lanes' low 52 bits, added to the destination). None of them changes a flag.
 //!
 //! A vector register is four 64-bit lanes. These instructions are VEX-encoded, so one
 //! that writes an `xmm` zeroes lanes 2 and 3 of its `ymm` (the SDM's "VEX.128 ... bits
@@ -129,6 +132,75 @@ impl Machine<'_> {
                         });
                     }
                     *lane = self.g.concat(&segs, 0);
+                }
+                self.set_lanes(d, &l[..n])?;
+            }
+            (M::Vpsrlq | M::Vpsllq, &[d, a, X::Imm(n)]) => {
+                let (x, k) = self.lanes(a)?;
+                let mut l = x;
+                for lane in l.iter_mut().take(k) {
+                    *lane = match (n > 63, mn == M::Vpsrlq) {
+                        (true, _) => self.g.konst(0),
+                        (false, true) => self.g.shr(*lane, n as u32),
+                        (false, false) => self.g.shl(*lane, n as u32, 64),
+                    };
+                }
+                self.set_lanes(d, &l[..k])?;
+            }
+            (M::Vpermq, &[d, a, X::Imm(i)]) => {
+                let (x, _) = self.lanes(a)?;
+                let l: [NodeId; 4] = std::array::from_fn(|k| x[((i >> (2 * k)) & 3) as usize]);
+                self.set_lanes(d, &l)?;
+            }
+            // Dword j from b where bit j of the immediate is set, else from a: a lane of
+            // two dwords from different sources is their concatenation.
+            (M::Vpblendd, &[d, a, b, X::Imm(i)]) => {
+                let ((x, n), (y, _)) = (self.lanes(a)?, self.lanes(b)?);
+                let mut l = x;
+                for k in 0..n {
+                    let src = |half: usize| {
+                        if (i >> (2 * k + half)) & 1 == 1 {
+                            y[k]
+                        } else {
+                            x[k]
+                        }
+                    };
+                    let (lo, hi) = (src(0), src(1));
+                    l[k] = if lo == hi {
+                        lo
+                    } else {
+                        let seg = |node, at| Seg {
+                            node,
+                            from: at,
+                            len: 32,
+                            at,
+                        };
+                        self.g.concat(&[seg(lo, 0), seg(hi, 32)], 0)
+                    };
+                }
+                self.set_lanes(d, &l[..n])?;
+            }
+            // AVX-512: the low 64 bits of each lane's product; IFMA: the low or high 52
+            // bits of the 104-bit product of the lanes' low 52 bits, added to the
+            // destination's lane modulo 2^64.
+            (M::Vpmullq | M::Vpmadd52luq | M::Vpmadd52huq, &[d, a, b]) => {
+                let ((x, n), (y, _)) = (self.lanes(a)?, self.lanes(b)?);
+                let (acc, _) = self.lanes(d)?;
+                let mut l = x;
+                for k in 0..n {
+                    l[k] = if mn == M::Vpmullq {
+                        let p = self.g.prod(x[k], y[k]);
+                        self.g.trunc(p, 64)
+                    } else {
+                        let (u, v) = (self.g.trunc(x[k], 52), self.g.trunc(y[k], 52));
+                        let p = self.g.prod(u, v);
+                        let part = if mn == M::Vpmadd52luq {
+                            self.g.trunc(p, 52)
+                        } else {
+                            self.g.slice(p, 52, 52)
+                        };
+                        self.g.add(64, &[(acc[k], 1), (part, 1)], 0)
+                    };
                 }
                 self.set_lanes(d, &l[..n])?;
             }

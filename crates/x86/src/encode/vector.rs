@@ -1,6 +1,7 @@
-//! The AVX2 part of the mapping (see the parent module): the vector instructions
-//! compilers emit and the checker reads. Code generation never emits them; they are
-//! encoded so that whatever parses can be run and measured.
+//! The vector part of the mapping (see the parent module): the AVX2 instructions
+//! compilers emit and the checker reads, encoded so that whatever parses can be run and
+//! measured, and the lane arithmetic of vector code generation (shifts, `vpermq`,
+//! `vpblendd`, AVX-512's `vpmullq` and IFMA's `vpmadd52luq`/`vpmadd52huq`, EVEX).
 
 use iced_x86::{Code, OpKind, Register};
 
@@ -125,6 +126,40 @@ pub(super) fn vector(mn: Mnemonic, ops: &[Operand]) -> Res {
         }
         (Mn::Vpmovsxbw, [V(_, Y), b]) if vm(b, X) => VEX_Vpmovsxbw_ymm_xmmm128,
         (Mn::Vzeroupper, []) => VEX_Vzeroupper,
+        (Mn::Vpsrlq | Mn::Vpsllq, [V(_, s), V(_, t), Imm(_)]) if s == t => {
+            match (mn == Mn::Vpsrlq, *s == X) {
+                (true, true) => VEX_Vpsrlq_xmm_xmm_imm8,
+                (true, false) => VEX_Vpsrlq_ymm_ymm_imm8,
+                (false, true) => VEX_Vpsllq_xmm_xmm_imm8,
+                (false, false) => VEX_Vpsllq_ymm_ymm_imm8,
+            }
+        }
+        (Mn::Vpermq, [V(_, Y), b, Imm(_)]) if vm(b, Y) => VEX_Vpermq_ymm_ymmm256_imm8,
+        (Mn::Vpblendd, [V(_, s), V(_, t), c, Imm(_)]) if s == t && vm(c, *s) => pick(
+            *s == X,
+            VEX_Vpblendd_xmm_xmm_xmmm128_imm8,
+            VEX_Vpblendd_ymm_ymm_ymmm256_imm8,
+        ),
+        // AVX-512 (EVEX): no masking, no broadcast.
+        (Mn::Vpmullq | Mn::Vpmadd52luq | Mn::Vpmadd52huq, [V(_, s), V(_, t), c])
+            if s == t && vm(c, *s) =>
+        {
+            let (x, y) = match mn {
+                Mn::Vpmullq => (
+                    EVEX_Vpmullq_xmm_k1z_xmm_xmmm128b64,
+                    EVEX_Vpmullq_ymm_k1z_ymm_ymmm256b64,
+                ),
+                Mn::Vpmadd52luq => (
+                    EVEX_Vpmadd52luq_xmm_k1z_xmm_xmmm128b64,
+                    EVEX_Vpmadd52luq_ymm_k1z_ymm_ymmm256b64,
+                ),
+                _ => (
+                    EVEX_Vpmadd52huq_xmm_k1z_xmm_xmmm128b64,
+                    EVEX_Vpmadd52huq_ymm_k1z_ymm_ymmm256b64,
+                ),
+            };
+            pick(*s == X, x, y)
+        }
         _ => return Err(FORM),
     };
     all(code)

@@ -187,6 +187,19 @@ pub fn forms() -> Vec<(Mnemonic, Vec<K>)> {
     add(Vpmovsxbw, &[V(B256), V(B128)]);
     add(Vpmovsxbw, &[V(B256), M(B128)]);
     add(Vzeroupper, &[]);
+    for s in [B128, B256] {
+        for mn in [Vpsrlq, Vpsllq] {
+            add(mn, &[V(s), V(s), Count]);
+        }
+        add(Vpblendd, &[V(s), V(s), V(s), Count]);
+        add(Vpblendd, &[V(s), V(s), M(s), Count]);
+        for mn in [Vpmullq, Vpmadd52luq, Vpmadd52huq] {
+            add(mn, &[V(s), V(s), V(s)]);
+            add(mn, &[V(s), V(s), M(s)]);
+        }
+    }
+    add(Vpermq, &[V(B256), V(B256), Count]);
+    add(Vpermq, &[V(B256), M(B256), Count]);
     f
 }
 

@@ -203,11 +203,55 @@ fn cpu_agrees() {
     ];
     // AVX-512VL's vpandq, where the CPU has it.
     let avx512 = "vmovq xmm0, rax; vpinsrq xmm0, xmm0, rbx, 1; vmovq xmm1, rcx; vpinsrq xmm1, xmm1, rdx, 1; vpandq xmm2, xmm0, xmm1; vmovq r8, xmm2; vpextrq r9, xmm2, 1";
-    let mut snippets = snippets.to_vec();
+    let mut snippets: Vec<String> = snippets.iter().map(|s| s.to_string()).collect();
     if std::arch::is_x86_feature_detected!("avx512vl") {
-        snippets.push(avx512);
+        snippets.push(avx512.to_string());
     } else {
         eprintln!("SKIPPED in cpu_agrees: `{avx512}` (this CPU has no AVX-512VL)");
+    }
+    // Vector code generation's lane arithmetic: ymm0 = [rax, rbx, rcx, rdx], ymm1 = [r8,
+    // r9, r10, r11], ymm2 = [r12, r13, r14, r15], the result's four lanes back in rax,
+    // rbx, rcx, rdx.
+    let lanes = |v: u8, r: [&str; 4]| {
+        format!(
+            "vmovq xmm{v}, {}; vpinsrq xmm{v}, xmm{v}, {}, 1; vmovq xmm5, {}; \
+             vpinsrq xmm5, xmm5, {}, 1; vinserti128 ymm{v}, ymm{v}, xmm5, 1",
+            r[0], r[1], r[2], r[3]
+        )
+    };
+    let setup = [
+        lanes(0, ["rax", "rbx", "rcx", "rdx"]),
+        lanes(1, ["r8", "r9", "r10", "r11"]),
+        lanes(2, ["r12", "r13", "r14", "r15"]),
+    ]
+    .join("; ");
+    let out = "vmovq rax, xmm3; vpextrq rbx, xmm3, 1; vextracti128 xmm4, ymm3, 1; \
+               vmovq rcx, xmm4; vpextrq rdx, xmm4, 1";
+    let avx2_lanes = [
+        "vpsrlq ymm3, ymm0, 51",
+        "vpsrlq ymm3, ymm0, 64",
+        "vpsllq ymm3, ymm0, 13",
+        "vpermq ymm3, ymm0, 0xb4",
+        "vpermq ymm3, ymm0, 0x1b",
+        "vpblendd ymm3, ymm0, ymm1, 0xcc",
+        "vpblendd ymm3, ymm0, ymm1, 0x5a",
+    ];
+    let ifma_lanes = [
+        "vpmullq ymm3, ymm0, ymm1",
+        "vmovdqu ymm3, ymm2; vpmadd52luq ymm3, ymm0, ymm1",
+        "vmovdqu ymm3, ymm2; vpmadd52huq ymm3, ymm0, ymm1",
+    ];
+    let ifma = std::arch::is_x86_feature_detected!("avx512ifma")
+        && std::arch::is_x86_feature_detected!("avx512vl")
+        && std::arch::is_x86_feature_detected!("avx512dq");
+    for op in avx2_lanes
+        .iter()
+        .chain(if ifma { &ifma_lanes[..] } else { &[] })
+    {
+        snippets.push(format!("{setup}; {op}; {out}"));
+    }
+    if !ifma {
+        eprintln!("SKIPPED in cpu_agrees: {ifma_lanes:?} (this CPU has no AVX-512 IFMA/VL/DQ)");
     }
     let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(11);
     let edge = [
@@ -226,7 +270,8 @@ fn cpu_agrees() {
     let mut runner = Runner::new().expect("runner");
     let mut code = Vec::new();
     let mut runs = 0;
-    for &snip in &snippets {
+    for snip in &snippets {
+        let snip = snip.as_str();
         let body = parse(snip);
         for (setup, fl) in setups {
             let sym = run_insts(&body, fl.map(Some)).unwrap_or_else(|e| panic!("{snip}: {e}"));
