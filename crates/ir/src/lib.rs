@@ -17,7 +17,9 @@
 //!   (the first step of lowering);
 //! * [`text`]: the readable text form (`cryptopt ir`), used by golden tests;
 //! * [`inputs`]: random and edge-case inputs within a function's declared bounds;
-//! * [`names`]: "did you mean" for a name a user misspelled (functions, presets).
+//! * [`names`]: "did you mean" for a name a user misspelled (functions, presets);
+//! * [`vector`]: the vector dialect (four 64-bit lanes), its bounds and its scalar
+//!   expansion, which is its meaning.
 //!
 //! This crate has no knowledge of x86 and must never gain any. It reads no file format
 //! and generates no function: readers live in `cryptopt-frontend`, generators (fields,
@@ -34,6 +36,7 @@ pub mod reassoc;
 mod rebuild;
 pub mod text;
 pub mod validate;
+pub mod vector;
 
 pub use abi::Aliasing;
 pub use error::{Error, Result};

@@ -37,6 +37,7 @@ mod driver;
 mod full;
 mod inline;
 mod kummer;
+pub mod lanes;
 mod schedule;
 mod unsat;
 mod weierstrass;
