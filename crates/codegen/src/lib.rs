@@ -14,6 +14,7 @@
 //!   its own child module) and its templates (`gen::select`, documented there as a
 //!   table);
 //! * [`bounds`]: the range analysis that saves truncations;
+//! * [`vector`]: the vector dialect's code generation (`ymm` registers, AVX-512 IFMA).
 //!
 //! The generator is the hot path of the optimizer: reuse one [`Generator`] per function
 //! and options. It must never emit branches or data-dependent addresses.
@@ -23,6 +24,7 @@ pub mod candidate;
 pub mod error;
 pub mod gen;
 pub mod options;
+pub mod vector;
 
 pub use candidate::{Candidate, DecisionSlot, Deps, Hot, SLOTS};
 pub use cryptopt_ir::Aliasing;

@@ -29,12 +29,13 @@ pub const DEFAULT_FLAGS: &[&str] = &["-O3", "-march=native", "-mtune=native", "-
 /// The flags, after [`DEFAULT_FLAGS`], that give the compilers the instruction set of
 /// cryptopt's `target` (the last `-march` wins): the baseline x86-64 target against
 /// `-march=x86-64-v2` (no BMI), x86-64-bmi2 against `-march=x86-64-v3` (BMI2, no ADX),
-/// x86-64-adx against the machine's own `-march=native` (a superset of BMI2 + ADX).
+/// x86-64-adx and x86-64-avx512ifma against the machine's own `-march=native` (a
+/// superset of BMI2 + ADX, and of AVX-512 IFMA where vector code can run at all).
 pub fn target_flags(target: cryptopt_x86::Target) -> &'static [&'static str] {
     match target {
         cryptopt_x86::Target::X86_64 => &["-march=x86-64-v2"],
         cryptopt_x86::Target::Bmi2 => &["-march=x86-64-v3"],
-        cryptopt_x86::Target::Adx => &[],
+        cryptopt_x86::Target::Adx | cryptopt_x86::Target::Avx512Ifma => &[],
     }
 }
 

@@ -27,6 +27,9 @@ pub enum Error {
         message: String,
         candidate: Box<cryptopt_codegen::Candidate>,
     },
+    /// The same for a vector program: `order` is the offending program's order.
+    #[error("check failed during the search: {message}")]
+    VectorMismatch { message: String, order: Vec<u32> },
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;

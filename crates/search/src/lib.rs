@@ -5,7 +5,9 @@
 //! * [`mutate`]: the permutation and decision mutations;
 //! * [`local_search`]: the search loop (the paper's random local search, RLS),
 //!   bet-and-run, and the resumable [`SearchState`];
-//! * [`native`]: the evaluator that runs and times candidates on this CPU.
+//! * [`native`]: the evaluator that runs and times candidates on this CPU;
+//! * [`vector`]: the search over the orders of a vector program (its own loop, the
+//!   same measurement, check and acceptance rule).
 //!
 //! The search never emits or runs code itself: an [`Evaluator`] does.
 
@@ -13,6 +15,7 @@ pub mod error;
 pub mod local_search;
 pub mod mutate;
 pub mod native;
+pub mod vector;
 
 pub use error::{Error, Result};
 pub use local_search::{search, Comparison, Evaluator, Event, Params, Phase, SearchState, Walk};

@@ -18,11 +18,24 @@ pub enum Target {
     /// BMI2 and ADX: two carry chains at once (`adcx` on CF, `adox` on OF).
     #[default]
     Adx,
+    /// ADX and the vector instructions, AVX-512 IFMA (with VL and DQ) included: the
+    /// level of vector code (cryptopt-ir's vector dialect). Not one of
+    /// [`Target::ALL`], the scalar levels a dispatcher chooses between.
+    Avx512Ifma,
 }
 
 impl Target {
-    /// Every target, from the most general to the most specific.
+    /// Every scalar target, from the most general to the most specific: the levels
+    /// `--emit dispatch` makes a program for.
     pub const ALL: [Target; 3] = [Target::X86_64, Target::Bmi2, Target::Adx];
+
+    /// Every target by name: the scalar ones, then the vector one.
+    pub const NAMED: [Target; 4] = [
+        Target::X86_64,
+        Target::Bmi2,
+        Target::Adx,
+        Target::Avx512Ifma,
+    ];
 
     /// Its name on the command line and in saved results (the one home of the names).
     pub fn name(self) -> &'static str {
@@ -30,24 +43,25 @@ impl Target {
             Target::X86_64 => "x86-64",
             Target::Bmi2 => "x86-64-bmi2",
             Target::Adx => "x86-64-adx",
+            Target::Avx512Ifma => "x86-64-avx512ifma",
         }
     }
 
     /// The target of that [`Target::name`].
     pub fn from_name(name: &str) -> Option<Target> {
-        Target::ALL.into_iter().find(|t| t.name() == name)
+        Target::NAMED.into_iter().find(|t| t.name() == name)
     }
 
     /// May code for this target use `mn`? The one home of what each level allows:
     /// code generation's templates ask it (in the hot loop: a match, no lookup), and
     /// [`Target::beyond`] checks a finished program with it. BMI1 comes with every
-    /// BMI2 CPU; no target has the vector instructions.
+    /// BMI2 CPU; only the vector level has the vector instructions.
     pub fn allows(self, mn: Mnemonic) -> bool {
         match mn.feature() {
             None => true,
             Some(Feature::Bmi1 | Feature::Bmi2) => self != Target::X86_64,
-            Some(Feature::Adx) => self == Target::Adx,
-            Some(Feature::Avx2 | Feature::Avx512Ifma) => false,
+            Some(Feature::Adx) => matches!(self, Target::Adx | Target::Avx512Ifma),
+            Some(Feature::Avx2 | Feature::Avx512Ifma) => self == Target::Avx512Ifma,
         }
     }
 
@@ -90,30 +104,31 @@ mod tests {
     /// Which level allows which instruction: a table through one check.
     #[test]
     fn levels_allow_what_their_features_give() {
-        fn check(mn: M, allowed_on: [bool; 3]) {
-            for (t, want) in Target::ALL.into_iter().zip(allowed_on) {
+        fn check(mn: M, allowed_on: [bool; 4]) {
+            for (t, want) in Target::NAMED.into_iter().zip(allowed_on) {
                 assert_eq!(t.allows(mn), want, "{mn} on {t}");
             }
         }
-        //          x86-64  bmi2   adx
-        check(M::Add, [true, true, true]);
-        check(M::Adc, [true, true, true]);
-        check(M::Mul, [true, true, true]);
-        check(M::Imul, [true, true, true]);
-        check(M::Shrd, [true, true, true]);
-        check(M::Mulx, [false, true, true]);
-        check(M::Shrx, [false, true, true]);
-        check(M::Bzhi, [false, true, true]);
-        check(M::Andn, [false, true, true]);
-        check(M::Adcx, [false, false, true]);
-        check(M::Adox, [false, false, true]);
-        check(M::Vpaddq, [false, false, false]);
+        //          x86-64  bmi2   adx    avx512ifma
+        check(M::Add, [true, true, true, true]);
+        check(M::Adc, [true, true, true, true]);
+        check(M::Mul, [true, true, true, true]);
+        check(M::Imul, [true, true, true, true]);
+        check(M::Shrd, [true, true, true, true]);
+        check(M::Mulx, [false, true, true, true]);
+        check(M::Shrx, [false, true, true, true]);
+        check(M::Bzhi, [false, true, true, true]);
+        check(M::Andn, [false, true, true, true]);
+        check(M::Adcx, [false, false, true, true]);
+        check(M::Adox, [false, false, true, true]);
+        check(M::Vpaddq, [false, false, false, true]);
+        check(M::Vpmadd52luq, [false, false, false, true]);
     }
 
     /// Every name reads back as its target; anything else is none.
     #[test]
     fn names_read_back() {
-        for t in Target::ALL {
+        for t in Target::NAMED {
             assert_eq!(Target::from_name(t.name()), Some(t));
         }
         assert_eq!(Target::from_name("x86_64"), None);
