@@ -49,6 +49,8 @@ struct Emitter<'f> {
     body: Vec<Inst>,
     /// Argument `k`'s pointer (or value) register.
     args: Vec<Reg>,
+    /// A general register the masks are made in.
+    scratch: Reg,
 }
 
 /// The program for `f` with its instructions in `order` (a topological order of all of
@@ -60,19 +62,7 @@ pub fn emit(f: &VFunction, order: &[u32], abi: Abi) -> Result<Program> {
         ));
     }
     check_order(f, order)?;
-    let nargs = f.returns.len() + f.params.len();
-    let mut args = Vec::with_capacity(nargs);
-    for k in 0..nargs {
-        match abi.arg_location(k) {
-            ArgLoc::Reg(r) => args.push(r),
-            ArgLoc::Stack(_) => {
-                return Err(Error::Unsupported(format!(
-                    "vector code with {nargs} arguments (at most {} in registers)",
-                    abi.args().len()
-                )))
-            }
-        }
-    }
+    let gprs = Gprs::new(f, abi)?;
     let mut uses = vec![Vec::new(); f.insts.len()];
     for (pos, &i) in order.iter().enumerate().rev() {
         for a in &f.insts[i as usize].args {
@@ -88,19 +78,31 @@ pub fn emit(f: &VFunction, order: &[u32], abi: Abi) -> Result<Program> {
         consts: HashMap::new(),
         data: Vec::new(),
         body: Vec::new(),
-        args,
+        args: gprs.args.clone(),
+        scratch: gprs.scratch,
     };
     for (pos, &i) in order.iter().enumerate() {
         e.inst(pos as u32, i as usize)?;
     }
     let frame = 32 * e.nslots as i64;
-    let mut insts = Vec::with_capacity(e.body.len() + 4);
+    let mut insts = Vec::with_capacity(e.body.len() + 16);
+    for &r in &gprs.saved {
+        insts.push(Inst::op1(M::Push, X::r64(r)));
+    }
+    // Stack-passed pointers, addressed from the entry rsp, now below the pushes.
+    for &(r, at) in &gprs.from_stack {
+        let m = Mem::qword(Reg::Rsp, at + 8 * gprs.saved.len() as i32);
+        insts.push(Inst::op2(M::Mov, X::r64(r), X::Mem(m)));
+    }
     if frame > 0 {
         insts.push(Inst::op2(M::Sub, X::r64(Reg::Rsp), X::Imm(frame)));
     }
     insts.extend(e.body);
     if frame > 0 {
         insts.push(Inst::op2(M::Add, X::r64(Reg::Rsp), X::Imm(frame)));
+    }
+    for &r in gprs.saved.iter().rev() {
+        insts.push(Inst::op1(M::Pop, X::r64(r)));
     }
     insts.push(Inst::op0(M::Vzeroupper));
     insts.push(Inst::op0(M::Ret));
@@ -109,6 +111,65 @@ pub fn emit(f: &VFunction, order: &[u32], abi: Abi) -> Result<Program> {
         insts,
         data: e.data,
     })
+}
+
+/// The general registers: one per argument (its pointer, or the value of a scalar),
+/// stack-passed ones loaded into free registers at entry (callee-saved ones pushed),
+/// and one scratch register for the masks.
+struct Gprs {
+    args: Vec<Reg>,
+    from_stack: Vec<(Reg, i32)>,
+    saved: Vec<Reg>,
+    scratch: Reg,
+}
+
+impl Gprs {
+    fn new(f: &VFunction, abi: Abi) -> Result<Gprs> {
+        let nargs = f.returns.len() + f.params.len();
+        let mut args = Vec::with_capacity(nargs);
+        let mut stack = Vec::new();
+        for k in 0..nargs {
+            match abi.arg_location(k) {
+                ArgLoc::Reg(r) => args.push(r),
+                ArgLoc::Stack(at) => {
+                    stack.push((args.len(), at));
+                    args.push(Reg::Rsp);
+                }
+            }
+        }
+        // Free registers, caller-saved first; rsp is never one.
+        let mut pool = Reg::ALL
+            .into_iter()
+            .filter(|&r| r != Reg::Rsp && !args.contains(&r))
+            .collect::<Vec<Reg>>();
+        pool.sort_by_key(|&r| abi.is_callee_saved(r));
+        let mut pool = pool.into_iter();
+        let mut take = || {
+            pool.next()
+                .ok_or_else(|| Error::Unsupported(format!("vector code with {nargs} arguments")))
+        };
+        let mut from_stack = Vec::new();
+        for (k, at) in stack {
+            let r = take()?;
+            args[k] = r;
+            from_stack.push((r, at));
+        }
+        let scratch = take()?;
+        let mut saved: Vec<Reg> = args
+            .iter()
+            .chain([&scratch])
+            .copied()
+            .filter(|&r| abi.is_callee_saved(r))
+            .collect();
+        saved.sort();
+        saved.dedup();
+        Ok(Gprs {
+            args,
+            from_stack,
+            saved,
+            scratch,
+        })
+    }
 }
 
 /// `order` is a permutation of `f`'s instructions in which arguments come before their
@@ -133,12 +194,11 @@ pub fn check_order(f: &VFunction, order: &[u32]) -> Result<()> {
                 return bad(format!("instruction {i} before its argument {}", a.0));
             }
         }
-        match inst.op {
-            VOp::Store { .. } => first_store = first_store.min(pos[i]),
-            VOp::Load { .. } | VOp::Splat { .. } | VOp::Mask { .. } => {
-                last_load = last_load.max(pos[i])
-            }
-            _ => {}
+        if inst.op.is_store() {
+            first_store = first_store.min(pos[i]);
+        }
+        if inst.op.is_load() {
+            last_load = last_load.max(pos[i]);
         }
     }
     if last_load > first_store {
@@ -149,6 +209,10 @@ pub fn check_order(f: &VFunction, order: &[u32]) -> Result<()> {
 
 fn ymm(r: VReg) -> X {
     X::Vec(r, Y)
+}
+
+fn xmm(r: VReg) -> X {
+    X::Vec(r, Size::B128)
 }
 
 impl Emitter<'_> {
@@ -173,14 +237,32 @@ impl Emitter<'_> {
                 self.body
                     .push(Inst::op2(M::Vpbroadcastq, ymm(d), X::Mem(m)));
             }
+            VOp::Gather { params, index } => {
+                // Lanes 0 and 1 into the low half, 2 and 3 through a temporary.
+                let d = self.def(pos, i, &[])?;
+                let t = self.free(pos, &[], &[d])?;
+                let at = |e: &Self, k: usize| {
+                    let base = e.arg(e.f.returns.len() + params[k] as usize);
+                    X::Mem(Mem::qword(base, 8 * index as i32))
+                };
+                let (xd, xt) = (xmm(d), xmm(t));
+                self.body.push(Inst::op2(M::Vmovq, xd, at(self, 0)));
+                self.body
+                    .push(Inst::new(M::Vpinsrq, &[xd, xd, at(self, 1), X::Imm(1)]));
+                self.body.push(Inst::op2(M::Vmovq, xt, at(self, 2)));
+                self.body
+                    .push(Inst::new(M::Vpinsrq, &[xt, xt, at(self, 3), X::Imm(1)]));
+                self.body
+                    .push(Inst::new(M::Vinserti128, &[ymm(d), ymm(d), xt, X::Imm(1)]));
+            }
             VOp::Mask { param } => {
                 let r = self.arg(self.f.returns.len() + param as usize);
                 let d = self.def(pos, i, &[])?;
+                let t = self.scratch;
+                self.body.push(Inst::op2(M::Movzx, X::r32(t), X::r8(r)));
+                self.body.push(Inst::op1(M::Neg, X::r64(t)));
                 self.body
-                    .push(Inst::op2(M::Movzx, X::r32(Reg::Rax), X::r8(r)));
-                self.body.push(Inst::op1(M::Neg, X::r64(Reg::Rax)));
-                self.body
-                    .push(Inst::op2(M::Vpbroadcastq, ymm(d), X::r64(Reg::Rax)));
+                    .push(Inst::op2(M::Vpbroadcastq, ymm(d), X::r64(t)));
             }
             // Materialized where they are used (see `src`); nothing to emit here.
             VOp::Const(c) => {
@@ -263,6 +345,22 @@ impl Emitter<'_> {
                 let sb = self.src(pos, b, &[acc, a])?;
                 let d = self.accumulator(pos, i, acc, &[a, b])?;
                 self.body.push(Inst::op3(mn, ymm(d), ymm(ra), sb));
+            }
+            VOp::Scatter { rets, index } => {
+                let r = self.reg(pos, args[0], &[])?;
+                let t = self.free(pos, &[args[0]], &[r])?;
+                let at = |e: &Self, k: usize| {
+                    X::Mem(Mem::qword(e.arg(rets[k] as usize), 8 * index as i32))
+                };
+                let (xr, xt) = (xmm(r), xmm(t));
+                self.body.push(Inst::op2(M::Vmovq, at(self, 0), xr));
+                self.body
+                    .push(Inst::op3(M::Vpextrq, at(self, 1), xr, X::Imm(1)));
+                self.body
+                    .push(Inst::op3(M::Vextracti128, xt, ymm(r), X::Imm(1)));
+                self.body.push(Inst::op2(M::Vmovq, at(self, 2), xt));
+                self.body
+                    .push(Inst::op3(M::Vpextrq, at(self, 3), xt, X::Imm(1)));
             }
             VOp::Store { ret, index } => {
                 let base = self.arg(ret as usize);

@@ -3,9 +3,10 @@
 //!
 //! A [`VFunction`] is a topologically ordered list of [`VInst`]s; instruction `i`
 //! defines the value [`VVal`]`(i)` (a store defines nothing). Its meaning is its
-//! **scalar expansion** ([`VFunction::expand`]): one [`Function`] of the lowered dialect
-//! that computes each lane with the scalar operations, which the interpreter runs and
-//! the checker proves code against. There is no second definition of what a vector
+//! **scalar expansion** ([`VFunction::expand`]): one [`Function`], in operations both
+//! dialects have (so Fiat JSON carries it and lowering takes it), that computes each lane
+//! with the scalar operations, which the interpreter runs and the checker proves code
+//! against. There is no second definition of what a vector
 //! operation computes: the expansion is it.
 //!
 //! [`Builder`] is the one home of the dialect's bounds: it keeps an interval per lane
@@ -49,6 +50,11 @@ pub enum VOp {
         param: u32,
         index: u32,
     },
+    /// Lane k is element `index` of array argument `params[k]`.
+    Gather {
+        params: [u32; LANES],
+        index: u32,
+    },
     /// Every lane is `0 − b` for the `u1` argument `param`: all ones when it is 1.
     Mask {
         param: u32,
@@ -82,6 +88,11 @@ pub enum VOp {
         ret: u32,
         index: u32,
     },
+    /// Writes lane k to element `index` of return `rets[k]`. No result.
+    Scatter {
+        rets: [u32; LANES],
+        index: u32,
+    },
 }
 
 impl VOp {
@@ -89,11 +100,25 @@ impl VOp {
     pub fn arity(self) -> usize {
         use VOp::*;
         match self {
-            Load { .. } | Splat { .. } | Mask { .. } | Const(_) => 0,
-            Shr(_) | Shl(_) | Permute(_) | Store { .. } => 1,
+            Load { .. } | Splat { .. } | Gather { .. } | Mask { .. } | Const(_) => 0,
+            Shr(_) | Shl(_) | Permute(_) | Store { .. } | Scatter { .. } => 1,
             Add | Sub | And | Xor | MulLo | Blend(_) => 2,
             Madd52Lo | Madd52Hi | Select => 3,
         }
+    }
+
+    /// Reads the function's arguments (must come before every write of a return: an
+    /// output may share an input's buffer).
+    pub fn is_load(self) -> bool {
+        matches!(
+            self,
+            VOp::Load { .. } | VOp::Splat { .. } | VOp::Gather { .. } | VOp::Mask { .. }
+        )
+    }
+
+    /// Writes the function's returns.
+    pub fn is_store(self) -> bool {
+        matches!(self, VOp::Store { .. } | VOp::Scatter { .. })
     }
 
     /// The name of the text form.
@@ -102,6 +127,7 @@ impl VOp {
         match self {
             Load { .. } => "load",
             Splat { .. } => "splat",
+            Gather { .. } => "gather",
             Mask { .. } => "mask",
             Const(_) => "const",
             Add => "add",
@@ -117,6 +143,7 @@ impl VOp {
             Blend(_) => "blend",
             Select => "select",
             Store { .. } => "store",
+            Scatter { .. } => "scatter",
         }
     }
 }
@@ -208,6 +235,14 @@ impl Builder {
     pub fn splat(&mut self, param: u32, index: u32) -> Result<VVal, String> {
         let b = self.param(param, index)?;
         Ok(self.push(VOp::Splat { param, index }, &[], [b; LANES]))
+    }
+
+    pub fn gather(&mut self, params: [u32; LANES], index: u32) -> Result<VVal, String> {
+        let mut b = [(0, 0); LANES];
+        for (k, l) in b.iter_mut().enumerate() {
+            *l = self.param(params[k], index)?;
+        }
+        Ok(self.push(VOp::Gather { params, index }, &[], b))
     }
 
     pub fn mask(&mut self, param: u32) -> Result<VVal, String> {
@@ -326,24 +361,35 @@ impl Builder {
     }
 
     pub fn store(&mut self, ret: u32, index: u32, a: VVal) -> Result<(), String> {
-        let w = self
-            .written
-            .get_mut(ret as usize)
-            .ok_or_else(|| format!("no return {ret}"))?;
         let x = self.bounds[a.index()];
         for (k, l) in x.iter().enumerate() {
-            let slot = w
-                .get_mut(index as usize + k)
-                .ok_or_else(|| format!("return {ret} has no element {}", index as usize + k))?;
-            if slot.is_some() {
-                return Err(format!(
-                    "element {} of return {ret} written twice",
-                    index as usize + k
-                ));
-            }
-            *slot = Some(l.1);
+            self.write(ret, index + k as u32, l.1)?;
         }
         self.push(VOp::Store { ret, index }, &[a], [(0, 0); LANES]);
+        Ok(())
+    }
+
+    pub fn scatter(&mut self, rets: [u32; LANES], index: u32, a: VVal) -> Result<(), String> {
+        let x = self.bounds[a.index()];
+        for (k, l) in x.iter().enumerate() {
+            self.write(rets[k], index, l.1)?;
+        }
+        self.push(VOp::Scatter { rets, index }, &[a], [(0, 0); LANES]);
+        Ok(())
+    }
+
+    /// Records that element `index` of return `ret` is written, at most `ub`.
+    fn write(&mut self, ret: u32, index: u32, ub: u128) -> Result<(), String> {
+        let slot = self
+            .written
+            .get_mut(ret as usize)
+            .ok_or_else(|| format!("no return {ret}"))?
+            .get_mut(index as usize)
+            .ok_or_else(|| format!("return {ret} has no element {index}"))?;
+        if slot.is_some() {
+            return Err(format!("element {index} of return {ret} written twice"));
+        }
+        *slot = Some(ub);
         Ok(())
     }
 
@@ -384,6 +430,9 @@ impl VFunction {
                 }),
                 VOp::Splat { param, index } => {
                     [f.push1(Op::Load { param, index }, vec![], u64).into(); LANES]
+                }
+                VOp::Gather { params, index } => {
+                    params.map(|param| f.push1(Op::Load { param, index }, vec![], u64).into())
                 }
                 VOp::Mask { param } => {
                     let b = f.push1(Op::Load { param, index: 0 }, vec![], Ty::U1);
@@ -428,7 +477,11 @@ impl VFunction {
                         let part = if inst.op == VOp::Madd52Lo {
                             f.push1(Op::And, vec![lo, c(M52)], u64)
                         } else {
-                            f.push1(Op::Shrd { n: 52 }, vec![lo, hi], u64)
+                            // Bits 52..103: `(lo >> 52) | (hi << 12)`, in the operations
+                            // of both dialects (lowering fuses it into a `shrd`).
+                            let l = f.push1(Op::Shr, vec![lo, c(52)], u64);
+                            let h = f.push1(Op::Shl, vec![hi, c(12)], u64);
+                            f.push1(Op::Or, vec![l.into(), h.into()], u64)
                         };
                         f.push1(Op::Add, vec![acc[k], part.into()], u64).into()
                     })
@@ -457,6 +510,20 @@ impl VFunction {
                             index: index + k as u32,
                         };
                         f.push(op, vec![x], &[]);
+                    }
+                    [c(0); LANES]
+                }
+                VOp::Scatter { rets, index } => {
+                    let a = arg(0);
+                    for (k, &x) in a.iter().enumerate() {
+                        f.push(
+                            Op::Store {
+                                ret: rets[k],
+                                index,
+                            },
+                            vec![x],
+                            &[],
+                        );
                     }
                     [c(0); LANES]
                 }
@@ -603,7 +670,12 @@ mod tests {
         let s = b.select(m, lo, perm).unwrap();
         b.store(0, 0, s).unwrap();
         let f = b.finish().unwrap().expand();
-        crate::validate::validate(&f, crate::validate::Dialect::Lowered).unwrap();
+        for d in [
+            crate::validate::Dialect::Fiat,
+            crate::validate::Dialect::Lowered,
+        ] {
+            crate::validate::validate(&f, d).unwrap();
+        }
         let edge = [
             0u128,
             1,

@@ -18,7 +18,7 @@ use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use cryptopt_codegen::vector as codegen;
-use cryptopt_ir::vector::{VFunction, VOp};
+use cryptopt_ir::vector::VFunction;
 use cryptopt_ir::Function;
 use cryptopt_measure::counter::Counter;
 use cryptopt_measure::diff::Oracle;
@@ -254,10 +254,13 @@ pub fn mutate(v: &VFunction, users: &[Vec<usize>], order: &[u32], rng: &mut impl
     for (p, &i) in order.iter().enumerate() {
         pos[i as usize] = p;
     }
-    let is = |i: usize, load: bool| match v.insts[i].op {
-        VOp::Load { .. } | VOp::Splat { .. } | VOp::Mask { .. } => load,
-        VOp::Store { .. } => !load,
-        _ => false,
+    let is = |i: usize, load: bool| {
+        let op = v.insts[i].op;
+        if load {
+            op.is_load()
+        } else {
+            op.is_store()
+        }
     };
     let first_store = (0..n)
         .filter(|&i| is(i, false))

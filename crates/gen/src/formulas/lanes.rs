@@ -2,9 +2,10 @@
 //! dialect ([`cryptopt_ir::vector`]): AVX-512 IFMA's 52-bit multiply-adds on four 64-bit
 //! lanes, the four lanes holding x2, z2, x3, z3.
 //!
-//! Elements are five limbs of radix 2^51 (the 5×51 representation, limbs loosely
-//! reduced: below 2^52, the multiply-adds' operand width). Limb k of the four lanes is
-//! one vector value. One step (RFC 7748 §5, the swap folded in) is three rounds of four
+//! Elements are five limbs of radix 2^51 (the 5×51 representation, limbs below 2^52, the
+//! multiply-adds' operand width). Limb k of the four lanes is one vector value; the
+//! step gathers them from the 5×51 step's arguments and scatters them back, so it has
+//! that step's signature. One step (RFC 7748 §5, the swap folded in) is three rounds of four
 //! products and a multiplication by a24:
 //!
 //! ```text
@@ -156,17 +157,20 @@ impl Lanes {
     }
 }
 
-/// The 4-way ladder step: `out1[4k + lane]` is limb k of lane's element after the step,
-/// lanes (x2, z2, x3, z3); arguments the swap bit, x1 (five limbs) and the state
-/// before the step in the same layout. Every limb in and out is at most [`LIMB_MAX`].
+/// The 4-way ladder step with the signature of the 5×51 one (`x25519-ladderstep`):
+/// outputs x2, z2, x3, z3 after the step (`out1`..`out4`, five limbs each), arguments
+/// the swap bit, x1, x2, z2, x3, z3. Every limb in is at most [`LIMB_MAX`] (the 5×51
+/// step's input bounds are below it); every limb out is below 2^51 + 19: steps chain,
+/// and the 5×51 multiplication takes the result (its loose bounds).
 pub fn x25519_ladderstep(name: &str) -> Result<VFunction, String> {
-    let limbs = |n: usize| vec![LIMB_MAX; n];
-    let params = vec![
-        Param::scalar("arg1", Ty::U1, 1),
-        Param::array("arg2", Ty::U64, &limbs(N)),
-        Param::array("arg3", Ty::U64, &limbs(4 * N)),
-    ];
-    let returns = vec![Param::array("out1", Ty::U64, &limbs(4 * N))];
+    let limbs = || vec![LIMB_MAX; N];
+    let mut params = vec![Param::scalar("arg1", Ty::U1, 1)];
+    for k in 2..=6 {
+        params.push(Param::array(&format!("arg{k}"), Ty::U64, &limbs()));
+    }
+    let returns = (1..=4)
+        .map(|k| Param::array(&format!("out{k}"), Ty::U64, &limbs()))
+        .collect();
     let mut b = Builder::new(name, params, returns);
     let m51 = b.splat_const((1 << 51) - 1);
     let c19 = b.splat_const(19);
@@ -185,7 +189,7 @@ pub fn x25519_ladderstep(name: &str) -> Result<VFunction, String> {
     let mask = v.b.mask(0)?;
     let mut s = [zero; N];
     for (k, sk) in s.iter_mut().enumerate() {
-        let x = v.b.load(2, 4 * k as u32)?;
+        let x = v.b.gather([2, 3, 4, 5], k as u32)?;
         let swapped = v.b.permute(x, [2, 3, 0, 1])?;
         *sk = v.b.select(mask, x, swapped)?;
     }
@@ -225,14 +229,26 @@ pub fn x25519_ladderstep(name: &str) -> Result<VFunction, String> {
     }
     let r = v.mul(m, x1)?;
     for (k, &x) in r.iter().enumerate() {
-        v.b.store(0, 4 * k as u32, x)?;
+        v.b.scatter([0, 1, 2, 3], k as u32, x)?;
     }
     let f = v.b.finish()?;
-    // The step chains: what comes out may go in again.
-    if let Some(u) = f.returns[0].ubound.iter().find(|&&u| u > LIMB_MAX) {
-        return Err(format!(
-            "an output limb may reach {u}, above the inputs' {LIMB_MAX}"
-        ));
+    // Within the inputs' bounds, so that steps chain, and within the 5×51
+    // multiplication's (loose bounds), so that the inversion after the ladder takes it.
+    let loose = crate::fields::preset("curve25519")
+        .ok_or("no curve25519 preset")?
+        .loose_bounds();
+    for r in &f.returns {
+        if let Some((u, l)) = r
+            .ubound
+            .iter()
+            .zip(&loose)
+            .find(|&(u, l)| *u > LIMB_MAX.min(*l))
+        {
+            return Err(format!(
+                "an output limb may reach {u:#x}, above {:#x}",
+                LIMB_MAX.min(*l)
+            ));
+        }
     }
     Ok(f)
 }
