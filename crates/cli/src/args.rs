@@ -411,7 +411,7 @@ pub(crate) struct FieldArgs {
     /// Unsaturated (Solinas) limb count instead of Fiat's choice.
     #[arg(long)]
     pub limbs: Option<u32>,
-    /// Representation: auto (presets keep theirs; 2^k - c primes unsaturated), montgomery, solinas (unsaturated), saturated (saturated Solinas: 2^(64n) ≡ c small, as curve25519's 2^256 ≡ 38).
+    /// Representation: auto (presets keep theirs; 2^k - c primes unsaturated), montgomery, solinas (unsaturated), saturated (saturated Solinas: 2^(64n) ≡ c small, as curve25519's 2^256 ≡ 38), ifma (5×51 limbs, four field operations at a time on AVX-512 IFMA: --formula x25519-ladderstep over curve25519).
     #[arg(long, value_enum, default_value = "auto")]
     pub repr: ReprArg,
     /// Accept a modulus that is not prime.
@@ -425,14 +425,37 @@ pub(crate) enum ReprArg {
     Montgomery,
     Solinas,
     Saturated,
+    Ifma,
 }
 
 impl FieldArgs {
+    /// With `--repr ifma`: the formula in the vector dialect (the generator says which
+    /// formulas it has that way).
+    pub(crate) fn vector(&self) -> Result<Option<cryptopt_ir::vector::VFunction>> {
+        if !matches!(self.repr, ReprArg::Ifma) {
+            return Ok(None);
+        }
+        let Some(spec) = self.spec()? else {
+            return Ok(None);
+        };
+        let Some(name) = &self.formula else {
+            anyhow::bail!("--repr ifma is for a whole formula: give --formula x25519-ladderstep");
+        };
+        Ok(Some(cryptopt_gen::formulas::lanes::generate(
+            name.parse()?,
+            &spec,
+        )?))
+    }
+
     /// The generated function and its representation in one line, if --field was given.
     pub(crate) fn function(&self) -> Result<Option<(Function, String)>> {
         let Some(spec) = self.spec()? else {
             return Ok(None);
         };
+        if let Some(v) = self.vector()? {
+            let how = format!("{}, four at a time (AVX-512 IFMA)", spec.representation());
+            return Ok(Some((v.expand(), how)));
+        }
         let f = match (&self.formula, self.scmul) {
             (Some(name), _) => cryptopt_gen::formulas::generate(name.parse()?, &spec)?.0,
             (None, Some(c)) => cryptopt_gen::formulas::scmul(&spec, c)?,
@@ -453,6 +476,8 @@ impl FieldArgs {
                 ReprArg::Montgomery => fields::ReprChoice::Montgomery,
                 ReprArg::Solinas => fields::ReprChoice::Solinas,
                 ReprArg::Saturated => fields::ReprChoice::Saturated,
+                // The field's own limbs: the vector form's generator says which it takes.
+                ReprArg::Ifma => fields::ReprChoice::Auto,
             },
             limbs: self.limbs,
             allow_composite: self.allow_composite,

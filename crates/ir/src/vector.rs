@@ -530,6 +530,10 @@ impl VFunction {
             };
             vals.push(lanes);
         }
+        // Named as Fiat names its values, so the expansion can be written as Fiat JSON.
+        for (k, v) in f.values.iter_mut().enumerate() {
+            v.name.get_or_insert_with(|| format!("x{}", k + 1));
+        }
         f
     }
 }

@@ -33,6 +33,10 @@ pub(crate) struct Pool {
     current: Option<usize>,
     /// The alignment the next label gets (from `.p2align`, `.align`, `.balign`).
     align: u32,
+    /// An alignment directive after the current datum's data, as (bytes, text): padding
+    /// inside it if more of its data follows, only the next label's alignment if a
+    /// label does.
+    pending: Option<(u32, String)>,
     /// The line being read (for [`Pool::symbol`]).
     pub(crate) line: (usize, String),
 }
@@ -65,17 +69,20 @@ impl Pool {
         self.by_label
             .insert(name.to_string(), self.defined.len() - 1);
         self.align = 1;
+        self.pending = None;
     }
 
     /// A section switch: what follows belongs to no label until one comes.
     pub(crate) fn section(&mut self) {
         self.current = None;
         self.align = 1;
+        self.pending = None;
     }
 
     /// An alignment directive in a data section (`word` lower case, `args` as written):
-    /// the next label's alignment, or padding inside the current datum, which is known
-    /// only up to the datum's own alignment.
+    /// the next label's alignment, and padding after the current datum, which is known
+    /// only up to the datum's own alignment (beyond it, an error only if more of the
+    /// datum follows).
     pub(crate) fn align(&mut self, word: &str, args: &str) {
         let first = args.split(',').next().unwrap_or("").trim();
         let Some(n) = number(first).filter(|n| (0..=4096).contains(n)) else {
@@ -86,23 +93,9 @@ impl Pool {
             ".p2align" => return,
             _ => n as u32,
         };
-        let Some(cur) = self.current else {
-            self.align = self.align.max(bytes);
-            return;
-        };
-        let d = &mut self.defined[cur];
-        match d {
-            Ok(d) if bytes <= d.align => {
-                while d.bytes.len() % bytes as usize != 0 {
-                    d.bytes.push(0);
-                }
-            }
-            Ok(_) => {
-                *d = Err(format!(
-                    "is padded by `{word} {args}` beyond its own alignment"
-                ))
-            }
-            Err(_) => {}
+        self.align = self.align.max(bytes);
+        if self.current.is_some() {
+            self.pending = Some((bytes, format!("{word} {args}")));
         }
     }
 
@@ -111,6 +104,18 @@ impl Pool {
         let Some(d) = self.current.map(|c| &mut self.defined[c]) else {
             return;
         };
+        // Padding inside the datum: known only up to its own alignment.
+        match (self.pending.take(), &mut *d) {
+            (Some((bytes, _)), Ok(datum)) if bytes <= datum.align => {
+                while datum.bytes.len() % bytes as usize != 0 {
+                    datum.bytes.push(0);
+                }
+            }
+            (Some((_, text)), Ok(_)) => {
+                *d = Err(format!("is padded by `{text}` beyond its own alignment"));
+            }
+            _ => {}
+        }
         if let Ok(datum) = d {
             match data_bytes(word, args) {
                 Ok(b) => datum.bytes.extend(b),

@@ -203,16 +203,38 @@ fn unreadable_constants_are_errors() {
     );
 }
 
-/// Printed back (NASM and GNU as), a program with data reads as itself.
+/// Printed back (NASM and GNU as), a program with data reads as itself: one constant,
+/// and several one after the other, each aligned beyond the size of the one before
+/// (the alignment between two constants is the next one's, not padding of the first).
 #[test]
 fn printed_constants_read_back() {
     let p = expected(".LC0");
-    for text in [nasm(&p), gas(&p)] {
-        assert_eq!(
-            parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}")),
-            vec![p.clone()],
-            "{text}"
+    let mut several = p.clone();
+    for (k, align) in [(1u8, 32u32), (2, 32), (3, 16)] {
+        several.data.push(Datum {
+            label: format!(".LC{k}"),
+            align,
+            bytes: (0..8 * k).collect(),
+        });
+        let at = several.insts.len() - 1;
+        several.insts.insert(
+            at,
+            cryptopt_x86::Inst::op2(
+                cryptopt_x86::Mnemonic::Mov,
+                Operand::r64(cryptopt_x86::Reg::Rcx),
+                Operand::Mem(Mem::constant(DataId(k), 0, Size::B64)),
+            ),
         );
+    }
+    several.data[0].bytes.truncate(8);
+    for prog in [p, several] {
+        for text in [nasm(&prog), gas(&prog)] {
+            assert_eq!(
+                parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}")),
+                vec![prog.clone()],
+                "{text}"
+            );
+        }
     }
 }
 

@@ -70,6 +70,7 @@ pub(super) fn resolve(args: &BenchArgs) -> Result<Option<(Vec<Benched>, Option<F
         input: PathBuf::from(format!("the built-in field generator ({})", f.name)),
         f,
         representation: representation.clone(),
+        vector: None,
     };
     let Some(name) = &args.field.formula else {
         let f = cryptopt_gen::fields::generate(&spec, args.field.op.parse()?)?;
@@ -78,7 +79,21 @@ pub(super) fn resolve(args: &BenchArgs) -> Result<Option<(Vec<Benched>, Option<F
     let formula = name.parse()?;
     let (f, _) = formulas::generate(formula, &spec)?;
     let library = formulas::library(formula, &spec, &f)?;
-    let mut out = vec![benched(f.clone())];
+    // With --repr ifma: the vector form first, then the formula in the field's own
+    // representation and its operations, as without it.
+    let mut out = Vec::new();
+    if let Some(v) = args.field.vector()? {
+        out.push(Benched {
+            input: PathBuf::from(format!("the built-in field generator ({})", v.name)),
+            f: v.expand(),
+            representation: Some(format!(
+                "{}, four at a time (AVX-512 IFMA)",
+                spec.representation()
+            )),
+            vector: Some(v),
+        });
+    }
+    out.push(benched(f.clone()));
     out.extend(library.ops.iter().cloned().map(benched));
     Ok(Some((
         out,

@@ -220,13 +220,20 @@ pub fn command(args: BenchArgs) -> Result<()> {
                 f,
                 input,
                 representation,
+                vector,
             } = &functions[fi];
             let what = match mode {
                 Mode::Throughput => f.name.clone(),
                 Mode::Latency => format!("{} (latency)", f.name),
             };
             if args.reuse {
-                let r = reuse(f, &args, opts, mode, worker).map_err(|e| format!("{e:#}"));
+                let opts = match vector {
+                    Some(_) => crate::optimize::vector_options(opts),
+                    None => Ok(opts),
+                };
+                let r = opts
+                    .and_then(|opts| reuse(f, &args, opts, mode, worker))
+                    .map_err(|e| format!("{e:#}"));
                 if let Err(e) = &r {
                     eprintln!("reusing {what} failed: {e}");
                 }
@@ -250,7 +257,11 @@ pub fn command(args: BenchArgs) -> Result<()> {
                 verify: true,
                 verify_every: 0,
             };
-            let r = optimize(job, &stop)
+            let r = match vector {
+                Some(v) => crate::optimize::optimize_vector(job, v, &stop),
+                None => optimize(job, &stop),
+            };
+            let r = r
                 .map(|o| Winner {
                     program: o.program,
                     search: Some(Search {
@@ -326,7 +337,21 @@ pub fn command(args: BenchArgs) -> Result<()> {
         counter::describe_probes(&chosen.probes)
     );
     let ops_column = formula::COLUMN.to_string();
+    // The vector form (--repr ifma) is also measured in the row of the formula it is a
+    // form of, checked against its own expansion there.
+    let vector_twin = functions
+        .iter()
+        .zip(&winners)
+        .find(|(b, _)| b.vector.is_some())
+        .and_then(|(b, (t, _))| Some((&b.f, t.as_ref()?.program.clone())));
+    let twin_of = from_ops.as_ref().map(|(name, _)| name.clone());
+    let twin_mem = vector_twin
+        .as_ref()
+        .map(|(_, p)| ExecMem::from_program(p))
+        .transpose()?;
+    let vector_column = "cryptopt ifma".to_string();
     let mut lines = Vec::new();
+    let mut notes = Vec::new();
     for (bench, (through_w, latency_w)) in functions.iter().zip(winners) {
         let f = &bench.f;
         let (through_w, latency_w) = match (through_w, latency_w) {
@@ -404,6 +429,17 @@ pub fn command(args: BenchArgs) -> Result<()> {
             Some(_) => columns.push(None),
             None => {}
         }
+        let mut others: Vec<(usize, &Function)> = Vec::new();
+        if let (Some((g, _)), Some(mem)) = (&vector_twin, &twin_mem) {
+            if twin_of.as_deref() == Some(f.name.as_str()) {
+                columns.push(Some(programs.len()));
+                others.push((programs.len(), *g));
+                programs.push(mem.ptr());
+                names.push(format!("{vector_column} ({})", g.name));
+            } else {
+                columns.push(None);
+            }
+        }
         let spread = |c: Compared| Compared {
             means: std::iter::once(c.means[0])
                 .chain(columns.iter().map(|i| i.map_or(f64::NAN, |i| c.means[i])))
@@ -416,6 +452,7 @@ pub fn command(args: BenchArgs) -> Result<()> {
         let names: Vec<&str> = names.iter().map(String::as_str).collect();
         let through = spread(compare(
             f,
+            &others,
             &programs,
             &names,
             Mode::Throughput,
@@ -433,6 +470,7 @@ pub fn command(args: BenchArgs) -> Result<()> {
                 Ours::of(w),
                 spread(compare(
                     f,
+                    &others,
                     &programs,
                     &names,
                     Mode::Latency,
@@ -453,11 +491,42 @@ pub fn command(args: BenchArgs) -> Result<()> {
                 .iter()
                 .chain(externals.iter().map(|e| &e.name))
                 .chain(from_ops.iter().map(|_| &ops_column))
+                .chain(vector_twin.iter().map(|_| &vector_column))
                 .zip(&through.means[1..])
                 .map(|(c, m)| format!("{c} {m:.1}"))
                 .collect::<Vec<_>>()
                 .join(", ")
         );
+        if let Some((g, _)) = vector_twin
+            .as_ref()
+            .filter(|_| twin_of.as_deref() == Some(f.name.as_str()))
+        {
+            // The vector column is the last; each speed-up over a column is the ratio of
+            // that column's per-measurement ratio to the vector column's.
+            let r = &through.ratios;
+            let v = r[r.len() - 1];
+            let over: Vec<String> = std::iter::once(("cryptopt", r[0]))
+                .chain(
+                    args.compilers
+                        .iter()
+                        .chain(externals.iter().map(|e| &e.name))
+                        .chain(from_ops.iter().map(|_| &ops_column))
+                        .map(String::as_str)
+                        .zip(r[1..r.len() - 1].iter().copied()),
+                )
+                .filter(|(_, x)| x.is_finite())
+                .map(|(c, x)| format!("{c} {:.2}x", x / v))
+                .collect();
+            let note = format!(
+                "{} ({vector_column}: the same formula four field operations at a time, checked against its own expansion) measured in the throughput row of {}: {:.1} ticks; speed-up over {}.",
+                g.name,
+                f.name,
+                through.means[through.means.len() - 1],
+                over.join(", ")
+            );
+            eprintln!("{note}");
+            notes.push(note);
+        }
         lines.push(Line {
             function: f.name.clone(),
             throughput: (Ours::of(&through_w), through),
@@ -470,6 +539,7 @@ pub fn command(args: BenchArgs) -> Result<()> {
         .cloned()
         .chain(externals.iter().map(|e| e.name.clone()))
         .chain(from_ops.iter().map(|_| ops_column.clone()))
+        .chain(vector_twin.iter().map(|_| vector_column.clone()))
         .collect();
     report::write_reports(
         &args,
@@ -485,6 +555,7 @@ pub fn command(args: BenchArgs) -> Result<()> {
                 .map(|e| (e.name.clone(), e.file.clone()))
                 .collect::<Vec<_>>(),
             seconds: started.elapsed().as_secs_f64(),
+            notes: &notes,
         },
     )?;
     let missing_agreement = lines.iter().filter(|l| !l.throughput.1.agreed).count();
@@ -529,6 +600,9 @@ struct Benched {
     f: Function,
     input: PathBuf,
     representation: Option<String>,
+    /// A vector program whose scalar expansion `f` is (`--repr ifma`): optimized by the
+    /// vector pipeline.
+    vector: Option<cryptopt_ir::vector::VFunction>,
 }
 
 /// The functions `--paper` or `--functions` names, and where they come from as a phrase.
@@ -554,6 +628,7 @@ fn resolve(args: &BenchArgs) -> Result<(Vec<Benched>, String)> {
                 );
             };
             out.push(Benched {
+                vector: None,
                 f: f.clone(),
                 input: input.clone(),
                 representation: None,
@@ -589,6 +664,7 @@ fn resolve(args: &BenchArgs) -> Result<(Vec<Benched>, String)> {
                 )
             })?;
             out.push(Benched {
+                vector: None,
                 f: cryptopt_gen::fields::generate(&spec, op)?,
                 input: PathBuf::from(format!("the built-in field generator ({name})")),
                 representation: Some(spec.representation()),
@@ -631,6 +707,7 @@ fn resolve(args: &BenchArgs) -> Result<(Vec<Benched>, String)> {
             )
         })?;
         out.push(Benched {
+            vector: None,
             f,
             input: path,
             representation: None,
@@ -643,6 +720,7 @@ fn resolve(args: &BenchArgs) -> Result<(Vec<Benched>, String)> {
 /// round's outputs checked against the interpreter.
 fn compare(
     f: &Function,
+    others: &[(usize, &Function)],
     programs: &[*const u8],
     names: &[&str],
     mode: Mode,
@@ -656,6 +734,9 @@ fn compare(
     };
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(args.search.seed ^ 0xbe4c);
     let mut oracle = Oracle::new(f, names);
+    for &(p, g) in others {
+        oracle = oracle.with_reference(p, g);
+    }
     let mut check = |inputs: &[Vec<u128>], outs: &[Vec<Vec<u128>>]| oracle.check(inputs, outs);
     // SAFETY: every program was checked against the interpreter before.
     let c = unsafe {

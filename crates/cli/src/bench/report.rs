@@ -32,6 +32,8 @@ pub(super) struct Setting<'a> {
     pub compared: &'a [(String, String)],
     /// Seconds the whole run took.
     pub seconds: f64,
+    /// Sentences under the tables (what a table's columns cannot say).
+    pub notes: &'a [String],
 }
 
 /// One row of a table: function, our program, the comparison (program 0 is ours, then
@@ -169,6 +171,9 @@ fn markdown_and_csv(
         }
         let _ = writeln!(md, " | |\n");
     }
+    for note in setting.notes {
+        let _ = writeln!(md, "{note}\n");
+    }
     (md, csv)
 }
 
@@ -288,6 +293,9 @@ fn html(args: &BenchArgs, ccs: &[String], lines: &[Line], setting: &Setting) -> 
         table(&mut h, ccs, &rows);
         let chart = bar_chart(&rows, ccs, mode, setting.counter)?;
         let _ = writeln!(h, "<figure>{chart}</figure>");
+    }
+    for note in setting.notes {
+        let _ = writeln!(h, "<p>{}</p>", escape(note));
     }
     h.push_str("</body></html>\n");
     Ok(h)

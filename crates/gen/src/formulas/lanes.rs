@@ -30,6 +30,9 @@
 //! This module must never branch on data or address memory by it: the swap is a mask.
 
 use cryptopt_ir::vector::{Builder, VFunction, VVal};
+
+use super::Formula;
+use crate::fields::{FieldError, FieldSpec};
 use cryptopt_ir::{Param, Ty};
 
 /// Limbs of an element.
@@ -155,6 +158,24 @@ impl Lanes {
     fn blend(&mut self, a: Fe4, b: Fe4, from_b: [bool; 4]) -> Fe4 {
         std::array::from_fn(|k| self.b.blend(a[k], b[k], from_b))
     }
+}
+
+/// `formula` over `spec` four field operations at a time: the X25519 ladder step over
+/// curve25519 in 5 limbs is the one there is. Named `fiat_<prefix>_ladderstep_ifma`.
+pub fn generate(formula: Formula, spec: &FieldSpec) -> Result<VFunction, FieldError> {
+    let p25519 = crate::fields::parse_prime("2^255 - 19").expect("a valid modulus");
+    if formula != Formula::X25519Ladderstep || spec.p != p25519 || spec.limbs() != N as u32 {
+        return Err(FieldError::FormulaRepr {
+            formula: formula.name(),
+            repr: "--repr ifma".to_string(),
+            supported: "--repr ifma with --formula x25519-ladderstep --field curve25519 only",
+        });
+    }
+    let name = format!("fiat_{}_ladderstep_ifma", spec.prefix());
+    x25519_ladderstep(&name).map_err(|message| FieldError::Internal {
+        function: name,
+        message,
+    })
 }
 
 /// The 4-way ladder step with the signature of the 5×51 one (`x25519-ladderstep`):

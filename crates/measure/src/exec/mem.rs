@@ -177,8 +177,9 @@ impl ExecMem {
     /// Encodes `program` and maps its machine code into fresh executable pages: the one
     /// way a program becomes callable code outside the search's reusable slots.
     pub fn from_program(program: &cryptopt_x86::Program) -> Result<ExecMem> {
+        // With its constants, if it has any (they follow the code, which starts a page).
         let mut code = Vec::new();
-        cryptopt_x86::encode::encode(&program.insts, &mut code)?;
+        cryptopt_x86::encode::Assembler::new().encode_program(program, &mut code)?;
         ExecMem::new(&code)
     }
 

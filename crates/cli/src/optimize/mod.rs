@@ -35,6 +35,10 @@ use crate::checks::{check_baseline, check_natively, prove, CheckFailed, Interrup
 use crate::files::{ensure_writable, load, write_atomically};
 use crate::report::{self, Log, Row};
 
+mod vector;
+
+pub(crate) use vector::{optimize as optimize_vector, options as vector_options};
+
 /// One optimization: everything `optimize` needs besides the command line.
 pub struct Job<'a> {
     pub f: &'a Function,
@@ -100,6 +104,7 @@ pub fn command(args: OptimizeArgs) -> Result<()> {
     }
     let saved = args.resume.as_deref().map(read_state).transpose()?;
     let generated = args.field.function()?;
+    let vector = args.field.vector()?;
     let (f, input, representation) = match (&args.input, generated, &saved) {
         (_, Some((f, repr)), _) => {
             let input = PathBuf::from(format!(
@@ -196,6 +201,17 @@ pub fn command(args: OptimizeArgs) -> Result<()> {
         verify: !args.no_verify,
         verify_every: args.verify_every,
     };
+    if let Some(v) = &vector {
+        if args.emit != EmitArg::Asm {
+            bail!("--repr ifma writes assembly only (no --emit dispatch or rust)");
+        }
+        let o = vector::optimize(job(opts, object.clone(), out), v, &stop)?;
+        print_result(&f, &o, "");
+        if o.stopped {
+            return Err(Interrupted.into());
+        }
+        return Ok(());
+    }
     if args.emit == EmitArg::Dispatch {
         if opts.target != Target::default() {
             bail!("--emit dispatch makes a program for every target; leave out --target");
