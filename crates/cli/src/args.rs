@@ -429,6 +429,25 @@ pub(crate) enum ReprArg {
 }
 
 impl FieldArgs {
+    /// The generator's arguments as given (`--field F --formula NAME --repr ifma`), for
+    /// the header of written programs.
+    pub(crate) fn describe(&self) -> String {
+        let mut s = format!("--field {}", self.field.as_deref().unwrap_or(""));
+        match (&self.formula, self.scmul) {
+            (Some(name), _) => s.push_str(&format!(" --formula {name}")),
+            (None, Some(c)) => s.push_str(&format!(" --scmul {c}")),
+            (None, None) => s.push_str(&format!(" --op {}", self.op)),
+        }
+        if let Some(limbs) = self.limbs {
+            s.push_str(&format!(" --limbs {limbs}"));
+        }
+        if !matches!(self.repr, ReprArg::Auto) {
+            let name = format!("{:?}", self.repr).to_lowercase();
+            s.push_str(&format!(" --repr {name}"));
+        }
+        s
+    }
+
     /// With `--repr ifma`: the formula in the vector dialect (the generator says which
     /// formulas it has that way).
     pub(crate) fn vector(&self) -> Result<Option<cryptopt_ir::vector::VFunction>> {

@@ -107,11 +107,7 @@ pub fn command(args: OptimizeArgs) -> Result<()> {
     let vector = args.field.vector()?;
     let (f, input, representation) = match (&args.input, generated, &saved) {
         (_, Some((f, repr)), _) => {
-            let input = PathBuf::from(format!(
-                "--field {} --op {}",
-                args.field.field.as_deref().unwrap_or(""),
-                args.field.op
-            ));
+            let input = PathBuf::from(args.field.describe());
             (f, input, Some(repr))
         }
         (Some(input), None, _) => (

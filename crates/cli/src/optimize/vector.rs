@@ -105,6 +105,7 @@ pub(crate) fn optimize(job: Job<'_>, v: &VFunction, stop: &AtomicBool) -> Result
         Progress::Auto(_) => String::new(),
     };
     let mut last = Instant::now();
+    let search_started = Instant::now();
     let mut best = 0.0f64;
     let found = search::search(
         v,
@@ -121,9 +122,14 @@ pub(crate) fn optimize(job: Job<'_>, v: &VFunction, stop: &AtomicBool) -> Result
             }
             if last.elapsed().as_secs_f64() >= every {
                 last = Instant::now();
+                let rate = s.index as f64 / search_started.elapsed().as_secs_f64().max(1e-9);
+                let eta = params.evals.saturating_sub(s.index) as f64 / rate.max(1e-9);
                 eprintln!(
-                    "{label}{}/{} evals; best speed-up {best:.3}x over {}",
-                    s.index, params.evals, job.cc
+                    "{label}{}/{} evals, {rate:.0}/s, eta {}; best speed-up {best:.3}x over {} (its C of the expansion)",
+                    s.index,
+                    params.evals,
+                    human_seconds(eta),
+                    job.cc
                 );
             }
         },

@@ -96,26 +96,36 @@ impl Lanes {
     }
 
     /// The four lanes' products, limbs below 2^52 again.
+    /// Column by column (product scanning), column k beside column k + 5 and folded
+    /// into it at once, so that few sums are live at a time: the search's first order.
     fn mul(&mut self, a: Fe4, b: Fe4) -> Result<Fe4, String> {
-        let mut lo: [Option<VVal>; 2 * N] = [None; 2 * N];
-        let mut hi: [Option<VVal>; 2 * N] = [None; 2 * N];
-        for i in 0..N {
-            for j in 0..N {
-                let acc = lo[i + j].unwrap_or(self.zero);
-                lo[i + j] = Some(self.b.madd52(acc, a[i], b[j], false)?);
-                let acc = hi[i + j + 1].unwrap_or(self.zero);
-                hi[i + j + 1] = Some(self.b.madd52(acc, a[i], b[j], true)?);
-            }
-        }
         let mut r = [self.zero; N];
-        for k in 0..N {
-            let low = self.column(lo[k], hi[k])?;
-            let high = self.column(lo[k + N], hi[k + N])?;
+        for (k, rk) in r.iter_mut().enumerate() {
+            let low = self.product_column(a, b, k)?;
+            let high = self.product_column(a, b, k + N)?;
             let folded = self.b.mul_lo(high, self.c19)?;
-            r[k] = self.b.add(low, folded)?;
+            *rk = self.b.add(low, folded)?;
         }
         let r = self.carry(r)?;
         self.carry(r)
+    }
+
+    /// Column `k` of the product: the low halves of the `a[i]·b[j]` with `i + j = k`
+    /// plus twice the high halves of those with `i + j = k − 1`.
+    fn product_column(&mut self, a: Fe4, b: Fe4, k: usize) -> Result<VVal, String> {
+        let mut lo = None;
+        let mut hi = None;
+        for (i, &ai) in a.iter().enumerate() {
+            if let Some(j) = k.checked_sub(i).filter(|&j| j < N) {
+                let acc = lo.unwrap_or(self.zero);
+                lo = Some(self.b.madd52(acc, ai, b[j], false)?);
+            }
+            if let Some(j) = (k + N).checked_sub(i + 1 + N).filter(|&j| j < N) {
+                let acc = hi.unwrap_or(self.zero);
+                hi = Some(self.b.madd52(acc, ai, b[j], true)?);
+            }
+        }
+        self.column(lo, hi)
     }
 
     /// A column's value: its low halves plus twice its high halves.
