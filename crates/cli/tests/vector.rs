@@ -15,12 +15,6 @@ const STEP: [&str; 6] = [
     "ifma",
 ];
 
-fn cpu_has_ifma() -> bool {
-    std::arch::is_x86_feature_detected!("avx512ifma")
-        && std::arch::is_x86_feature_detected!("avx512vl")
-        && std::arch::is_x86_feature_detected!("avx512dq")
-}
-
 #[test]
 fn gen_prints_the_expansion_with_the_5x51_signature() {
     let mut args = vec!["gen"];
@@ -102,7 +96,7 @@ fn optimize_writes_a_program_check_proves() {
     args.extend(STEP);
     args.extend(["--evals", "300", "--out", out.to_str().unwrap()]);
     let (code, stdout, err) = cryptopt(&args);
-    if !cpu_has_ifma() {
+    if !cryptopt_x86::Feature::Avx512Ifma.detected() {
         eprintln!("SKIPPED optimize_writes_a_program_check_proves: this CPU has no AVX-512 IFMA/VL/DQ (checking that optimize says so)");
         assert_ne!(code, 0);
         assert!(err.contains("no AVX-512 IFMA"), "{err}");

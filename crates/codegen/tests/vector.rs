@@ -58,9 +58,7 @@ fn ladderstep_runs_and_is_proved_in_any_order() {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(25519);
     let mut orders = vec![(0..v.insts.len() as u32).collect::<Vec<u32>>()];
     orders.extend((0..3).map(|_| random_order(&v, &mut rng)));
-    let ifma = std::arch::is_x86_feature_detected!("avx512ifma")
-        && std::arch::is_x86_feature_detected!("avx512vl")
-        && std::arch::is_x86_feature_detected!("avx512dq");
+    let ifma = cryptopt_x86::Feature::Avx512Ifma.detected();
     if !ifma {
         eprintln!("SKIPPED native runs in ladderstep_runs_and_is_proved_in_any_order: this CPU has no AVX-512 IFMA/VL/DQ (the proofs still run)");
     }

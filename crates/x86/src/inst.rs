@@ -502,6 +502,22 @@ impl Feature {
             Feature::Avx512Ifma => "AVX512IFMA",
         }
     }
+
+    /// Whether the CPU this runs on has it (AVX512IFMA: with VL and DQ, what vector
+    /// code uses beside it). The one home of that question for the binary and the tests.
+    pub fn detected(self) -> bool {
+        match self {
+            Feature::Bmi1 => std::arch::is_x86_feature_detected!("bmi1"),
+            Feature::Bmi2 => std::arch::is_x86_feature_detected!("bmi2"),
+            Feature::Adx => std::arch::is_x86_feature_detected!("adx"),
+            Feature::Avx2 => std::arch::is_x86_feature_detected!("avx2"),
+            Feature::Avx512Ifma => {
+                std::arch::is_x86_feature_detected!("avx512ifma")
+                    && std::arch::is_x86_feature_detected!("avx512vl")
+                    && std::arch::is_x86_feature_detected!("avx512dq")
+            }
+        }
+    }
 }
 
 impl fmt::Display for Feature {

@@ -547,11 +547,7 @@ pub fn optimize(job: Job<'_>, stop: &AtomicBool) -> Result<Outcome> {
         walks,
     )
     .map_err(|e| anyhow!("plotting failed: {e}"))?;
-    let (asm_name, gas_name) = (format!("{}.asm", f.name), format!("{}.S", f.name));
-    let files = [
-        (asm_name.clone(), provenance.nasm(&program)),
-        (gas_name.clone(), provenance.gas(&program)),
-        (format!("{}.h", f.name), provenance.header(&program)),
+    let extra = vec![
         (
             "state.json".to_string(),
             serde_json::to_string_pretty(&saved(&state))?,
@@ -559,23 +555,7 @@ pub fn optimize(job: Job<'_>, stop: &AtomicBool) -> Result<Outcome> {
         ("log.csv".to_string(), log.csv()),
         ("progress.svg".to_string(), svg),
     ];
-    // A finished search is never lost: if its folder cannot take the files any more,
-    // they go to a fresh folder in the temporary directory.
-    let dir = match write_all(&dir, &files) {
-        Ok(()) => dir,
-        Err(e) => {
-            let rescue = std::env::temp_dir().join(format!(
-                "cryptopt-rescue-{}-{}",
-                f.name,
-                std::process::id()
-            ));
-            write_all(&rescue, &files).with_context(|| format!("{e:#}; rescue failed too"))?;
-            bail!(
-                "{e:#}; the results were written to {} instead",
-                rescue.display()
-            );
-        }
-    };
+    let (dir, asm_name, gas_name) = write_program(dir, &provenance, &program, extra)?;
     let header = provenance.lines(&program);
     Ok(Outcome {
         program,
@@ -651,6 +631,37 @@ fn final_measurement(
         )
     }?;
     Ok((m.per_call[0].median, m.per_call[1].median))
+}
+
+/// Writes the winner into `dir`: `<name>.asm`, `<name>.S` and `<name>.h`, each headed
+/// by its provenance, and the `extra` files (name, contents). A finished search is
+/// never lost: if its folder cannot take the files any more, they go to a fresh folder
+/// in the temporary directory (and the error says where). Returns the folder and the
+/// two program files' names.
+fn write_program(
+    dir: PathBuf,
+    provenance: &Provenance,
+    program: &cryptopt_x86::Program,
+    extra: Vec<(String, String)>,
+) -> Result<(PathBuf, String, String)> {
+    let name = &provenance.f.name;
+    let (asm_name, gas_name) = (format!("{name}.asm"), format!("{name}.S"));
+    let mut files = vec![
+        (asm_name.clone(), provenance.nasm(program)),
+        (gas_name.clone(), provenance.gas(program)),
+        (format!("{name}.h"), provenance.header(program)),
+    ];
+    files.extend(extra);
+    if let Err(e) = write_all(&dir, &files) {
+        let rescue =
+            std::env::temp_dir().join(format!("cryptopt-rescue-{name}-{}", std::process::id()));
+        write_all(&rescue, &files).with_context(|| format!("{e:#}; rescue failed too"))?;
+        bail!(
+            "{e:#}; the results were written to {} instead",
+            rescue.display()
+        );
+    }
+    Ok((dir, asm_name, gas_name))
 }
 
 /// Writes `files` (name, contents) into `dir`, each atomically.

@@ -24,16 +24,9 @@ use cryptopt_measure::counter;
 use cryptopt_measure::timing::{Config, Mode};
 use cryptopt_search::vector as search;
 
-use super::{final_measurement, human_seconds, write_all, Job, Outcome, Progress, Provenance};
+use super::{final_measurement, human_seconds, write_program, Job, Outcome, Progress, Provenance};
 use crate::checks::{check_baseline, check_natively, prove, CheckFailed};
 use crate::files::ensure_writable;
-
-/// Whether this CPU runs vector code (AVX-512 IFMA with VL and DQ).
-pub(crate) fn cpu_has_ifma() -> bool {
-    std::arch::is_x86_feature_detected!("avx512ifma")
-        && std::arch::is_x86_feature_detected!("avx512vl")
-        && std::arch::is_x86_feature_detected!("avx512dq")
-}
 
 /// The options a vector program is made and checked under: the vector target, every
 /// aliasing (loads come before stores), the System V convention.
@@ -51,7 +44,7 @@ pub(crate) fn options(given: Options) -> Result<Options> {
 pub(crate) fn optimize(job: Job<'_>, v: &VFunction, stop: &AtomicBool) -> Result<Outcome> {
     let started = Instant::now();
     let f = job.f;
-    if !cpu_has_ifma() {
+    if !cryptopt_x86::Feature::Avx512Ifma.detected() {
         bail!("--repr ifma: this CPU has no AVX-512 IFMA (with VL and DQ) to run and time vector code on");
     }
     if job.cfg.mode == Mode::Latency {
@@ -163,15 +156,9 @@ pub(crate) fn optimize(job: Job<'_>, v: &VFunction, stop: &AtomicBool) -> Result
         opts: &opts,
         object: &job.object,
     };
-    let (asm_name, gas_name) = (format!("{}.asm", f.name), format!("{}.S", f.name));
     let order = serde_json::to_string(&found.order)?;
-    let files = [
-        (asm_name.clone(), provenance.nasm(&program)),
-        (gas_name.clone(), provenance.gas(&program)),
-        (format!("{}.h", f.name), provenance.header(&program)),
-        ("order.json".to_string(), order),
-    ];
-    write_all(&dir, &files)?;
+    let extra = vec![("order.json".to_string(), order)];
+    let (dir, asm_name, gas_name) = write_program(dir, &provenance, &program, extra)?;
     if alone {
         eprintln!(
             "{}: {} evaluations in {}",

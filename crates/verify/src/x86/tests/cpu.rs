@@ -241,9 +241,7 @@ fn cpu_agrees() {
         "vmovdqu ymm3, ymm2; vpmadd52luq ymm3, ymm0, ymm1",
         "vmovdqu ymm3, ymm2; vpmadd52huq ymm3, ymm0, ymm1",
     ];
-    let ifma = std::arch::is_x86_feature_detected!("avx512ifma")
-        && std::arch::is_x86_feature_detected!("avx512vl")
-        && std::arch::is_x86_feature_detected!("avx512dq");
+    let ifma = cryptopt_x86::Feature::Avx512Ifma.detected();
     for op in avx2_lanes
         .iter()
         .chain(if ifma { &ifma_lanes[..] } else { &[] })
