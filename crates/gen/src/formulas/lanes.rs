@@ -67,7 +67,7 @@ struct Lanes {
 
 impl Lanes {
     /// One round of parallel carries: limb k keeps its low 51 bits and gets limb k−1's
-    /// carry; limb 0 gets 19 times limb 4's.
+    /// carry; limb 0 gets 19 times limb 4's (a multiply-add: the carry is below 2^13).
     fn carry(&mut self, x: Fe4) -> Result<Fe4, String> {
         let mut c = [self.zero; N];
         let mut m = [self.zero; N];
@@ -76,8 +76,9 @@ impl Lanes {
             m[k] = self.b.and(x[k], self.m51)?;
         }
         let mut r = [self.zero; N];
-        let top = self.b.mul_lo(c[N - 1], self.c19)?;
-        r[0] = self.b.add(m[0], top)?;
+        // The top carry is small (the builder checks it is below 2^52): one multiply-add
+        // takes 19 times it into limb 0, exactly.
+        r[0] = self.b.madd52(m[0], c[N - 1], self.c19, false)?;
         for k in 1..N {
             r[k] = self.b.add(m[k], c[k - 1])?;
         }
