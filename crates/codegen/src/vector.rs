@@ -81,8 +81,8 @@ pub fn emit(f: &VFunction, order: &[u32], abi: Abi) -> Result<Program> {
         args: gprs.args.clone(),
         scratch: gprs.scratch,
     };
-    for (pos, &i) in order.iter().enumerate() {
-        e.inst(pos as u32, i as usize)?;
+    for &i in order {
+        e.inst(i as usize)?;
     }
     let frame = 32 * e.nslots as i64;
     let mut insts = Vec::with_capacity(e.body.len() + 16);
@@ -216,7 +216,7 @@ fn xmm(r: VReg) -> X {
 }
 
 impl Emitter<'_> {
-    fn inst(&mut self, pos: u32, i: usize) -> Result<()> {
+    fn inst(&mut self, i: usize) -> Result<()> {
         let inst = &self.f.insts[i];
         let args: Vec<usize> = inst.args.iter().map(|a| a.index()).collect();
         for &a in &args {
@@ -226,21 +226,21 @@ impl Emitter<'_> {
         match inst.op {
             VOp::Load { param, index } => {
                 let base = self.arg(self.f.returns.len() + param as usize);
-                let d = self.def(pos, i, &[])?;
+                let d = self.def(i, &[])?;
                 let m = Mem::at(base, 8 * index as i32, Y);
                 self.body.push(Inst::op2(M::Vmovdqu, ymm(d), X::Mem(m)));
             }
             VOp::Splat { param, index } => {
                 let base = self.arg(self.f.returns.len() + param as usize);
-                let d = self.def(pos, i, &[])?;
+                let d = self.def(i, &[])?;
                 let m = Mem::qword(base, 8 * index as i32);
                 self.body
                     .push(Inst::op2(M::Vpbroadcastq, ymm(d), X::Mem(m)));
             }
             VOp::Gather { params, index } => {
                 // Lanes 0 and 1 into the low half, 2 and 3 through a temporary.
-                let d = self.def(pos, i, &[])?;
-                let t = self.free(pos, &[], &[d])?;
+                let d = self.def(i, &[])?;
+                let t = self.free(&[], &[d])?;
                 let at = |e: &Self, k: usize| {
                     let base = e.arg(e.f.returns.len() + params[k] as usize);
                     X::Mem(Mem::qword(base, 8 * index as i32))
@@ -257,7 +257,7 @@ impl Emitter<'_> {
             }
             VOp::Mask { param } => {
                 let r = self.arg(self.f.returns.len() + param as usize);
-                let d = self.def(pos, i, &[])?;
+                let d = self.def(i, &[])?;
                 let t = self.scratch;
                 self.body.push(Inst::op2(M::Movzx, X::r32(t), X::r8(r)));
                 self.body.push(Inst::op1(M::Neg, X::r64(t)));
@@ -281,9 +281,9 @@ impl Emitter<'_> {
                 if commutes && self.homes[a].reg.is_none() && self.homes[b].reg.is_some() {
                     std::mem::swap(&mut a, &mut b);
                 }
-                let ra = self.reg(pos, a, &[b])?;
-                let sb = self.src(pos, b, &[a])?;
-                let d = self.def(pos, i, &[])?;
+                let ra = self.reg(a, &[b])?;
+                let sb = self.src(b, &[a])?;
+                let d = self.def(i, &[])?;
                 self.body.push(Inst::op3(mn, ymm(d), ymm(ra), sb));
             }
             VOp::Shr(n) | VOp::Shl(n) => {
@@ -292,14 +292,14 @@ impl Emitter<'_> {
                 } else {
                     M::Vpsllq
                 };
-                let ra = self.reg(pos, args[0], &[])?;
-                let d = self.def(pos, i, &[])?;
+                let ra = self.reg(args[0], &[])?;
+                let d = self.def(i, &[])?;
                 self.body
                     .push(Inst::op3(mn, ymm(d), ymm(ra), imm(n as u64)));
             }
             VOp::Permute(sel) => {
-                let s = self.src(pos, args[0], &[])?;
-                let d = self.def(pos, i, &[])?;
+                let s = self.src(args[0], &[])?;
+                let d = self.def(i, &[])?;
                 let k = sel
                     .iter()
                     .enumerate()
@@ -307,9 +307,9 @@ impl Emitter<'_> {
                 self.body.push(Inst::op3(M::Vpermq, ymm(d), s, imm(k)));
             }
             VOp::Blend(from_b) => {
-                let ra = self.reg(pos, args[0], &[args[1]])?;
-                let sb = self.src(pos, args[1], &[args[0]])?;
-                let d = self.def(pos, i, &[])?;
+                let ra = self.reg(args[0], &[args[1]])?;
+                let sb = self.src(args[1], &[args[0]])?;
+                let d = self.def(i, &[])?;
                 let k = (0..LANES)
                     .filter(|&j| from_b[j])
                     .fold(0u64, |k, j| k | 3 << (2 * j));
@@ -319,13 +319,13 @@ impl Emitter<'_> {
             VOp::Select => {
                 // d = a ^ ((a ^ b) & m): `d` must not be `a`'s register.
                 let (m, a, b) = (args[0], args[1], args[2]);
-                let ra = self.reg(pos, a, &[m, b])?;
-                let rb = self.reg(pos, b, &[m, a])?;
-                let sm = self.src(pos, m, &[a, b])?;
+                let ra = self.reg(a, &[m, b])?;
+                let rb = self.reg(b, &[m, a])?;
+                let sm = self.src(m, &[a, b])?;
                 // `m` is read after `d` is first written.
                 let mut avoid = vec![ra];
                 avoid.extend(self.homes[m].reg);
-                let d = self.def(pos, i, &avoid)?;
+                let d = self.def(i, &avoid)?;
                 self.body
                     .push(Inst::op3(M::Vpxor, ymm(d), ymm(ra), ymm(rb)));
                 self.body.push(Inst::op3(M::Vpand, ymm(d), ymm(d), sm));
@@ -341,14 +341,14 @@ impl Emitter<'_> {
                 if self.homes[a].reg.is_none() && self.homes[b].reg.is_some() {
                     std::mem::swap(&mut a, &mut b);
                 }
-                let ra = self.reg(pos, a, &[acc, b])?;
-                let sb = self.src(pos, b, &[acc, a])?;
-                let d = self.accumulator(pos, i, acc, &[a, b])?;
+                let ra = self.reg(a, &[acc, b])?;
+                let sb = self.src(b, &[acc, a])?;
+                let d = self.accumulator(i, acc, &[a, b])?;
                 self.body.push(Inst::op3(mn, ymm(d), ymm(ra), sb));
             }
             VOp::Scatter { rets, index } => {
-                let r = self.reg(pos, args[0], &[])?;
-                let t = self.free(pos, &[args[0]], &[r])?;
+                let r = self.reg(args[0], &[])?;
+                let t = self.free(&[args[0]], &[r])?;
                 let at = |e: &Self, k: usize| {
                     X::Mem(Mem::qword(e.arg(rets[k] as usize), 8 * index as i32))
                 };
@@ -364,7 +364,7 @@ impl Emitter<'_> {
             }
             VOp::Store { ret, index } => {
                 let base = self.arg(ret as usize);
-                let r = self.reg(pos, args[0], &[])?;
+                let r = self.reg(args[0], &[])?;
                 let m = Mem::at(base, 8 * index as i32, Y);
                 self.body.push(Inst::op2(M::Vmovdqu, X::Mem(m), ymm(r)));
             }
@@ -413,7 +413,7 @@ impl Emitter<'_> {
     }
 
     /// `v` as a last source operand: its register, else its stack slot or constant.
-    fn src(&mut self, pos: u32, v: usize, keep: &[usize]) -> Result<X> {
+    fn src(&mut self, v: usize, keep: &[usize]) -> Result<X> {
         if let Some(r) = self.homes[v].reg {
             return Ok(ymm(r));
         }
@@ -422,17 +422,17 @@ impl Emitter<'_> {
         }
         match self.homes[v].slot {
             Some(s) => Ok(X::Mem(Mem::at(Reg::Rsp, 32 * s as i32, Y))),
-            None => self.reg(pos, v, keep).map(ymm),
+            None => self.reg(v, keep).map(ymm),
         }
     }
 
     /// `v` in a register (reloaded from its slot or the constant pool if needed),
     /// without evicting the values of `keep`.
-    fn reg(&mut self, pos: u32, v: usize, keep: &[usize]) -> Result<VReg> {
+    fn reg(&mut self, v: usize, keep: &[usize]) -> Result<VReg> {
         if let Some(r) = self.homes[v].reg {
             return Ok(r);
         }
-        let r = self.free(pos, keep, &[])?;
+        let r = self.free(keep, &[])?;
         if let Some(c) = self.const_of(v) {
             if c == [0; LANES] {
                 self.body.push(Inst::op3(M::Vpxor, ymm(r), ymm(r), ymm(r)));
@@ -457,7 +457,7 @@ impl Emitter<'_> {
     }
 
     /// A register for the result of instruction `i`, not one of `avoid`.
-    fn def(&mut self, pos: u32, i: usize, avoid: &[VReg]) -> Result<VReg> {
+    fn def(&mut self, i: usize, avoid: &[VReg]) -> Result<VReg> {
         // A dying argument's register may be the destination (three-operand forms).
         let args: Vec<usize> = self.f.insts[i].args.iter().map(|a| a.index()).collect();
         for &a in &args {
@@ -470,14 +470,14 @@ impl Emitter<'_> {
                 }
             }
         }
-        let r = self.free(pos, &args, avoid)?;
+        let r = self.free(&args, avoid)?;
         self.bind(i, r);
         Ok(r)
     }
 
     /// The multiply-add's destination: the accumulator's register where this is its
     /// last use, else a copy of it.
-    fn accumulator(&mut self, pos: u32, i: usize, acc: usize, keep: &[usize]) -> Result<VReg> {
+    fn accumulator(&mut self, i: usize, acc: usize, keep: &[usize]) -> Result<VReg> {
         if self.uses[acc].is_empty() {
             if let Some(r) = self.homes[acc].reg.take() {
                 self.holder[r.index()] = None;
@@ -487,14 +487,14 @@ impl Emitter<'_> {
         }
         let mut keep = keep.to_vec();
         keep.push(acc);
-        let r = self.free(pos, &keep, &[])?;
+        let r = self.free(&keep, &[])?;
         match (self.const_of(acc), self.homes[acc].reg) {
             (Some(c), _) if c == [0; LANES] => {
                 self.body.push(Inst::op3(M::Vpxor, ymm(r), ymm(r), ymm(r)));
             }
             (_, Some(s)) => self.body.push(Inst::op2(M::Vmovdqa, ymm(r), ymm(s))),
             _ => {
-                let s = self.src(pos, acc, &keep)?;
+                let s = self.src(acc, &keep)?;
                 self.body.push(Inst::op2(M::Vmovdqu, ymm(r), s));
             }
         }
@@ -509,7 +509,7 @@ impl Emitter<'_> {
 
     /// A free register, evicting (Belady: the value next used furthest away) if none
     /// is; never one holding a value of `keep`, never one of `avoid`.
-    fn free(&mut self, _pos: u32, keep: &[usize], avoid: &[VReg]) -> Result<VReg> {
+    fn free(&mut self, keep: &[usize], avoid: &[VReg]) -> Result<VReg> {
         if let Some(k) =
             (0..NREGS).find(|&k| self.holder[k].is_none() && !avoid.contains(&VReg(k as u8)))
         {

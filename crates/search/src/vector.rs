@@ -62,7 +62,8 @@ pub struct Found {
     pub evals: u64,
 }
 
-/// A program loaded in executable memory.
+/// A program loaded in executable memory: two of them (current and mutant) are reused
+/// for the whole search, swapped when the mutant is kept.
 struct Slot {
     mem: ExecMem,
     code: Vec<u8>,
@@ -71,17 +72,27 @@ struct Slot {
 }
 
 impl Slot {
-    fn new(v: &VFunction, order: Vec<u32>, asm: &mut Assembler) -> Result<Slot> {
-        let program = codegen::emit(v, &order, Abi::SysV)?;
-        let mut code = Vec::new();
-        asm.encode_program(&program, &mut code)?;
-        let mem = ExecMem::new(&code)?;
+    fn empty() -> Result<Slot> {
         Ok(Slot {
-            mem,
-            code,
-            program,
-            order,
+            mem: ExecMem::with_capacity(1 << 16)?,
+            code: Vec::new(),
+            program: Program::default(),
+            order: Vec::new(),
         })
+    }
+
+    /// Generates, encodes and loads the program of `order` (new pages only when the
+    /// code outgrows the old ones).
+    fn load(&mut self, v: &VFunction, order: Vec<u32>, asm: &mut Assembler) -> Result<()> {
+        self.program = codegen::emit(v, &order, Abi::SysV)?;
+        self.code.clear();
+        asm.encode_program(&self.program, &mut self.code)?;
+        if self.code.len() > self.mem.capacity() {
+            self.mem = ExecMem::with_capacity(self.code.len().next_power_of_two())?;
+        }
+        self.mem.load(&self.code)?;
+        self.order = order;
+        Ok(())
     }
 }
 
@@ -106,7 +117,9 @@ pub fn search(
 ) -> Result<Found> {
     let mut asm = Assembler::new();
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(params.seed ^ 0x7665_6374_6f72);
-    let mut cur = Slot::new(v, start, &mut asm)?;
+    let mut cur = Slot::empty()?;
+    cur.load(v, start, &mut asm)?;
+    let mut mutant = Slot::empty()?;
     let users = users(v);
     let names = ["current program", "mutant"];
     let mut oracle = Oracle::new(reference, &names);
@@ -114,7 +127,7 @@ pub fn search(
     while evals < params.evals && !stop.load(Ordering::Relaxed) {
         evals += 1;
         let order = mutate(v, &users, &cur.order, &mut rng);
-        let mutant = Slot::new(v, order, &mut asm)?;
+        mutant.load(v, order, &mut asm)?;
         let cmp = if mutant.code == cur.code {
             Comparison {
                 current: 0.0,
@@ -152,7 +165,7 @@ pub fn search(
         };
         let kept = cmp.keeps();
         if kept {
-            cur = mutant;
+            std::mem::swap(&mut cur, &mut mutant);
         }
         let (speedup, base) = if params.rank_every > 0 && evals % params.rank_every == 0 {
             let (s, b) = rank(reference, counter, &mut rng, &cur, baseline, &cfg)?;

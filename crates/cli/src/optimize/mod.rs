@@ -286,7 +286,7 @@ fn read_state(path: &Path) -> Result<SavedState> {
 }
 
 /// Runs one optimization and writes its results; see the module doc.
-pub fn optimize(job: Job<'_>, stop: &AtomicBool) -> Result<Outcome> {
+pub fn optimize(mut job: Job<'_>, stop: &AtomicBool) -> Result<Outcome> {
     let started = Instant::now();
     let f = job.f;
     // A latency search gets the lowering with shorter dependency chains.
@@ -353,7 +353,7 @@ pub fn optimize(job: Job<'_>, stop: &AtomicBool) -> Result<Outcome> {
     // The search state.
     let gen = Generator::new(&g, opts)?;
     let deps = gen.deps().clone();
-    let mut state = match job.resume {
+    let mut state = match job.resume.take() {
         Some(mut st) => {
             st.check_fits(&g, &deps)?;
             st.extend(job.params.evals);
@@ -528,19 +528,7 @@ pub fn optimize(job: Job<'_>, stop: &AtomicBool) -> Result<Outcome> {
     let (cycles, base) =
         final_measurement(f, &program, baseline.ptr(), &counter, &cfg, job.params.seed)?;
 
-    let provenance = Provenance {
-        f,
-        input: &job.input,
-        representation: job.representation.as_deref(),
-        seed: state.params.seed,
-        evals: state.evals,
-        counter: counter.name(),
-        baseline: &job.cc,
-        speedup: base / cycles,
-        proved: job.verify,
-        opts: &opts,
-        object: &job.object,
-    };
+    let provenance = Provenance::of(&job, &opts, counter.name(), state.evals, base / cycles);
     let svg = report::progress_svg(
         &format!("{}: speed-up over {} ({})", f.name, job.cc, counter.name()),
         &log.points,
@@ -700,6 +688,32 @@ struct Provenance<'a> {
     proved: bool,
     opts: &'a Options,
     object: &'a cryptopt_x86::object::Object,
+}
+
+impl<'a> Provenance<'a> {
+    /// What a job's winner came from: its function, input and options as the job says
+    /// (`opts`: the ones it was made under), and what the search measured.
+    fn of(
+        job: &'a Job<'a>,
+        opts: &'a Options,
+        counter: &'static str,
+        evals: u64,
+        speedup: f64,
+    ) -> Provenance<'a> {
+        Provenance {
+            f: job.f,
+            input: &job.input,
+            representation: job.representation.as_deref(),
+            seed: job.params.seed,
+            evals,
+            counter,
+            baseline: &job.cc,
+            speedup,
+            proved: job.verify,
+            opts,
+            object: &job.object,
+        }
+    }
 }
 
 /// Every argument and output with its shape and Fiat's bounds:

@@ -143,19 +143,7 @@ pub(crate) fn optimize(job: Job<'_>, v: &VFunction, stop: &AtomicBool) -> Result
     }
     let (cycles, base) =
         final_measurement(f, &program, baseline.ptr(), &counter, &cfg, job.params.seed)?;
-    let provenance = Provenance {
-        f,
-        input: &job.input,
-        representation: job.representation.as_deref(),
-        seed: job.params.seed,
-        evals: found.evals,
-        counter: counter.name(),
-        baseline: &job.cc,
-        speedup: base / cycles,
-        proved: job.verify,
-        opts: &opts,
-        object: &job.object,
-    };
+    let provenance = Provenance::of(&job, &opts, counter.name(), found.evals, base / cycles);
     let order = serde_json::to_string(&found.order)?;
     let extra = vec![("order.json".to_string(), order)];
     let (dir, asm_name, gas_name) = write_program(dir, &provenance, &program, extra)?;
