@@ -27,9 +27,17 @@
 //!    candidate is equal (or the constant); it is told every merge, so the polynomial
 //!    of a node above merged ones is in the IR's terms. When the queries are spent, the
 //!    sweep goes on with the exact form alone.
+//!    A query's circuit is bounded (`Limits::vars`), but a few *large* ones per sweep
+//!    may be five times that: where a compiler regrouped a reduction's words, the
+//!    first word it shares with the IR is often equal only through a few hundred
+//!    thousand variables of adders (gcc's P-434 Montgomery multiplication). Only words
+//!    get them: a large region under a bit or a constant is mostly a rarely-set borrow,
+//!    which simulates alike at every position of a chain.
 //! 3. The outputs are equal when each differing program output has been merged into
 //!    the IR's output node. An output that no candidate matched gets one more query
-//!    with a larger conflict budget (the sweep ends there otherwise).
+//!    against the IR's output itself, with a larger conflict budget and a large circuit,
+//!    even when the timeouts are spent, if the two simulated alike (the sweep ends
+//!    there otherwise).
 //!
 //! Why sound: leaving a shared node free only widens the set of values the query ranges
 //! over (its range is one the analysis proved), so "no assignment makes them differ" is
@@ -87,6 +95,13 @@ pub(crate) struct Limits {
     /// Variables a query's circuit may have (a larger one is not solved: the queries that
     /// succeed are local, and large ones only run out of conflicts, slowly).
     pub vars: usize,
+    /// Variables a *large* query may have: a few are asked per sweep (a word of a
+    /// reduction written in another association is often equal to the IR's only
+    /// through a few hundred thousand variables of adders) with their own count and
+    /// conflicts, so they never use up the small queries' timeouts.
+    pub large_vars: usize,
+    /// Large queries per sweep (but outputs' last chances).
+    pub large: usize,
     /// Queries that may run out of conflicts before the sweep gives up.
     pub timeouts: usize,
 }
@@ -105,6 +120,8 @@ impl Default for Limits {
             queries: 2_000,
             timeouts: 4,
             vars: 80_000,
+            large_vars: 400_000,
+            large: 3,
         }
     }
 }
@@ -114,6 +131,8 @@ impl Default for Limits {
 pub(crate) struct Stats {
     pub queries: usize,
     pub timeouts: usize,
+    /// Queries above `Limits::vars` variables.
+    pub large: usize,
     pub merged: usize,
     /// Program nodes proved to be an IR node's negation.
     pub negated: usize,
@@ -288,15 +307,28 @@ impl<'g> Sweep<'g> {
                         self.merge(m, w);
                     }
                 }
-                if wants.iter().any(|&w| self.find(m) != self.find(w)) {
-                    // The output's last chance: its equal candidates with a larger budget.
-                    if let Some(r) = self.first_proved(m, self.sig[m.index()], Target::Node, true) {
-                        self.merge(m, r);
+                let open = wants.iter().find(|&&w| self.find(m) != self.find(w));
+                if let Some(&w) = open.filter(|w| self.sig[w.index()] == self.sig[m.index()]) {
+                    // The output's last chance: the IR's output itself (not another node
+                    // that simulates alike: a rarely-set final borrow makes a selected
+                    // word look like the word it selects from), with a larger budget;
+                    // never when the simulation has already told them apart.
+                    if self.query(m, Target::Node(w), true) {
+                        self.merge(m, w);
                     }
                 }
                 if wants.iter().any(|&w| self.find(m) != self.find(w)) {
                     if debug() >= 2 {
                         eprintln!("sweep: stopped at output {}", self.g.show(m, 400));
+                        eprintln!(
+                            "sweep: output sig {:x}, candidates {}, wanted sigs {:?}",
+                            self.sig[m.index()],
+                            self.candidates(self.sig[m.index()]).len(),
+                            wants
+                                .iter()
+                                .map(|w| format!("{:x}", self.sig[w.index()]))
+                                .collect::<Vec<_>>()
+                        );
                         for &w in wants {
                             eprintln!("  wanted: {}", self.g.show(w, 400));
                         }
@@ -441,6 +473,21 @@ impl<'g> Sweep<'g> {
         (w >= 2).then_some(w as u8)
     }
 
+    /// The most variables the query of program node `m` against `target` may have:
+    /// `large_vars` for an output's last chance, and for other words while large
+    /// queries are left. Not for a bit or a constant: across a large region those are
+    /// mostly rarely-set borrows, which simulate alike at every position of a chain
+    /// (so the candidates are mostly wrong) and which such a query only refutes or runs
+    /// out of conflicts on.
+    fn vars_allowed(&self, m: NodeId, target: Target, last: bool) -> usize {
+        let word = !matches!(target, Target::Const(_)) && self.g.info(m).ub > 1;
+        if last || (word && self.stats.large < self.limits.large) {
+            self.limits.large_vars
+        } else {
+            self.limits.vars
+        }
+    }
+
     /// Records that program node `m` equals `r`.
     fn merge(&mut self, m: NodeId, r: NodeId) {
         self.exact.alias(m, r);
@@ -451,7 +498,7 @@ impl<'g> Sweep<'g> {
     /// Whether `m` is proved equal to `target`: one SAT query over the nodes where their
     /// cones differ; `last` gives it the conflict budget of an output's last chance.
     fn query(&mut self, m: NodeId, target: Target, last: bool) -> bool {
-        if self.spent() {
+        if self.stats.queries >= self.limits.queries || (self.spent() && !last) {
             return false;
         }
         self.stamp += 1;
@@ -477,6 +524,9 @@ impl<'g> Sweep<'g> {
             if inside && !matches!(self.g.node(NodeId(i as u32)), Node::Sym(_) | Node::Const(_)) {
                 region.push(NodeId(i as u32));
                 if region.len() > self.limits.region {
+                    if debug() >= 2 {
+                        eprintln!("sweep: region over {} nodes: not asked", self.limits.region);
+                    }
                     return false;
                 }
             }
@@ -498,6 +548,12 @@ impl<'g> Sweep<'g> {
                 });
             }
             if inside.len() > self.limits.region {
+                if debug() >= 2 {
+                    eprintln!(
+                        "sweep: region with shared nodes over {}: not asked",
+                        self.limits.region
+                    );
+                }
                 return false;
             }
             region.extend_from_slice(&next);
@@ -508,7 +564,13 @@ impl<'g> Sweep<'g> {
         let mut q = query::Query::new(g, &self.parent, &self.known, &self.neg, &region);
         for &id in &region {
             q.bits(id);
-            if q.c.vars() > self.limits.vars {
+            if q.c.vars() > self.vars_allowed(m, target, last) {
+                if debug() >= 2 {
+                    eprintln!(
+                        "sweep: query over {} variables: not asked",
+                        self.vars_allowed(m, target, last)
+                    );
+                }
                 return false;
             }
         }
@@ -523,9 +585,11 @@ impl<'g> Sweep<'g> {
         };
         let c = &mut q.c;
         let diff = c.differ(&x, &y);
-        if c.vars() > self.limits.vars {
+        if c.vars() > self.vars_allowed(m, target, last) {
             return false;
         }
+        let large = c.vars() > self.limits.vars;
+        self.stats.large += large as usize;
         c.clause(&[diff]);
         let budget = if c.vars() < self.limits.small {
             if last {
@@ -555,7 +619,7 @@ impl<'g> Sweep<'g> {
                 self.g.show(m, 300)
             );
         }
-        if r.is_none() {
+        if r.is_none() && !large {
             self.stats.timeouts += 1;
         }
         r == Some(false)
