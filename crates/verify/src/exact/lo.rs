@@ -102,8 +102,8 @@ impl Exact<'_> {
         if !l3.is_negative() && h3 < top {
             return Some(self.minus_mod(r, k));
         }
-        if l2 > -&top && h2 < top {
-            // -2^k < Q < 2^k: Q, plus 2^k when Q is negative.
+        if l2 >= -&top && h2 < top {
+            // -2^k ≤ Q < 2^k: Q, plus 2^k when Q is negative.
             let n = self.neg(&qs);
             return Some(qs.add(&n.scale(&top)));
         }

@@ -23,7 +23,7 @@
 //!   else it is normalized by the rules of module `lo` (reduced coefficients, vanishing
 //!   inner truncations, low parts that cannot carry, words of a multiword sum as
 //!   differences of truncations of the whole, one atom for `lo(P, k)` and `lo(-P, k)`,
-//!   the sign of a value in `(-2^k, 2^k)`).
+//!   the sign of a value in `[-2^k, 2^k)`).
 //!
 //! A carry chain in any association telescopes to the same polynomial (the low words it
 //! passes on cancel), the low word of a Montgomery step reduces to zero by coefficient

@@ -117,6 +117,16 @@ fn identities_of_compiled_code() {
             (chain[i], signed[i])
         }));
     }
+    // The same for a difference of two variable three-word values (clang's `sub`/`sbb`
+    // pairs): a word's signed difference a_i - b_i - borrow reaches -2^64 exactly, so
+    // its low word is the difference plus 2^64 times its sign down to that end (the
+    // middle word is one node already).
+    for i in 2..4 {
+        assert!(check("words and borrow of a difference of words", |g| {
+            let (chain, signed) = difference_borrows(g, true);
+            (chain[i], signed[i])
+        }));
+    }
     // lo(x) + lo(-x) is 2^64 exactly when x ≠ 0 mod 2^64 (a product, so no range helps).
     assert!(check("a word and its negation", |g| {
         let x = words(g);
@@ -178,6 +188,33 @@ fn subtraction_borrows(g: &mut Graph, p: [u128; 3]) -> ([NodeId; 4], [NodeId; 4]
     (chain, signed)
 }
 
+/// `a - b` for three-word `a` and `b`: the words and the final borrow by a borrow chain
+/// and by signed 128-bit differences (`[w0, w1, w2, borrow]` each); without
+/// `carry_in`, the signed form forgets the borrow into the middle word (a wrong twin).
+fn difference_borrows(g: &mut Graph, carry_in: bool) -> ([NodeId; 4], [NodeId; 4]) {
+    const NEG: u128 = u128::MAX;
+    let a = [0, 1, 2].map(|i| word(g, i, M64));
+    let b = [3, 4, 5].map(|i| word(g, i, M64));
+    let mut chain = [a[0]; 4];
+    let mut brw = g.konst(0);
+    for i in 0..3 {
+        let d = g.add(64, &[(a[i], 1), (b[i], NEG), (brw, NEG)], 0);
+        chain[i] = g.trunc(d, 64);
+        brw = g.borrow(a[i], &[b[i], brw], 0);
+    }
+    chain[3] = brw;
+    let mut signed = [a[0]; 4];
+    let mut carry = g.konst(0);
+    for i in 0..3 {
+        let c = if carry_in || i != 1 { 1 } else { 0 };
+        let d = g.add(128, &[(a[i], 1), (b[i], NEG), (carry, c)], 0);
+        signed[i] = g.trunc(d, 64);
+        carry = g.sar(128, d, 64);
+    }
+    signed[3] = g.slice(carry, 127, 1);
+    (chain, signed)
+}
+
 #[test]
 fn wrong_twins_are_not_proved() {
     // The same high word with one carry left out.
@@ -230,6 +267,11 @@ fn wrong_twins_are_not_proved() {
             (chain[3], signed[3])
         }
     ));
+    // A difference of words whose signed form forgets a borrow.
+    assert!(!check("difference of words, a borrow forgotten", |g| {
+        let (chain, signed) = difference_borrows(g, false);
+        (chain[3], signed[3])
+    }));
     // The borrow of `neg m` in place of its carry's complement.
     assert!(!check("borrow of neg, wrong", |g| {
         let m = word(g, 0, M64);
