@@ -158,43 +158,22 @@ fn identities_of_compiled_code() {
 /// P-256's three low words.
 const P256_LOW: [u128; 3] = [M64, 0xffffffff, 0];
 
-/// `a - p` for a three-word `a` and a constant `p`: the words
-/// and the final borrow, computed by a borrow chain and by signed 128-bit differences
-/// (`[w0, w1, w2, borrow]` each).
+/// `a - p` for a three-word `a` and a constant `p`: the words and the final borrow,
+/// computed by a borrow chain and by signed 128-bit differences (`[w0, w1, w2,
+/// borrow]` each).
 fn subtraction_borrows(g: &mut Graph, p: [u128; 3]) -> ([NodeId; 4], [NodeId; 4]) {
-    let a = [0, 1, 2].map(|i| word(g, i, M64));
-    let mut chain = [a[0]; 4];
-    let mut b = g.konst(0);
-    for i in 0..3 {
-        let pi = g.konst(p[i]);
-        chain[i] = g.add(
-            64,
-            &[(a[i], 1), (pi, M64 << 64 | M64), (b, M64 << 64 | M64)],
-            0,
-        );
-        chain[i] = g.trunc(chain[i], 64);
-        b = g.borrow(a[i], &[pi, b], 0);
-    }
-    chain[3] = b;
-    let mut signed = [a[0]; 4];
-    let mut carry = g.konst(0);
-    for i in 0..3 {
-        // d = a_i - p_i + carry as a 128-bit two's complement value.
-        let d = g.add(128, &[(a[i], 1), (carry, 1)], p[i].wrapping_neg());
-        signed[i] = g.trunc(d, 64);
-        carry = g.sar(128, d, 64);
-    }
-    signed[3] = g.slice(carry, 127, 1);
-    (chain, signed)
+    let p = p.map(|c| g.konst(c));
+    borrows(g, p, true)
 }
 
-/// `a - b` for three-word `a` and `b`: the words and the final borrow by a borrow chain
-/// and by signed 128-bit differences (`[w0, w1, w2, borrow]` each); without
+/// `a - b` for three-word `a` and `b` (the subtrahend's words `b` given): the words
+/// and the final borrow, computed by a borrow chain (Fiat's subborrowx) and by signed
+/// 128-bit differences whose high halves are passed on arithmetically (gcc's
+/// `sbb`/`sar`, clang's `sub`/`sbb` pairs), `[w0, w1, w2, borrow]` each; without
 /// `carry_in`, the signed form forgets the borrow into the middle word (a wrong twin).
-fn difference_borrows(g: &mut Graph, carry_in: bool) -> ([NodeId; 4], [NodeId; 4]) {
+fn borrows(g: &mut Graph, b: [NodeId; 3], carry_in: bool) -> ([NodeId; 4], [NodeId; 4]) {
     const NEG: u128 = u128::MAX;
     let a = [0, 1, 2].map(|i| word(g, i, M64));
-    let b = [3, 4, 5].map(|i| word(g, i, M64));
     let mut chain = [a[0]; 4];
     let mut brw = g.konst(0);
     for i in 0..3 {
@@ -213,6 +192,12 @@ fn difference_borrows(g: &mut Graph, carry_in: bool) -> ([NodeId; 4], [NodeId; 4
     }
     signed[3] = g.slice(carry, 127, 1);
     (chain, signed)
+}
+
+/// `a - b` for variable three-word `a` and `b` (see [`borrows`]).
+fn difference_borrows(g: &mut Graph, carry_in: bool) -> ([NodeId; 4], [NodeId; 4]) {
+    let b = [3, 4, 5].map(|i| word(g, i, M64));
+    borrows(g, b, carry_in)
 }
 
 #[test]

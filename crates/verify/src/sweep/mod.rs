@@ -97,10 +97,10 @@ pub(crate) struct Limits {
     pub vars: usize,
     /// Variables a *large* query may have: a few are asked per sweep (a word of a
     /// reduction written in another association is often equal to the IR's only
-    /// through a few hundred thousand variables of adders) with their own count and
-    /// conflicts, so they never use up the small queries' timeouts.
+    /// through a few hundred thousand variables of adders), counted apart: one that
+    /// runs out of conflicts does not use up the small queries' timeouts.
     pub large_vars: usize,
-    /// Large queries per sweep (but outputs' last chances).
+    /// Large queries per sweep after which only outputs' last chances may be large.
     pub large: usize,
     /// Queries that may run out of conflicts before the sweep gives up.
     pub timeouts: usize,
@@ -273,9 +273,14 @@ impl<'g> Sweep<'g> {
         }
     }
 
+    /// Whether the sweep has asked all the queries it may.
+    fn out_of_queries(&self) -> bool {
+        self.stats.queries >= self.limits.queries
+    }
+
     /// Whether the sweep has used up its queries or its timeouts.
     fn spent(&self) -> bool {
-        self.stats.queries >= self.limits.queries || self.stats.timeouts >= self.limits.timeouts
+        self.out_of_queries() || self.stats.timeouts >= self.limits.timeouts
     }
 
     fn find(&self, x: NodeId) -> NodeId {
@@ -379,12 +384,12 @@ impl<'g> Sweep<'g> {
                 return;
             }
         }
-        if let Some(r) = self.first_proved(m, sig, Target::Node, false) {
+        if let Some(r) = self.first_proved(m, sig, Target::Node) {
             self.merge(m, r);
             return;
         }
         if let Some((w, nsig)) = neg {
-            if let Some(r) = self.first_proved(m, nsig, |r| Target::Neg(r, w), false) {
+            if let Some(r) = self.first_proved(m, nsig, |r| Target::Neg(r, w)) {
                 self.merge_neg(m, r, w);
                 return;
             }
@@ -446,20 +451,18 @@ impl<'g> Sweep<'g> {
     }
 
     /// The first of the first `limits.candidates` IR nodes with signature `sig` that a
-    /// query proves `m` equal to as `target(r)`; `last` gives the queries an output's
-    /// last-chance budget.
+    /// query proves `m` equal to as `target(r)`.
     fn first_proved(
         &mut self,
         m: NodeId,
         sig: u64,
         target: impl Fn(NodeId) -> Target,
-        last: bool,
     ) -> Option<NodeId> {
         for r in self.first_candidates(sig) {
             if self.spent() {
                 return None;
             }
-            if self.query(m, target(r), last) {
+            if self.query(m, target(r), false) {
                 return Some(r);
             }
         }
@@ -498,7 +501,8 @@ impl<'g> Sweep<'g> {
     /// Whether `m` is proved equal to `target`: one SAT query over the nodes where their
     /// cones differ; `last` gives it the conflict budget of an output's last chance.
     fn query(&mut self, m: NodeId, target: Target, last: bool) -> bool {
-        if self.stats.queries >= self.limits.queries || (self.spent() && !last) {
+        // An output's last chance is asked even with the timeouts spent.
+        if self.out_of_queries() || (self.spent() && !last) {
             return false;
         }
         self.stamp += 1;
@@ -561,15 +565,13 @@ impl<'g> Sweep<'g> {
         }
         region.sort();
         self.stats.queries += 1;
+        let cap = self.vars_allowed(m, target, last);
         let mut q = query::Query::new(g, &self.parent, &self.known, &self.neg, &region);
         for &id in &region {
             q.bits(id);
-            if q.c.vars() > self.vars_allowed(m, target, last) {
+            if q.c.vars() > cap {
                 if debug() >= 2 {
-                    eprintln!(
-                        "sweep: query over {} variables: not asked",
-                        self.vars_allowed(m, target, last)
-                    );
+                    eprintln!("sweep: query over {cap} variables: not asked");
                 }
                 return false;
             }
@@ -585,7 +587,7 @@ impl<'g> Sweep<'g> {
         };
         let c = &mut q.c;
         let diff = c.differ(&x, &y);
-        if c.vars() > self.vars_allowed(m, target, last) {
+        if c.vars() > cap {
             return false;
         }
         let large = c.vars() > self.limits.vars;
