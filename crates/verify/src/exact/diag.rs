@@ -84,8 +84,15 @@ impl Exact<'_> {
                         todo.extend(q.terms.keys().flatten().copied());
                         format!("lo({}, {k})", self.show(q))
                     }
-                    Atom::Eqz(q) => format!("eqz({})", self.show(q)),
-                    Atom::Neg(q) => format!("neg({})", self.show(q)),
+                    Atom::Eqz(q) | Atom::Neg(q) => {
+                        todo.extend(q.terms.keys().flatten().copied());
+                        let f = if matches!(self.atoms[t as usize], Atom::Eqz(_)) {
+                            "eqz"
+                        } else {
+                            "neg"
+                        };
+                        format!("{f}({})", self.show(q))
+                    }
                     Atom::Bits(op, qs) => format!(
                         "bits{op}({:?})",
                         qs.iter().map(|q| self.show(q)).collect::<Vec<_>>()

@@ -12,7 +12,7 @@ use num_bigint::BigInt;
 use num_integer::Integer;
 use num_traits::{One, Signed, Zero};
 
-use super::poly::{mod_pow2, pow2, v2, Poly};
+use super::poly::{floor_shr, mod_pow2, pow2, v2, Poly};
 use super::{Atom, Exact, ROUNDS, TERMS, WORK};
 
 impl Exact<'_> {
@@ -102,10 +102,8 @@ impl Exact<'_> {
         if !l3.is_negative() && h3 < top {
             return Some(self.minus_mod(r, k));
         }
-        if l2 >= -&top && h2 < top {
-            // -2^k ≤ Q < 2^k: Q, plus 2^k when Q is negative.
-            let n = self.neg(&qs);
-            return Some(qs.add(&n.scale(&top)));
+        if let Some(r) = self.near(&qs, k) {
+            return Some(r);
         }
         if let Some(r) = self.split_low(&q, k) {
             return Some(r);
@@ -122,6 +120,22 @@ impl Exact<'_> {
             h.min(&top - 1)
         };
         Some(self.intern(Atom::Lo(q, k), ub))
+    }
+
+    /// `lo(Q, k)` for `Q` within `2^k` of a multiple `t·2^k`: with `R = Q - t·2^k` in
+    /// `[-2^k, 2^k)`, it is `R`, plus `2^k` when `R` is negative (`t = 0`: a small
+    /// signed value; `t = 1`: a word plus a constant, `x + c - 2^k·[x + c ≥ 2^k]`).
+    fn near(&mut self, q: &Poly, k: u32) -> Option<Poly> {
+        let (l, h) = self.interval(q);
+        let t = floor_shr(&h, k);
+        let shift = &t << k;
+        let top = pow2(k);
+        if l - &shift < -&top {
+            return None;
+        }
+        let r = q.sub(&Poly::konst(shift));
+        let n = self.neg(&r);
+        Some(r.add(&n.scale(&top)))
     }
 
     /// `-r mod 2^k` for `0 ≤ r < 2^k`: `2^k - r`, or 0 when `r` is.
@@ -210,9 +224,26 @@ impl Exact<'_> {
         if h.is_negative() {
             return Poly::konst(BigInt::one());
         }
+        // An integer in [l, 0] is negative when it is not zero: a zero test, which other
+        // forms of the same condition reduce to.
+        if h.is_zero() {
+            return Poly::konst(BigInt::one()).sub(&self.eqz(p.clone()));
+        }
         // Dividing by a positive content keeps the sign: one representative.
         let content = p.terms.values().fold(BigInt::zero(), |g, c| g.gcd(c));
         let q = p.numerators_over(&content);
+        // [Q < 0] = [Q - 1 < 0] - [Q = 0]: a constant term one above a multiple of 2^32
+        // (a word plus one, compared with 2^64) is moved to that multiple, so the test
+        // of `x + 1` and the test of `x` share one sign atom.
+        let one = Poly::konst(BigInt::one());
+        if let Some(c) = q.terms.get(&Vec::new()) {
+            let below: BigInt = c - 1;
+            if !below.is_zero() && (below % pow2(32)).is_zero() {
+                let lower = self.neg(&q.sub(&one));
+                let z = self.eqz(q.clone());
+                return lower.sub(&z);
+            }
+        }
         self.intern(Atom::Neg(q), BigInt::one())
     }
 

@@ -147,12 +147,43 @@ fn identities_of_compiled_code() {
         let sh = g.add(64, &[(p, 1 << 32), (b, 1)], 0);
         (g.carry(64, &[sh], (1 << 32) - 2), g.konst(0))
     }));
+    // A borrow as clang keeps it: the carry of w + 1 (1 exactly when the word w is all
+    // ones) minus one, sign-extended (0 or -1), against the IR's borrow of
+    // w - (2^64 - 1), negated (clang adds 1 where Fiat subtracts P-256's low word).
+    assert!(check("a borrow as the sign of a carry minus one", |g| {
+        carry_minus_one(g, 1)
+    }));
+    // A negation's borrows as clang passes them on (`sbb r, r` and `sar`): the signed
+    // high word of -x0 - x1 (the sign-extended borrow minus a borrow) against the IR's
+    // second borrow of 0 - x, negated.
+    assert!(check("signed high word of a negation", |g| {
+        let x = words(g);
+        let zero = g.konst(0);
+        let b0 = g.borrow(zero, &[x[0]], 0);
+        let h0 = g.add(64, &[(b0, M64)], 0);
+        let s = g.sar(64, h0, 63);
+        let b = g.borrow(s, &[x[1]], 0);
+        let hi = g.add(64, &[(s, 1), (b, M64)], 0);
+        let b1 = g.borrow(zero, &[b0, x[1]], 0);
+        (hi, g.add(64, &[(b1, M64)], 0))
+    }));
     // Bit 1 of a square is zero.
     assert!(check("bit 1 of a square", |g| {
         let x = word(g, 0, (1 << 40) - 1);
         let sq = g.prod(x, x);
         (g.slice(sq, 1, 1), g.konst(0))
     }));
+}
+
+/// `sar(carry(w + k) - 1, 63)` for the word `w = lo(x0 + x1)`, and `-[w < 2^64 - 1]`
+/// (64-bit words): equal for `k = 1`.
+fn carry_minus_one(g: &mut Graph, k: u128) -> (NodeId, NodeId) {
+    let x = words(g);
+    let w = g.add(64, &[(x[0], 1), (x[1], 1)], 0);
+    let c = g.carry(64, &[w], k);
+    let m = g.add(64, &[(c, 1)], M64);
+    let b = g.borrow(w, &[], M64);
+    (g.sar(64, m, 63), g.add(64, &[(b, M64)], 0))
 }
 
 /// P-256's three low words.
@@ -212,6 +243,23 @@ fn wrong_twins_are_not_proved() {
         let hi = g.add(64, &[(ph, 1), (qh, 1), (rh, 1), (c1, 1)], 0);
         let exact = g.carry(64, &[p, q, r], 0);
         (g.trunc(exact, 64), hi)
+    }));
+    // The negation's signed high word without the borrow out of the second word.
+    assert!(!check(
+        "signed high word of a negation, a borrow forgotten",
+        |g| {
+            let x = words(g);
+            let zero = g.konst(0);
+            let b0 = g.borrow(zero, &[x[0]], 0);
+            let h0 = g.add(64, &[(b0, M64)], 0);
+            let s = g.sar(64, h0, 63);
+            let b1 = g.borrow(zero, &[b0, x[1]], 0);
+            (s, g.add(64, &[(b1, M64)], 0))
+        }
+    ));
+    // A word plus two carries also when the word is 2^64 - 2.
+    assert!(!check("a borrow from the carry of a word plus two", |g| {
+        carry_minus_one(g, 2)
     }));
     // A dropped carry that can occur: hi(a·b) + c + carry overflows for some inputs.
     assert!(!check("dropped carry that can occur", |g| {
