@@ -602,6 +602,7 @@ impl<'g> Sweep<'g> {
         } else {
             self.limits.conflicts
         };
+        let t = std::time::Instant::now();
         let r = c.solve(budget);
         if debug() >= 2 {
             let answer = match r {
@@ -609,15 +610,16 @@ impl<'g> Sweep<'g> {
                 Some(true) => "differ",
                 None => "out of conflicts",
             };
-            let t = match target {
+            let tgt = match target {
                 Target::Node(r) => self.g.show(r, 300),
                 Target::Neg(r, w) => format!("-{} mod 2^{w}", self.g.show(r, 300)),
                 Target::Const(k) => format!("{k:#x}"),
             };
             eprintln!(
-                "sweep: query of {} nodes, {} variables: {answer}\n  program: {}\n  target:  {t}",
+                "sweep: query of {} nodes, {} variables, {budget} conflicts: {answer} in {:?}\n  program: {}\n  target:  {tgt}",
                 region.len(),
                 c.vars(),
+                t.elapsed(),
                 self.g.show(m, 300)
             );
         }
