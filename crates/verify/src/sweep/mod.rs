@@ -39,6 +39,10 @@
 //!    even when the timeouts are spent, if the two simulated alike (the sweep ends
 //!    there otherwise).
 //!
+//! Steps 2 and 3 run twice at most: first with no query at all (the exact form alone,
+//! told of its own merges), and only when that leaves an output, again from a clean
+//! slate with queries: a program the exact form proves pays no query's timeout.
+//!
 //! Why sound: leaving a shared node free only widens the set of values the query ranges
 //! over (its range is one the analysis proved), so "no assignment makes them differ" is
 //! true of the actual values too; a merge is made only on the solver's UNSAT answer.
@@ -153,7 +157,18 @@ pub(crate) fn prove_pairs(g: &Graph, pairs: &[(NodeId, NodeId)], limits: Limits)
     {
         return (false, s.stats);
     }
-    let ok = s.run(pairs);
+    // A pass with the exact-integer form alone first: where it proves every output,
+    // the queries of the full pass (whose timeouts can cost a second where nothing
+    // needed them) are never asked. Then the full pass, from a clean slate (a node the
+    // exact form translated never sees a later merge, so its instance is new too).
+    let queries = s.limits.queries;
+    s.limits.queries = 0;
+    let mut ok = s.run(pairs);
+    if !ok && queries > 0 {
+        s.restart();
+        s.limits.queries = queries;
+        ok = s.run(pairs);
+    }
     if debug() >= 1 {
         eprintln!("sweep: proved={ok} {:?} in {:?}", s.stats, t.elapsed());
     }
@@ -225,6 +240,17 @@ impl<'g> Sweep<'g> {
             }
         }
         s
+    }
+
+    /// Forgets every merge and relation (and the exact form's translations), keeping
+    /// the simulation: the state before [`Sweep::run`].
+    fn restart(&mut self) {
+        let n = self.g.len() as u32;
+        self.parent = (0..n).map(NodeId).collect();
+        self.known.clear();
+        self.neg.clear();
+        self.stats = Stats::default();
+        self.exact = Exact::new(self.g);
     }
 
     fn in_cones(&self, i: usize) -> bool {
