@@ -15,6 +15,10 @@ use num_traits::{One, Signed, Zero};
 use super::poly::{floor_shr, mod_pow2, pow2, v2, Poly};
 use super::{Atom, Exact, ROUNDS, TERMS, WORK};
 
+/// The most multiples of `2^k` a truncated sum may wrap past to be written as
+/// threshold tests rather than an atom (a sum of four words).
+const MULTIPLES: u32 = 3;
+
 impl Exact<'_> {
     /// `1` if `p` is zero, else `0`.
     pub(super) fn eqz(&mut self, p: Poly) -> Poly {
@@ -124,18 +128,33 @@ impl Exact<'_> {
 
     /// `lo(Q, k)` for `Q` within `2^k` of a multiple `t·2^k`: with `R = Q - t·2^k` in
     /// `[-2^k, 2^k)`, it is `R`, plus `2^k` when `R` is negative (`t = 0`: a small
-    /// signed value; `t = 1`: a word plus a constant, `x + c - 2^k·[x + c ≥ 2^k]`).
+    /// signed value; `t = 1`: a word plus a constant, `x + c - 2^k·[x + c ≥ 2^k]`); or
+    /// for `Q` in `[0, (MULTIPLES + 1)·2^k)`, `Q` less `2^k` for each multiple it
+    /// reaches.
     fn near(&mut self, q: &Poly, k: u32) -> Option<Poly> {
         let (l, h) = self.interval(q);
         let t = floor_shr(&h, k);
         let shift = &t << k;
         let top = pow2(k);
-        if l - &shift < -&top {
+        if l.clone() - &shift >= -&top {
+            let r = q.sub(&Poly::konst(shift));
+            let n = self.neg(&r);
+            return Some(r.add(&n.scale(&top)));
+        }
+        // A sum of a few words: S in [0, (T+1)·2^k) wraps T times at most,
+        // lo(S, k) = S - 2^k·Σ_{i=1..T} [S ≥ i·2^k] (tests of one value against
+        // thresholds, which a case split relates: module `cases`).
+        if l.is_negative() || t > BigInt::from(MULTIPLES) {
             return None;
         }
-        let r = q.sub(&Poly::konst(shift));
-        let n = self.neg(&r);
-        Some(r.add(&n.scale(&top)))
+        let mut acc = q.clone();
+        let mut i = BigInt::one();
+        while i <= t {
+            let n = self.neg(&q.sub(&Poly::konst(&i << k)));
+            acc = acc.sub(&Poly::konst(top.clone())).add(&n.scale(&top));
+            i += 1;
+        }
+        Some(acc)
     }
 
     /// `-r mod 2^k` for `0 ≤ r < 2^k`: `2^k - r`, or 0 when `r` is.

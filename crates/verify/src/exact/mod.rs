@@ -30,7 +30,8 @@
 //! arithmetic (`t + m·p0` with `m = lo(t·p', 64)`), and a strength-reduced constant
 //! multiplication is the product it replaces. Two output words are equal when their
 //! difference is the zero polynomial, or reduces to zero modulo `2^w` (both are below
-//! `2^w`).
+//! `2^w`), or, left as a polynomial over a few sign and zero tests, is zero under every
+//! assignment of those tests that module `cases` does not refute.
 //!
 //! Bitwise operations, zero tests and sign tests are atoms over the polynomials of their
 //! arguments; a node this module does not open is an atom of its own.
@@ -44,6 +45,7 @@
 //! sound upper bounds (the graph's range analysis). It may give up (a budget on the size
 //! of polynomials), never guess.
 
+mod cases;
 mod diag;
 mod lo;
 mod poly;
@@ -152,7 +154,11 @@ impl<'g> Exact<'g> {
         if diag::debug() {
             self.explain(a, &pa, &pb, &d, r.as_ref());
         }
-        r.is_some_and(|r| r.is_zero())
+        match r {
+            Some(r) if r.is_zero() => true,
+            Some(r) => self.zero_by_cases(&r, w),
+            None => false,
+        }
     }
 
     /// `-r mod 2^w` as a polynomial.

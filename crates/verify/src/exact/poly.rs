@@ -175,6 +175,24 @@ impl Poly {
         )
     }
 
+    /// The polynomial with the atoms of `vals` replaced by their values (bits: a
+    /// monomial with an atom set to 0 vanishes, one set to 1 drops it).
+    pub fn assign(&self, vals: &std::collections::HashMap<AtomId, bool>) -> Poly {
+        let mut terms: BTreeMap<Mono, BigInt> = BTreeMap::new();
+        for (m, c) in &self.terms {
+            if m.iter().any(|a| vals.get(a) == Some(&false)) {
+                continue;
+            }
+            let rest: Mono = m
+                .iter()
+                .copied()
+                .filter(|a| !vals.contains_key(a))
+                .collect();
+            *terms.entry(rest).or_default() += c;
+        }
+        Poly { e: self.e, terms }.normalized()
+    }
+
     /// The polynomial with every coefficient divided by `d` (the caller knows each is a
     /// multiple of `d`; the exponent `e` is dropped: a multiple of the value).
     pub fn numerators_over(&self, d: &BigInt) -> Poly {

@@ -151,8 +151,15 @@ fn identities_of_compiled_code() {
     // ones) minus one, sign-extended (0 or -1), against the IR's borrow of
     // w - (2^64 - 1), negated (clang adds 1 where Fiat subtracts P-256's low word).
     assert!(check("a borrow as the sign of a carry minus one", |g| {
-        carry_minus_one(g, 1)
+        carry_minus_one(g, 1, M64)
     }));
+    // The same with secp256k1's low word, 2^64 - 0x1000003d1: the carry of w + 0x1000003d1
+    // tests w + 0x1000003d1 ≥ 2^64 where the IR tests w < p0, two thresholds on one
+    // value (of x0 + x1, itself tested against 2^64) that only a case split relates.
+    assert!(check(
+        "a borrow as the sign of a carry, secp256k1's constant",
+        |g| { carry_minus_one(g, 0x1000003d1, SECP_P0) }
+    ));
     // A negation's borrows as clang passes them on (`sbb r, r` and `sar`): the signed
     // high word of -x0 - x1 (the sign-extended borrow minus a borrow) against the IR's
     // second borrow of 0 - x, negated.
@@ -175,14 +182,17 @@ fn identities_of_compiled_code() {
     }));
 }
 
-/// `sar(carry(w + k) - 1, 63)` for the word `w = lo(x0 + x1)`, and `-[w < 2^64 - 1]`
-/// (64-bit words): equal for `k = 1`.
-fn carry_minus_one(g: &mut Graph, k: u128) -> (NodeId, NodeId) {
+/// secp256k1's lowest word.
+const SECP_P0: u128 = 0xfffffffefffffc2f;
+
+/// `sar(carry(w + k) - 1, 63)` for the word `w = lo(x0 + x1)`, and `-[w < p]` (64-bit
+/// words): equal for `k = 2^64 - p`.
+fn carry_minus_one(g: &mut Graph, k: u128, p: u128) -> (NodeId, NodeId) {
     let x = words(g);
     let w = g.add(64, &[(x[0], 1), (x[1], 1)], 0);
     let c = g.carry(64, &[w], k);
     let m = g.add(64, &[(c, 1)], M64);
-    let b = g.borrow(w, &[], M64);
+    let b = g.borrow(w, &[], p);
     (g.sar(64, m, 63), g.add(64, &[(b, M64)], 0))
 }
 
@@ -259,7 +269,11 @@ fn wrong_twins_are_not_proved() {
     ));
     // A word plus two carries also when the word is 2^64 - 2.
     assert!(!check("a borrow from the carry of a word plus two", |g| {
-        carry_minus_one(g, 2)
+        carry_minus_one(g, 2, M64)
+    }));
+    // secp256k1's constant against a threshold one off.
+    assert!(!check("a borrow from a carry, a threshold one off", |g| {
+        carry_minus_one(g, 0x1000003d1, SECP_P0 + 1)
     }));
     // A dropped carry that can occur: hi(a·b) + c + carry overflows for some inputs.
     assert!(!check("dropped carry that can occur", |g| {
