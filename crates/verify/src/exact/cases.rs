@@ -52,11 +52,10 @@ impl Exact<'_> {
                 .enumerate()
                 .map(|(i, &a)| (a, mask >> i & 1 == 1))
                 .collect();
-            if self.refuted(&vals) {
-                continue;
-            }
+            // The residual first: an assignment under which it vanishes needs no
+            // refutation.
             let rs = r.assign(&vals);
-            if rs.is_zero() {
+            if rs.is_zero() || self.refuted(&vals) {
                 continue;
             }
             match self.lo(rs, w, None) {
@@ -119,36 +118,17 @@ impl Exact<'_> {
                 continue;
             }
             let g = rest.terms.values().fold(BigInt::zero(), |g, c| g.gcd(c));
-            let s = if rest.terms.values().next().is_some_and(|c| c.is_negative()) {
-                -g.clone()
-            } else {
-                g.clone()
-            };
+            let lead_negative = rest.terms.values().next().is_some_and(|c| c.is_negative());
+            let s = if lead_negative { -g } else { g };
             let l = rest.numerators_over(&s);
             let range = ranges.entry(l).or_default();
-            // N ≤ k or N ≥ k as bounds on L (N = n0 + s·L).
-            let at_most = |k: BigInt, range: &mut Range| {
-                let t = k - &n0;
-                if s.is_positive() {
-                    tighten_hi(range, t.div_floor(&s));
-                } else {
-                    tighten_lo(range, (-t).div_ceil(&(-&s)));
-                }
-            };
-            let at_least = |k: BigInt, range: &mut Range| {
-                let t = k - &n0;
-                if s.is_positive() {
-                    tighten_lo(range, t.div_ceil(&s));
-                } else {
-                    tighten_hi(range, (-t).div_floor(&(-&s)));
-                }
-            };
+            // N ≤ k (or N ≥ k) is s·L ≤ k - n0 (or ≥).
             match (neg, v) {
-                (true, true) => at_most(-scale, range),
-                (true, false) => at_least(BigInt::zero(), range),
+                (true, true) => range.bound(&s, -scale - &n0, true),
+                (true, false) => range.bound(&s, -n0.clone(), false),
                 (false, true) => {
-                    at_most(BigInt::zero(), range);
-                    at_least(BigInt::zero(), range);
+                    range.bound(&s, -n0.clone(), true);
+                    range.bound(&s, -n0.clone(), false);
                 }
                 (false, false) => {
                     // N ≠ 0: L ≠ -n0 / s when s divides n0.
@@ -168,14 +148,49 @@ impl Exact<'_> {
     }
 }
 
-fn tighten_lo(r: &mut Range, x: BigInt) {
-    if r.lo.as_ref().is_none_or(|l| x > *l) {
-        r.lo = Some(x);
+impl Range {
+    /// Narrows the range of an integer `L` by `s·L ≤ t` (`at_most`) or `s·L ≥ t`
+    /// (`s ≠ 0`): an upper bound `⌊t/s⌋` when the two agree in direction, else a lower
+    /// bound `⌈t/s⌉`.
+    fn bound(&mut self, s: &BigInt, t: BigInt, at_most: bool) {
+        if at_most == s.is_positive() {
+            let x = t.div_floor(s);
+            if self.hi.as_ref().is_none_or(|h| x < *h) {
+                self.hi = Some(x);
+            }
+        } else {
+            let x = t.div_ceil(s);
+            if self.lo.as_ref().is_none_or(|l| x > *l) {
+                self.lo = Some(x);
+            }
+        }
     }
 }
 
-fn tighten_hi(r: &mut Range, x: BigInt) {
-    if r.hi.as_ref().is_none_or(|h| x < *h) {
-        r.hi = Some(x);
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `Range::bound` keeps exactly the integers `L` in `[-40, 40]` that satisfy
+    /// `s·L ≤ t` (or `≥`), for every sign of `s` and `t`, counted directly.
+    #[test]
+    fn bounds_keep_exactly_the_solutions() {
+        for s in [-7i64, -3, -1, 1, 2, 5] {
+            for t in -30i64..=30 {
+                for at_most in [true, false] {
+                    let mut r = Range::default();
+                    r.bound(&BigInt::from(s), BigInt::from(t), at_most);
+                    for l in -40i64..=40 {
+                        let holds = if at_most { s * l <= t } else { s * l >= t };
+                        let kept = r.lo.as_ref().is_none_or(|lo| BigInt::from(l) >= *lo)
+                            && r.hi.as_ref().is_none_or(|hi| BigInt::from(l) <= *hi);
+                        assert_eq!(
+                            kept, holds,
+                            "s = {s}, t = {t}, at_most = {at_most}, L = {l}"
+                        );
+                    }
+                }
+            }
+        }
     }
 }

@@ -84,9 +84,9 @@ impl Exact<'_> {
                         todo.extend(q.terms.keys().flatten().copied());
                         format!("lo({}, {k})", self.show(q))
                     }
-                    Atom::Eqz(q) | Atom::Neg(q) => {
+                    test @ (Atom::Eqz(q) | Atom::Neg(q)) => {
                         todo.extend(q.terms.keys().flatten().copied());
-                        let f = if matches!(self.atoms[t as usize], Atom::Eqz(_)) {
+                        let f = if matches!(test, Atom::Eqz(_)) {
                             "eqz"
                         } else {
                             "neg"

@@ -243,26 +243,9 @@ impl Exact<'_> {
         if h.is_negative() {
             return Poly::konst(BigInt::one());
         }
-        // An integer in [l, 0] is negative when it is not zero: a zero test, which other
-        // forms of the same condition reduce to.
-        if h.is_zero() {
-            return Poly::konst(BigInt::one()).sub(&self.eqz(p.clone()));
-        }
         // Dividing by a positive content keeps the sign: one representative.
         let content = p.terms.values().fold(BigInt::zero(), |g, c| g.gcd(c));
         let q = p.numerators_over(&content);
-        // [Q < 0] = [Q - 1 < 0] - [Q = 0]: a constant term one above a multiple of 2^32
-        // (a word plus one, compared with 2^64) is moved to that multiple, so the test
-        // of `x + 1` and the test of `x` share one sign atom.
-        let one = Poly::konst(BigInt::one());
-        if let Some(c) = q.terms.get(&Vec::new()) {
-            let below: BigInt = c - 1;
-            if !below.is_zero() && (below % pow2(32)).is_zero() {
-                let lower = self.neg(&q.sub(&one));
-                let z = self.eqz(q.clone());
-                return lower.sub(&z);
-            }
-        }
         self.intern(Atom::Neg(q), BigInt::one())
     }
 
