@@ -103,6 +103,9 @@ impl<'a> Query<'a> {
     /// A value the query does not compute: free bits within its range.
     fn free(&mut self, id: NodeId) -> Bits {
         let info = self.g.info(id);
+        if super::debug() >= 4 {
+            eprintln!("  free {:?} ub {:x}: {}", id, info.ub, self.g.show(id, 200));
+        }
         let x = self.c.fresh_bits(sig(info.nz) as usize);
         self.c.constrain(&x, info.nz, info.ub);
         x

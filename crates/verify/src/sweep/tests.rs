@@ -316,3 +316,49 @@ fn a_borrow_kept_as_a_signed_word_is_related_by_negation() {
     );
     assert!(stats.negated >= 1, "{stats:?}");
 }
+
+/// Of two IR nodes with the program node's value, the query is asked first against the
+/// one whose region is smaller: `x ^ y` as the IR computes it last rather than
+/// `(x | y) - (x & y)` computed first (both queries would succeed; in id order the
+/// program node would be merged into the first).
+#[test]
+fn the_candidate_with_the_smaller_region_is_tried_first() {
+    let mut g = Graph::new();
+    let [x, y, ..] = leaves(&mut g);
+    let or = g.or(64, &[x, y]);
+    let and = g.and(64, &[x, y]);
+    let far = g.add(64, &[(or, 1), (and, u64::MAX as u128)], 0);
+    let near = g.xor(64, &[x, y]);
+    let want = g.and(64, &[far, near]);
+    let m = g.add(64, &[(x, 1), (y, 1), (and, u64::MAX as u128 - 1)], 0);
+    let m2 = g.xor(64, &[or, and]);
+    let found = g.and(64, &[m, m2]);
+    let pairs = [(want, found)];
+    let mut s = Sweep::new(&g, &pairs, Limits::default());
+    assert_eq!(s.candidates(s.sig[m.index()]), &[far, near, want]);
+    assert!(s.run(&pairs));
+    assert_eq!(s.find(m), near);
+}
+
+/// Which queries may be large: a word's against a node or a negated bit, not a bit's,
+/// not one against a constant, not a word's against a negated carry of more than a bit
+/// (a rarely-set carry simulates like the bit a mask was made from).
+#[test]
+fn large_queries_are_for_words() {
+    let mut g = Graph::new();
+    let [x, y, b, u, _] = leaves(&mut g);
+    let carry = g.carry(64, &[x, y, u], 0);
+    let pairs = [(x, y)];
+    let s = Sweep::new(&g, &pairs, Limits::default());
+    let (large, small) = (s.limits.large_vars, s.limits.vars);
+    for (m, target, want) in [
+        (x, Target::Node(y), large),
+        (x, Target::Neg(b, 64), large),
+        (x, Target::Neg(carry, 64), small),
+        (x, Target::Const(0), small),
+        (b, Target::Node(y), small),
+    ] {
+        assert_eq!(s.vars_allowed(m, target, false), want, "{}", g.show(m, 50));
+        assert_eq!(s.vars_allowed(m, target, true), large, "last chance");
+    }
+}
