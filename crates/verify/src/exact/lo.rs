@@ -2,8 +2,8 @@
 //! ways of computing one word the same polynomial (a range that makes it `P`, reduced
 //! coefficients, inner truncations that vanish, low parts that cannot carry, words of a
 //! multiword sum as differences of truncations of the whole, one atom for `lo(P, k)`
-//! and `lo(-P, k)`, the sign of a small signed value), and the zero and sign tests they
-//! produce.
+//! and `lo(-P, k)` of a single term, the sign of a small signed value), and the zero and
+//! sign tests they produce (a sign test of a floor is the sign test of the value).
 //!
 //! Every rule here is an integer identity under the stated range conditions, and every
 //! range comes from [`Exact::interval`] or a caller's sound hint: never a sample.
@@ -112,9 +112,12 @@ impl Exact<'_> {
         if let Some(r) = self.split_low(&q, k) {
             return Some(r);
         }
-        // lo(Q, k) and lo(-Q, k) are one atom: the one of the smaller argument.
+        // lo(Q, k) and lo(-Q, k) are one atom, the one of the smaller argument, when Q is
+        // a single term (and a constant): a product and its negation. Not for a longer
+        // sum: its negated form, 2^k - lo - 2^k·[lo = 0], hides from the other rules
+        // (words of a multiword sum, above all) the word it is.
         let nq = q.scale(&BigInt::from(-1)).reduced(k, false);
-        if nq < q {
+        if nq < q && q.terms.len() <= 2 {
             let n = self.intern(Atom::Lo(nq, k), &top - 1);
             return Some(self.minus_mod(n, k));
         }
@@ -235,18 +238,55 @@ impl Exact<'_> {
     }
 
     /// `1` if `p` is negative, else `0`.
-    fn neg(&mut self, p: &Poly) -> Poly {
-        let (l, h) = self.interval(p);
-        if !l.is_negative() {
-            return Poly::default();
-        }
-        if h.is_negative() {
-            return Poly::konst(BigInt::one());
+    pub(super) fn neg(&mut self, p: &Poly) -> Poly {
+        // The numerators have the sign of the value.
+        let mut q = p.numerators_over(&BigInt::one());
+        for _ in 0..ROUNDS {
+            let (l, h) = self.interval(&q);
+            if !l.is_negative() {
+                return Poly::default();
+            }
+            if h.is_negative() {
+                return Poly::konst(BigInt::one());
+            }
+            match self.sign_step(&q) {
+                Some(next) => q = next,
+                None => break,
+            }
         }
         // Dividing by a positive content keeps the sign: one representative.
-        let content = p.terms.values().fold(BigInt::zero(), |g, c| g.gcd(c));
-        let q = p.numerators_over(&content);
+        let content = q.terms.values().fold(BigInt::zero(), |g, c| g.gcd(c));
+        let q = q.numerators_over(&content);
         self.intern(Atom::Neg(q), BigInt::one())
+    }
+
+    /// A polynomial with the sign of `q` (integer coefficients) and one truncation
+    /// fewer: for a term `-c·lo(Q, k)` (`c = 2^j`) with `A - c·Q ≡ 0 (mod c·2^k)` for
+    /// the rest `A`, `q = c·2^k·(H + ⌊Q/2^k⌋)` and `A = c·(2^k·H + Q)` with `H` an
+    /// integer, which are negative together — so `[q < 0] = [A < 0]`. A signed borrow
+    /// chain (clang's `__int128` differences) keeps each word's high part as
+    /// `(S - lo(S, 64)) / 2^64`; its sign is the sign of `S`.
+    fn sign_step(&mut self, q: &Poly) -> Option<Poly> {
+        for (m, c) in &q.terms {
+            if m.len() != 1 || !c.is_negative() {
+                continue;
+            }
+            let a = m[0];
+            let Atom::Lo(arg, k) = self.atoms[a as usize].clone() else {
+                continue;
+            };
+            let c = -c;
+            let j = v2(&c);
+            if c != pow2(j) {
+                continue;
+            }
+            let rest = q.add(&Poly::atom(a).scale(&c));
+            let h = rest.sub(&arg.scale(&c));
+            if self.reduce(h, k + j).is_some_and(|r| r.is_zero()) {
+                return Some(rest);
+            }
+        }
+        None
     }
 
     /// `c·a² mod 2^k` for `k ≤ 2` and `c` odd: `(c mod 2^k)·(a mod 2)`, since an even

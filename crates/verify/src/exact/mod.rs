@@ -22,8 +22,9 @@
 //!   bounds, and the graph's own range of the node it comes from) is within `[0, 2^k)`;
 //!   else it is normalized by the rules of module `lo` (reduced coefficients, vanishing
 //!   inner truncations, low parts that cannot carry, words of a multiword sum as
-//!   differences of truncations of the whole, one atom for `lo(P, k)` and `lo(-P, k)`,
-//!   the sign of a value in `[-2^k, 2^k)`).
+//!   differences of truncations of the whole, one atom for `lo(P, k)` and `lo(-P, k)`
+//!   of a single term, the sign of a value in `[-2^k, 2^k)`, and the sign of a floor
+//!   `(S - lo(S, k)) / 2^k` as the sign of `S`).
 //!
 //! A carry chain in any association telescopes to the same polynomial (the low words it
 //! passes on cancel), the low word of a Montgomery step reduces to zero by coefficient

@@ -174,6 +174,10 @@ fn identities_of_compiled_code() {
         let b1 = g.borrow(zero, &[b0, x[1]], 0);
         (hi, g.add(64, &[(b1, M64)], 0))
     }));
+    // The borrow of a two-word subtraction as clang computes it through `__int128`:
+    // the low word's signed difference shifted down (`sar`) into the high word's, whose
+    // sign is the borrow, against the IR's borrow of the whole 128-bit value.
+    assert!(check("sign of a signed high word", |g| wide_sign(g, true)));
     // Bit 1 of a square is zero.
     assert!(check("bit 1 of a square", |g| {
         let x = word(g, 0, (1 << 40) - 1);
@@ -184,6 +188,30 @@ fn identities_of_compiled_code() {
 
 /// secp256k1's lowest word.
 const SECP_P0: u128 = 0xfffffffefffffc2f;
+
+/// `[x < K]` for `x = 2^64·h + l0 + l1 + l2 + l3` (four words and a high part below
+/// 2^60) and a two-word constant `K`, and the sign of `h - K1 + ⌊(l0 + .. + l3 - K0) /
+/// 2^64⌋` computed in 128-bit two's complement: the low part's high word is the carry
+/// `(S - lo(S, 64)) / 2^64` of a sum too wide for a sign test (`with_low = false`: the
+/// wrong twin that drops it).
+fn wide_sign(g: &mut Graph, with_low: bool) -> (NodeId, NodeId) {
+    let (k0, k1): (u128, u128) = (0x8000_0000_0000_0001, 0xffff_ffff);
+    let l = [0, 1, 2, 3].map(|i| word(g, i, M64));
+    let h = word(g, 4, (1 << 60) - 1);
+    let low: Vec<(NodeId, u128)> = l.iter().map(|&w| (w, 1)).collect();
+    let mut all = low.clone();
+    all.push((h, 1 << 64));
+    let wide = g.add(128, &all, 0);
+    let borrow = g.borrow(wide, &[], k0 | k1 << 64);
+    let low = g.add(128, &low, k0.wrapping_neg());
+    let s0 = g.sar(128, low, 64);
+    let mut terms = vec![(h, 1)];
+    if with_low {
+        terms.push((s0, 1));
+    }
+    let high = g.add(128, &terms, k1.wrapping_neg());
+    (borrow, g.slice(high, 127, 1))
+}
 
 /// `sar(carry(w + k) - 1, 63)` for the word `w = lo(x0 + x1)`, and `-[w < p]` (64-bit
 /// words): equal for `k = 2^64 - p`.
@@ -254,6 +282,11 @@ fn wrong_twins_are_not_proved() {
         let exact = g.carry(64, &[p, q, r], 0);
         (g.trunc(exact, 64), hi)
     }));
+    // The signed high word without the low word's part.
+    assert!(!check(
+        "sign of a signed high word, low part dropped",
+        |g| { wide_sign(g, false) }
+    ));
     // The negation's signed high word without the borrow out of the second word.
     assert!(!check(
         "signed high word of a negation, a borrow forgotten",
@@ -357,5 +390,36 @@ proptest! {
                 prop_assert_eq!(v[a.index()], v[b.index()], "{} vs {}", g.show(a, 200), g.show(b, 200));
             }
         }
+    }
+}
+
+/// The sign of `2^64·H + S - lo(S, 64)` (a signed high word `H + ⌊S / 2^64⌋` scaled
+/// back, as a borrow chain in `__int128` leaves it) is the sign of `2^64·H + S`: one
+/// sign test, whichever way the low part was carried; not so when the truncated sum is
+/// not the one added (`S + 1`).
+#[test]
+fn the_sign_of_a_floor_is_the_sign_of_the_value() {
+    use super::poly::{pow2, Poly};
+    use num_bigint::BigInt;
+    let mut g = Graph::new();
+    let l = [0, 1, 2, 3].map(|i| word(&mut g, i, M64));
+    let h = word(&mut g, 4, (1 << 60) - 1);
+    let mut x = Exact::new(&g);
+    let l = l.map(|w| x.value(w).unwrap());
+    let h = x.value(h).unwrap();
+    let k0 = Poly::konst(BigInt::from(0x8000_0000_0000_0001u128));
+    let s = Poly::sum(&l).sub(&k0);
+    let high = h
+        .sub(&Poly::konst(BigInt::from(0xffff_ffffu32)))
+        .scale(&pow2(64));
+    let whole = x.neg(&high.add(&s));
+    for (name, truncated, equal) in [
+        ("S", s.clone(), true),
+        ("S + 1", s.add(&Poly::konst(BigInt::from(1))), false),
+    ] {
+        let lo = x.lo(truncated, 64, None).unwrap();
+        assert!(lo.as_atom().is_some(), "{name}: lo is an atom");
+        let floor = x.neg(&high.add(&s).sub(&lo));
+        assert_eq!(floor == whole, equal, "{name}");
     }
 }
