@@ -90,7 +90,7 @@ pub(crate) struct Limits {
     pub expand: usize,
     /// Conflicts per SAT query.
     pub conflicts: i32,
-    /// Conflicts per SAT query of a bit (not small): across a chain, rarely-set borrows
+    /// Conflicts per SAT query of a bit (not small, not an output's last chance): across a chain, rarely-set borrows
     /// simulate alike, so most candidates of a bit are wrong, and a query that has not
     /// found the bit equal within a few hundred conflicts seldom does later (the
     /// acceptance set's verdicts are the same with 300 as with 1,500; its time 13% less).
@@ -509,6 +509,10 @@ impl<'g> Sweep<'g> {
         sig: u64,
         target: impl Fn(NodeId) -> Target,
     ) -> Option<NodeId> {
+        // No region is worth computing when no query will be asked (the first pass).
+        if self.spent() {
+            return None;
+        }
         // The candidate with the smallest region first: where the IR computes one value
         // twice (a word and its copy through a select), the query against the copy
         // nearer to the program's node is often a tenth of the other's size.
@@ -544,11 +548,12 @@ impl<'g> Sweep<'g> {
     /// (so the candidates are mostly wrong) and which such a query only refutes or runs
     /// out of conflicts on.
     fn vars_allowed(&self, m: NodeId, target: Target, last: bool) -> usize {
-        let word = match target {
-            Target::Const(_) => false,
-            Target::Node(_) => self.g.info(m).ub > 1,
-            Target::Neg(r, _) => self.g.info(m).ub > 1 && self.g.info(r).ub <= 1,
-        };
+        let word = self.g.info(m).ub > 1
+            && match target {
+                Target::Const(_) => false,
+                Target::Node(_) => true,
+                Target::Neg(r, _) => self.g.info(r).ub <= 1,
+            };
         if last || (word && self.stats.large < self.limits.large) {
             self.limits.large_vars
         } else {
@@ -690,7 +695,7 @@ impl<'g> Sweep<'g> {
             } else {
                 self.limits.small_conflicts
             }
-        } else if self.g.info(m).ub <= 1 {
+        } else if self.g.info(m).ub <= 1 && !last {
             self.limits.bit_conflicts
         } else {
             self.limits.conflicts
