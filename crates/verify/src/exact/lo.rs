@@ -117,7 +117,7 @@ impl Exact<'_> {
         // sum: its negated form, 2^k - lo - 2^k·[lo = 0], hides from the other rules
         // (words of a multiword sum, above all) the word it is.
         let nq = q.scale(&BigInt::from(-1)).reduced(k, false);
-        if nq < q && q.terms.len() <= 2 {
+        if nq < q && q.terms.keys().filter(|m| !m.is_empty()).count() == 1 {
             let n = self.intern(Atom::Lo(nq, k), &top - 1);
             return Some(self.minus_mod(n, k));
         }

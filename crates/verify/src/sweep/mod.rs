@@ -90,10 +90,11 @@ pub(crate) struct Limits {
     pub expand: usize,
     /// Conflicts per SAT query.
     pub conflicts: i32,
-    /// Conflicts per SAT query of a bit (not small, not an output's last chance): across a chain, rarely-set borrows
-    /// simulate alike, so most candidates of a bit are wrong, and a query that has not
-    /// found the bit equal within a few hundred conflicts seldom does later (the
-    /// acceptance set's verdicts are the same with 300 as with 1,500; its time 13% less).
+    /// Conflicts per SAT query of a bit (not small, not an output's last chance): across
+    /// a chain, rarely-set borrows simulate alike, so most candidates of a bit are
+    /// wrong, and a query that has not found the bit equal within a few hundred
+    /// conflicts seldom does later (the acceptance set's verdicts are the same with 300
+    /// as with 1,500; its time 13% less).
     pub bit_conflicts: i32,
     /// Conflicts per SAT query of a small circuit (below `small` variables): each is
     /// cheap there, and some identities of a few words need many.
