@@ -121,11 +121,24 @@ pub(crate) fn check(a: CheckArgs, out: &mut dyn Write) -> Result<()> {
     {
         cryptopt_verify::Verdict::Equivalent => writeln!(out, "equivalent")?,
         cryptopt_verify::Verdict::NotEquivalent(report) => {
-            writeln!(out, "not equivalent\n{report}")?;
+            // A program shown wrong (a counterexample, an unsafe access) is "not
+            // equivalent"; one the checker could not prove equal, on no input found
+            // different, is "not proved". Both fail the check.
+            let verdict = if report.refuted() {
+                "not equivalent"
+            } else {
+                "not proved"
+            };
+            writeln!(out, "{verdict}\n{report}")?;
             out.flush()?;
             return Err(CheckFailed(format!(
-                "{} is not equivalent to {}",
+                "{} is {verdict} {} {}",
                 a.program.display(),
+                if report.refuted() {
+                    "to"
+                } else {
+                    "equivalent to"
+                },
                 f.name
             ))
             .into());

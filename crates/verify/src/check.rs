@@ -19,10 +19,12 @@ use cryptopt_x86::{Program, Reg};
 
 use crate::abi::{Abi, ArgSlot};
 use crate::error::{Error, Result};
-use crate::graph::{Graph, NodeId, Sym};
-use crate::verdict::{CheckOptions, Divergence, Problem, Report, Verdict, SHOW_LIMIT};
+use crate::graph::{Graph, Node, NodeId, Sym};
+use crate::verdict::{
+    CheckOptions, Counterexample, Divergence, Problem, Report, Verdict, SHOW_LIMIT,
+};
 use crate::x86::{Base, Machine};
-use crate::{exact, ir, ir::IrResult, sweep};
+use crate::{exact, ir, ir::IrResult, sweep, witness};
 
 /// The program for function `name` among `programs`: the one with that name, or the
 /// only one.
@@ -120,6 +122,7 @@ pub fn check(f: &Function, program: &Program, opts: CheckOptions) -> Result<Verd
                 function: f.name.clone(),
                 program: program.name.clone(),
                 problems: beyond,
+                counterexample: None,
             }));
         }
     }
@@ -154,15 +157,16 @@ fn check_exact(
     let fin = Machine::new(&mut g, f, &abi, opts.aliasing)
         .with_stack_limit(opts.stack_limit)
         .execute(program)?;
-    let report = |problems: Vec<Problem>| {
+    let report = |problems: Vec<Problem>, counterexample: Option<Counterexample>| {
         Verdict::NotEquivalent(Report {
             function: f.name.clone(),
             program: program.name.clone(),
             problems,
+            counterexample,
         })
     };
     if let Some(p) = fin.problem {
-        return Ok(report(vec![p]));
+        return Ok(report(vec![p], None));
     }
     let mut problems = Vec::new();
     let mut differing: Vec<(String, NodeId, NodeId)> = Vec::new();
@@ -237,8 +241,9 @@ fn check_exact(
         }
     }
     if !explain {
-        return Ok(report(Vec::new()));
+        return Ok(report(Vec::new(), None));
     }
+    let counterexample = counterexample(&g, f, &differing);
     let mut first = true;
     let mut diffs = Vec::new();
     for (output, want, found) in differing {
@@ -260,7 +265,50 @@ fn check_exact(
         });
     }
     diffs.extend(problems);
-    Ok(report(diffs))
+    Ok(report(diffs, counterexample))
+}
+
+/// Inputs on which some of the `differing` outputs (name, the IR's node, the program's)
+/// have other values than the IR's, if the search finds any.
+fn counterexample(
+    g: &Graph,
+    f: &Function,
+    differing: &[(String, NodeId, NodeId)],
+) -> Option<Counterexample> {
+    let pairs: Vec<(NodeId, NodeId)> = differing.iter().map(|d| (d.1, d.2)).collect();
+    let found = witness::search(g, &pairs, witness::VECTORS)?;
+    let mut args: Vec<Vec<u128>> = f.params.iter().map(|p| vec![0; p.elems()]).collect();
+    for &(n, v) in &found.leaves {
+        if let Node::Sym(Sym::Input { param, index }) = g.node(n) {
+            args[*param as usize][*index as usize] = v;
+        }
+    }
+    let reproducible = found
+        .leaves
+        .iter()
+        .all(|&(n, _)| matches!(g.node(n), Node::Sym(Sym::Input { .. })));
+    Some(Counterexample {
+        args,
+        reproducible,
+        inputs: {
+            // The IR's inputs in parameter order, then the program's other leaves.
+            let mut leaves = found.leaves.clone();
+            leaves.sort_by_key(|&(n, _)| match g.node(n) {
+                Node::Sym(Sym::Input { param, index }) => (0, *param, *index),
+                _ => (1, n.0, 0),
+            });
+            leaves
+                .iter()
+                .map(|&(n, v)| (g.show(n, SHOW_LIMIT), v))
+                .collect()
+        },
+        outputs: differing
+            .iter()
+            .zip(&found.values)
+            .filter(|(_, (a, b))| a != b)
+            .map(|(d, &(a, b))| (d.0.clone(), a, b))
+            .collect(),
+    })
 }
 
 /// Checks that `g` computes what `f` computes, for every input within `f`'s declared
@@ -279,18 +327,22 @@ pub fn check_functions(f: &Function, g: &Function) -> Result<Verdict> {
     let a = ir::execute(&mut gr, f)?;
     let b = ir::execute(&mut gr, g)?;
     let mut problems = Vec::new();
+    let mut differing = Vec::new();
     for (ret, r) in f.returns.iter().enumerate() {
         for i in 0..r.elems() {
             let output = format!("{}[{i}]", r.name);
             match (a.outputs[ret][i], b.outputs[ret][i]) {
                 (Some(x), Some(y)) if x == y => {}
-                (Some(x), Some(y)) => problems.push(Problem::OutputDiffers {
-                    output,
-                    expected: gr.show(x, SHOW_LIMIT),
-                    found: gr.show(y, SHOW_LIMIT),
-                    innermost: None,
-                    divergence: None,
-                }),
+                (Some(x), Some(y)) => {
+                    differing.push((output.clone(), x, y));
+                    problems.push(Problem::OutputDiffers {
+                        output,
+                        expected: gr.show(x, SHOW_LIMIT),
+                        found: gr.show(y, SHOW_LIMIT),
+                        innermost: None,
+                        divergence: None,
+                    })
+                }
                 _ => problems.push(Problem::OutputNotWritten { output }),
             }
         }
@@ -302,6 +354,7 @@ pub fn check_functions(f: &Function, g: &Function) -> Result<Verdict> {
             function: f.name.clone(),
             program: g.name.clone(),
             problems,
+            counterexample: counterexample(&gr, f, &differing),
         })
     })
 }

@@ -42,6 +42,8 @@
 //! * `exact`: the exact-integer check for the outputs the normal form leaves apart:
 //!   every node as a canonical polynomial over exact integers whose only truncation is
 //!   an atom `P mod 2^k`, so that carry chains in any association are one polynomial;
+//! * `witness`: counterexamples for what is not proved, by evaluation on input vectors
+//!   (it only refutes, never proves);
 //! * `sweep`: SAT sweeping for the outputs the normal form leaves apart: simulation
 //!   picks candidate equal nodes, CaDiCaL proves each pair over the region where the
 //!   two cones differ, proved pairs are merged;
@@ -60,11 +62,13 @@ pub mod graph;
 mod ir;
 mod sweep;
 mod verdict;
+mod witness;
 mod x86;
 
 pub use check::{check, check_asm, check_asm_in, check_functions, select_program, AsmSource};
 pub use cryptopt_x86::Abi;
 pub use error::{Error, Result};
 pub use verdict::{
-    Aliasing, CheckOptions, Divergence, Problem, Report, Verdict, DEFAULT_STACK_LIMIT, SHOW_LIMIT,
+    Aliasing, CheckOptions, Counterexample, Divergence, Problem, Report, Verdict,
+    DEFAULT_STACK_LIMIT, SHOW_LIMIT,
 };

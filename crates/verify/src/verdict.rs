@@ -74,6 +74,42 @@ pub struct Report {
     pub program: String,
     /// The problems found (at least one), most important first.
     pub problems: Vec<Problem>,
+    /// Inputs on which outputs differ from the IR's, when the check found some: the
+    /// program is then wrong, not merely unproved.
+    pub counterexample: Option<Counterexample>,
+}
+
+impl Report {
+    /// Whether the report shows the program wrong or unsafe (a counterexample, or a
+    /// problem other than an output the checker could not prove equal to the IR's),
+    /// rather than only not proved.
+    pub fn refuted(&self) -> bool {
+        self.counterexample.is_some()
+            || self
+                .problems
+                .iter()
+                .any(|p| !matches!(p, Problem::OutputDiffers { .. }))
+    }
+}
+
+/// Concrete inputs, within the function's declared bounds, on which the program's
+/// outputs differ from the IR's (found by evaluating both on input vectors).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Counterexample {
+    /// Every leaf the compared values depend on (the IR's input elements, and any
+    /// entry register or undefined bits the program reads), by name, with its value.
+    pub inputs: Vec<(String, u128)>,
+    /// The same values as the IR function's arguments, parameter by parameter, element
+    /// by element (an element the differing outputs do not depend on is 0): what to run
+    /// the program on to see it.
+    pub args: Vec<Vec<u128>>,
+    /// Whether the compared values depend on the arguments alone (no entry register,
+    /// stack address or undefined bits among `inputs`): then running the program on
+    /// `args` shows the difference.
+    pub reproducible: bool,
+    /// Each output that differs on these inputs: its name, the IR's value and the
+    /// program's.
+    pub outputs: Vec<(String, u128, u128)>,
 }
 
 /// The first instruction that writes a value the IR never computes, in the cone of a
@@ -300,13 +336,37 @@ impl fmt::Display for Problem {
 
 impl fmt::Display for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "`{}` is not equivalent to `{}`:",
-            self.program, self.function
-        )?;
+        if self.refuted() {
+            write!(
+                f,
+                "`{}` is not equivalent to `{}`:",
+                self.program, self.function
+            )?;
+        } else {
+            write!(
+                f,
+                "`{}` is not proved equivalent to `{}` (the checker could not prove the \
+                 outputs below equal, and no input among the {} it evaluated tells them \
+                 apart):",
+                self.program,
+                self.function,
+                crate::witness::VECTORS
+            )?;
+        }
         for p in &self.problems {
             write!(f, "\n  - {p}")?;
+        }
+        if let Some(c) = &self.counterexample {
+            write!(f, "\n  counterexample (inputs within the declared bounds):")?;
+            for (name, v) in &c.inputs {
+                write!(f, "\n    {name} = {v:#x}")?;
+            }
+            for (name, want, found) in &c.outputs {
+                write!(
+                    f,
+                    "\n    {name}: the IR gives {want:#x}, the program {found:#x}"
+                )?;
+            }
         }
         Ok(())
     }

@@ -3,7 +3,9 @@
 
 use cryptopt_frontend::fiat;
 use cryptopt_ir::Function;
-use cryptopt_verify::{check, check_asm, Aliasing, CheckOptions, Problem, Verdict};
+use cryptopt_verify::{
+    check, check_asm, Aliasing, CheckOptions, Counterexample, Problem, Report, Verdict,
+};
 
 /// A Fiat JSON function with u64 arrays/scalars and the given body statements.
 fn function(name: &str, args: &[(&str, &str)], rets: &[(&str, &str)], body: &str) -> Function {
@@ -895,12 +897,73 @@ fn report_text() {
   - out1[1] differs
     expected (IR):  (carry64(arg1[0] + arg2[0]) + arg1[1] + arg2[1])
     found (asm):    (arg1[1] + arg2[1])
-    first divergence: instruction 3 `add rcx, qword [rdx + 0x8]` writes (arg1[1] + arg2[1])"
+    first divergence: instruction 3 `add rcx, qword [rdx + 0x8]` writes (arg1[1] + arg2[1])
+  counterexample (inputs within the declared bounds):
+    arg1[0] = 0xffffffffffffffff
+    arg1[1] = 0xffffffffffffffff
+    arg2[0] = 0xffffffffffffffff
+    arg2[1] = 0xffffffffffffffff
+    out1[1]: the IR gives 0xffffffffffffffff, the program 0xfffffffffffffffe"
     );
+    let c = r.counterexample.as_ref().expect("a counterexample");
+    assert_eq!(c.args, vec![vec![u64::MAX as u128; 2]; 2]);
+    assert!(c.reproducible);
     assert!(matches!(
         &r.problems[..],
         [Problem::OutputDiffers { divergence: Some(d), .. }] if d.index == 3
     ));
+}
+
+/// A report that shows nothing wrong reads "not proved"; a counterexample, or a problem
+/// other than an output the checker could not prove equal, makes it "not equivalent".
+#[test]
+fn not_proved_or_refuted() {
+    let differs = || Problem::OutputDiffers {
+        output: "out1[0]".into(),
+        expected: "x".into(),
+        found: "y".into(),
+        innermost: None,
+        divergence: None,
+    };
+    let cex = Counterexample {
+        inputs: vec![("arg1[0]".into(), 1)],
+        args: vec![vec![1]],
+        reproducible: true,
+        outputs: vec![("out1[0]".into(), 1, 2)],
+    };
+    let unwritten = Problem::OutputNotWritten {
+        output: "out1[1]".into(),
+    };
+    for (problems, counterexample, refuted, heading) in [
+        (
+            vec![differs()],
+            None,
+            false,
+            "`p` is not proved equivalent to `f` (",
+        ),
+        (
+            vec![differs()],
+            Some(cex.clone()),
+            true,
+            "`p` is not equivalent to `f`:",
+        ),
+        (
+            vec![differs(), unwritten.clone()],
+            None,
+            true,
+            "`p` is not equivalent to `f`:",
+        ),
+        (vec![unwritten], None, true, "`p` is not equivalent to `f`:"),
+    ] {
+        let r = Report {
+            function: "f".into(),
+            program: "p".into(),
+            problems,
+            counterexample,
+        };
+        assert_eq!(r.refuted(), refuted, "{r}");
+        assert!(r.to_string().starts_with(heading), "{r}");
+    }
 }
 
 /// The program is picked by the function's name, or is the only one; NASM and GNU as

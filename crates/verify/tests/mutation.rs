@@ -4,7 +4,11 @@
 //! fault the checker proves equivalent is then RUN natively (measure crate's runner,
 //! under every aliasing the options allow) on edge-case and random inputs against the
 //! interpreter: a mismatch or an ABI violation there is a FALSE "equivalent", and fails
-//! the test. Rejected faults are not run (they may crash).
+//! the test. A rejected fault is run only on the counterexample the report gives, and
+//! only when the report finds nothing but differing outputs (it keeps the ABI and its
+//! memory) and the counterexample rests on the arguments alone (not on an entry
+//! register's value, which a native run does not choose): it must be wrong there
+//! natively too.
 
 mod common;
 
@@ -14,9 +18,9 @@ use std::sync::Mutex;
 
 use common::Ground;
 use cryptopt_codegen::{Candidate, Generator, Options};
-use cryptopt_ir::{lower, Function};
+use cryptopt_ir::{interp, lower, Function};
 use cryptopt_measure::diff::Runner;
-use cryptopt_verify::{check, CheckOptions, Verdict};
+use cryptopt_verify::{check, CheckOptions, Problem, Verdict};
 use cryptopt_x86::{Inst, Mnemonic as M, Operand as X, Program, Reg};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -173,8 +177,16 @@ struct Tally {
     rejected_not_equivalent: usize,
     rejected_error: usize,
     native_runs: usize,
+    /// Rejections with a counterexample, and how many of those were run natively.
+    counterexamples: usize,
+    counterexamples_run: usize,
+    /// Rejections that show nothing wrong (no counterexample, no unsafe access): "not
+    /// proved".
+    not_proved: usize,
     by_kind: BTreeMap<String, [usize; 3]>,
     false_equivalent: Vec<String>,
+    /// Counterexamples on which the fault is right natively (a checker bug).
+    false_counterexample: Vec<String>,
 }
 
 impl Tally {
@@ -189,9 +201,20 @@ impl Tally {
             self.rejected_not_equivalent,
             self.rejected_error
         );
+        eprintln!(
+            "  {} rejections came with a counterexample ({} of them run natively, all wrong \
+             there), {} were only not proved",
+            self.counterexamples, self.counterexamples_run, self.not_proved
+        );
         for (k, [p, n, e]) in &self.by_kind {
             eprintln!("  {k:>9}: {p:4} proved, {n:4} not equivalent, {e:4} errors");
         }
+        assert!(
+            self.false_counterexample.is_empty(),
+            "{} FALSE COUNTEREXAMPLES:\n{}",
+            self.false_counterexample.len(),
+            self.false_counterexample.join("\n\n")
+        );
         assert!(
             self.false_equivalent.is_empty(),
             "{} FALSE EQUIVALENT:\n{}",
@@ -281,9 +304,41 @@ fn fault_program(
                     ));
                 }
             }
-            Ok(Verdict::NotEquivalent(_)) => {
+            Ok(Verdict::NotEquivalent(r)) => {
                 slot[1] += 1;
                 t.rejected_not_equivalent += 1;
+                // A counterexample must be real: run natively on it (only when the
+                // outputs are all the report finds: such a program keeps the ABI and
+                // its memory, so it is safe to run), it differs from the interpreter.
+                t.not_proved += !r.refuted() as usize;
+                let Some(c) = &r.counterexample else {
+                    continue;
+                };
+                t.counterexamples += 1;
+                if !c.reproducible
+                    || r.problems
+                        .iter()
+                        .any(|p| !matches!(p, Problem::OutputDiffers { .. }))
+                {
+                    continue;
+                }
+                drop(t);
+                let one = Ground {
+                    cases: vec![c.args.clone()],
+                    want: vec![interp::run(f, &c.args).expect("interpreter")],
+                };
+                let right = one.run(runner, f, &q, copts.aliasing).is_ok();
+                let mut t = tally.lock().expect("lock");
+                t.counterexamples_run += 1;
+                if right {
+                    t.false_counterexample.push(format!(
+                        "{} ({:?}): fault {what} has a counterexample on which it is right \
+                         natively\n{r}\n{}",
+                        f.name,
+                        copts.aliasing,
+                        cryptopt_x86::print::nasm(&q)
+                    ));
+                }
             }
             Err(_) => {
                 slot[2] += 1;

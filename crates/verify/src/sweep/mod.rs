@@ -70,11 +70,12 @@ mod tests;
 
 use std::collections::HashMap;
 
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use crate::exact::Exact;
 use crate::graph::{mask, sig, Graph, Node, NodeId, Sym};
+use crate::witness::leaf;
 use circuit::Circuit;
 
 /// How much the sweep may spend.
@@ -289,7 +290,7 @@ impl<'g> Sweep<'g> {
                 let x = match g.node(id) {
                     Node::Sym(s) => {
                         let ub = g.info(id).ub;
-                        *env.entry(*s).or_insert_with(|| pick(&mut rng, ub, v))
+                        *env.entry(*s).or_insert_with(|| leaf(&mut rng, *s, ub, v))
                     }
                     _ => g.eval_node(id, &vals, &mut |s| env.get(&s).copied().unwrap_or(0)),
                 };
@@ -898,30 +899,6 @@ enum Target {
     /// `-r mod 2^w`.
     Neg(NodeId, u8),
     Const(u128),
-}
-
-/// A value at most `ub` for input vector `v`: all zero, all at the bound, then random
-/// values mixed with the bound and small ones (carries need both extremes).
-fn pick(rng: &mut Xoshiro256PlusPlus, ub: u128, v: usize) -> u128 {
-    let r: u128 = rng.random();
-    let rand_le = |r: u128| {
-        let x = r & mask(sig(ub));
-        if x > ub {
-            x % ub.wrapping_add(1).max(1)
-        } else {
-            x
-        }
-    };
-    match v {
-        0 => 0,
-        1 => ub,
-        _ => match r % 8 {
-            0 => ub,
-            1 => ub.saturating_sub(r >> 120),
-            2 => (r >> 100) & ub.min(0xff),
-            _ => rand_le(r.rotate_right(3)),
-        },
-    }
 }
 
 fn mix(h: u64, x: u128) -> u64 {
