@@ -4,18 +4,94 @@
 //! zone below rsp, or made with `sub rsp`), with the body's spill slots rebased to it,
 //! (only where the ABI has one: [`cryptopt_x86::Abi::red_zone`]), and the loads of
 //! stack-passed arguments rebased from the entry rsp to the final one;
-//! then `ret`.
+//! then `ret`. Before that, stores to spill slots that nothing reads are dropped (a
+//! literal homed to a slot whose register was never evicted, a value spilled and never
+//! reloaded): [`Generator::drop_dead_stores`].
 //!
 //! It must never touch rbp unless the options allow it, and never use memory below rsp
 //! without the red zone.
 
-use cryptopt_x86::{Abi, Inst, Mnemonic as M, Operand as X, Reg};
+use cryptopt_x86::{Abi, Inst, Mem, Mnemonic as M, Operand as X, Reg, Size};
 
 use super::Generator;
 use crate::options::FramePointer;
 
+/// The most spill slots [`Generator::drop_dead_stores`] tracks (one bit each); a body
+/// with more keeps every store.
+const TRACKED_SLOTS: u32 = 128;
+
 impl Generator<'_> {
+    /// Removes each `mov [slot], r64` whose slot is not read before it is stored again
+    /// or the body ends: one backward pass with the set of slots read later. Any other
+    /// access to a slot (a load, an operand, a narrower or vector access) counts as a
+    /// read of every slot it touches, so only a store nothing can observe is removed;
+    /// a `mov` writes no flag, so nothing else changes. The loads of stack-passed
+    /// arguments (`incoming`, addressed from the entry rsp) are not slot accesses, and
+    /// their positions are kept in step.
+    fn drop_dead_stores(&mut self) {
+        let st = &mut self.st;
+        if st.nslots == 0 || st.nslots > TRACKED_SLOTS {
+            return;
+        }
+        let slot_bits = |m: &Mem| -> u128 {
+            if m.base != Some(Reg::Rsp) || m.index.is_some() || m.disp < 0 {
+                return 0;
+            }
+            let (from, to) = (m.disp as u32 / 8, (m.disp as u32 + m.size.bytes() - 1) / 8);
+            (from..=to.min(TRACKED_SLOTS - 1)).fold(0, |b, s| b | 1 << s)
+        };
+        let mut read_later: u128 = 0;
+        let mut removed = 0usize;
+        let mut incoming = st.incoming.iter().rev().copied().peekable();
+        // Marked from the end (`keep`), then compacted.
+        let n = st.body.len();
+        st.keep.clear();
+        st.keep.resize(n, true);
+        for at in (0..n).rev() {
+            if incoming.next_if_eq(&(at as u32)).is_some() {
+                continue;
+            }
+            let i = &st.body[at];
+            let ops = i.operands();
+            if let (M::Mov, [X::Mem(m), X::Reg(_, Size::B64)]) = (i.mn, ops) {
+                if m.size == Size::B64 && m.disp % 8 == 0 {
+                    let b = slot_bits(m);
+                    if b != 0 {
+                        if read_later & b == 0 {
+                            st.keep[at] = false;
+                            removed += 1;
+                        }
+                        read_later &= !b;
+                        continue;
+                    }
+                }
+            }
+            for o in ops {
+                if let X::Mem(m) = o {
+                    read_later |= slot_bits(m);
+                }
+            }
+        }
+        if removed == 0 {
+            return;
+        }
+        let mut w = 0;
+        let mut inc = 0;
+        for at in 0..n {
+            while inc < st.incoming.len() && st.incoming[inc] as usize == at {
+                st.incoming[inc] = w as u32;
+                inc += 1;
+            }
+            if st.keep[at] {
+                st.body[w] = st.body[at];
+                w += 1;
+            }
+        }
+        st.body.truncate(w);
+    }
+
     pub(super) fn assemble(&mut self) {
+        self.drop_dead_stores();
         let st = &mut self.st;
         // The used callee-saved registers (rbp has its own push in frame-pointer mode);
         // a fixed array, as nothing in generation allocates once warm.

@@ -140,6 +140,8 @@ struct State {
     /// Body positions of the loads of stack-passed arguments, whose offsets from rsp
     /// `frame` fixes once the frame is known.
     incoming: Vec<u32>,
+    /// Which body instructions `frame` keeps (scratch of its dead-store pass).
+    keep: Vec<bool>,
     abi_ops_left: Vec<u32>,
     abi_mem_live: Vec<u32>,
     abi_use_pos: Vec<u32>,
