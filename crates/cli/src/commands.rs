@@ -124,24 +124,16 @@ pub(crate) fn check(a: CheckArgs, out: &mut dyn Write) -> Result<()> {
             // A program shown wrong (a counterexample, an unsafe access) is "not
             // equivalent"; one the checker could not prove equal, on no input found
             // different, is "not proved". Both fail the check.
-            let verdict = if report.refuted() {
-                "not equivalent"
+            let (verdict, relation) = if report.refuted() {
+                ("not equivalent", "not equivalent to")
             } else {
-                "not proved"
+                ("not proved", "not proved equivalent to")
             };
             writeln!(out, "{verdict}\n{report}")?;
             out.flush()?;
-            return Err(CheckFailed(format!(
-                "{} is {verdict} {} {}",
-                a.program.display(),
-                if report.refuted() {
-                    "to"
-                } else {
-                    "equivalent to"
-                },
-                f.name
-            ))
-            .into());
+            return Err(
+                CheckFailed(format!("{} is {relation} {}", a.program.display(), f.name)).into(),
+            );
         }
     }
     Ok(())

@@ -84,11 +84,15 @@ impl Report {
     /// problem other than an output the checker could not prove equal to the IR's),
     /// rather than only not proved.
     pub fn refuted(&self) -> bool {
-        self.counterexample.is_some()
-            || self
-                .problems
-                .iter()
-                .any(|p| !matches!(p, Problem::OutputDiffers { .. }))
+        self.counterexample.is_some() || self.beyond_outputs()
+    }
+
+    /// Whether a problem other than an output not proved equal is listed (an unsafe
+    /// access, a broken ABI rule, an output never written, …).
+    pub fn beyond_outputs(&self) -> bool {
+        self.problems
+            .iter()
+            .any(|p| !matches!(p, Problem::OutputDiffers { .. }))
     }
 }
 

@@ -37,10 +37,7 @@ pub(crate) fn search(g: &Graph, pairs: &[(NodeId, NodeId)], vectors: usize) -> O
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(0xc0de_7e57);
     let mut vals = vec![0u128; g.len()];
     for v in 0..vectors {
-        let mut env: HashMap<Sym, u128> = HashMap::new();
-        evaluate(g, &cone, &mut vals, &mut |s, ub| {
-            *env.entry(s).or_insert_with(|| leaf(&mut rng, s, ub, v))
-        });
+        vector(g, &cone, &mut vals, &mut rng, v);
         if pairs
             .iter()
             .any(|&(a, b)| vals[a.index()] != vals[b.index()])
@@ -59,23 +56,25 @@ pub(crate) fn search(g: &Graph, pairs: &[(NodeId, NodeId)], vectors: usize) -> O
     None
 }
 
-/// The values of the nodes in `cone` (in id order, so arguments first), the leaves'
-/// from `leaf(sym, upper bound)`.
-pub(crate) fn evaluate(
+/// The values `vals` of the nodes in `cone` on input vector `v` (in id order, so
+/// arguments first): each leaf symbol gets one value from [`leaf`], whichever of its
+/// nodes asks first. The sweep's simulation and [`search`] both evaluate so.
+pub(crate) fn vector(
     g: &Graph,
     cone: &[bool],
     vals: &mut [u128],
-    leaf: &mut dyn FnMut(Sym, u128) -> u128,
+    rng: &mut Xoshiro256PlusPlus,
+    v: usize,
 ) {
-    for i in 0..g.len() {
-        if !cone[i] {
-            continue;
-        }
+    let mut env: HashMap<Sym, u128> = HashMap::new();
+    for i in (0..g.len()).filter(|&i| cone[i]) {
         let id = NodeId(i as u32);
         vals[i] = match g.node(id) {
-            Node::Sym(s) => leaf(*s, g.info(id).ub),
+            Node::Sym(s) => *env
+                .entry(*s)
+                .or_insert_with(|| leaf(rng, *s, g.info(id).ub, v)),
             // A leaf the cone reaches is evaluated before the nodes above it.
-            _ => g.eval_node(id, vals, &mut |_| 0),
+            _ => g.eval_node(id, vals, &mut |s| env.get(&s).copied().unwrap_or(0)),
         };
     }
 }
@@ -85,7 +84,7 @@ pub(crate) fn evaluate(
 /// (an odd stack pointer): rsp at entry 8 above a multiple of 16 in the user stack's
 /// range, argument pointers, frame bases and constant addresses multiples of 64 in a
 /// heap-like range. Everything else is [`pick`]ed within its bound.
-pub(crate) fn leaf(rng: &mut Xoshiro256PlusPlus, s: Sym, ub: u128, v: usize) -> u128 {
+fn leaf(rng: &mut Xoshiro256PlusPlus, s: Sym, ub: u128, v: usize) -> u128 {
     match s {
         Sym::Rsp0 => {
             let r: u64 = rng.random_range(0x7ff0_0000_0000..0x7fff_ffff_0000);
@@ -101,7 +100,7 @@ pub(crate) fn leaf(rng: &mut Xoshiro256PlusPlus, s: Sym, ub: u128, v: usize) -> 
 
 /// A value at most `ub` for input vector `v`: all zero, all at the bound, then random
 /// values mixed with the bound and small ones (carries need both extremes).
-pub(crate) fn pick(rng: &mut Xoshiro256PlusPlus, ub: u128, v: usize) -> u128 {
+fn pick(rng: &mut Xoshiro256PlusPlus, ub: u128, v: usize) -> u128 {
     let r: u128 = rng.random();
     let rand_le = |r: u128| {
         let x = r & mask(sig(ub));

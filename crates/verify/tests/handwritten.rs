@@ -11,9 +11,9 @@
 //! is natively wrong on some of them (else the twin table proves nothing). Then the
 //! checker: no twin is ever "equivalent" (soundness), every twin is rejected with a
 //! counterexample on which it is wrong natively too, no correct variant gets one, and
-//! every variant of `PROVED` is proved. The variants outside `PROVED` are printed as not proved: the checker is
-//! still incomplete on those associations (see the closing note of issue 15); a variant
-//! that becomes proved must be added to `PROVED`.
+//! every variant of `PROVED` is proved. The variants outside `PROVED` are printed as
+//! not proved: the checker is still incomplete on those associations (see the closing
+//! note of issue 15); a variant that becomes proved must be added to `PROVED`.
 
 mod common;
 

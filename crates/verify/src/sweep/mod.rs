@@ -74,8 +74,8 @@ use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use crate::exact::Exact;
-use crate::graph::{mask, sig, Graph, Node, NodeId, Sym};
-use crate::witness::leaf;
+use crate::graph::{mask, sig, Graph, Node, NodeId};
+use crate::witness;
 use circuit::Circuit;
 
 /// How much the sweep may spend.
@@ -280,27 +280,18 @@ impl<'g> Sweep<'g> {
         let mut vals = vec![0u128; n];
         let mut first = vec![0u128; n];
         let mut same = vec![true; n];
+        let cone: Vec<bool> = (0..n).map(|i| self.in_cones(i)).collect();
         for v in 0..self.limits.vectors {
-            let mut env: HashMap<Sym, u128> = HashMap::new();
-            for i in 0..n {
-                if !self.in_cones(i) {
-                    continue;
-                }
-                let id = NodeId(i as u32);
-                let x = match g.node(id) {
-                    Node::Sym(s) => {
-                        let ub = g.info(id).ub;
-                        *env.entry(*s).or_insert_with(|| leaf(&mut rng, *s, ub, v))
-                    }
-                    _ => g.eval_node(id, &vals, &mut |s| env.get(&s).copied().unwrap_or(0)),
-                };
-                vals[i] = x;
+            witness::vector(g, &cone, &mut vals, &mut rng, v);
+            for i in (0..n).filter(|&i| cone[i]) {
+                let x = vals[i];
                 if v == 0 {
                     first[i] = x;
                 } else if x != first[i] {
                     same[i] = false;
                 }
                 self.sig[i] = mix(self.sig[i], x);
+                let id = NodeId(i as u32);
                 if let (true, false, Some(w)) = (self.prog[i], self.ir[i], self.neg_width(id)) {
                     let nx = x.wrapping_neg() & mask(w as u32);
                     self.nsig[i] = mix(self.nsig[i], nx);

@@ -9,6 +9,7 @@ use proptest::prelude::*;
 use super::circuit::{Bits, Circuit};
 use super::*;
 use crate::graph::tests::fuzz::{build_graph, random_graphs};
+use crate::graph::Sym;
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(96))]
