@@ -1,5 +1,6 @@
 //! Diagnostics of the exact-integer check: printing a pair that was not proved (with
-//! `$CRYPTOPT_EXACT_DEBUG` set) and evaluating polynomials on concrete values, which the
+//! `$CRYPTOPT_EXACT_DEBUG` set; with `$CRYPTOPT_EXACT_GROUPS` too, the atoms of equal
+//! value on every sample) and evaluating polynomials on concrete values, which the
 //! tests (and the diagnostic) compare with [`Graph::eval`].
 //!
 //! Nothing here takes part in a proof.
@@ -24,6 +25,7 @@ impl Exact<'_> {
     /// atoms it is made of on stderr (and every translated node checked
     /// against [`Graph::eval`] on random inputs within bounds). A diagnostic only.
     pub(super) fn explain(&self, a: NodeId, pa: &Poly, pb: &Poly, d: &Poly, r: Option<&Poly>) {
+        let mut samples = Vec::new();
         {
             use rand::{Rng, SeedableRng};
             let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(1);
@@ -55,11 +57,15 @@ impl Exact<'_> {
                     }
                 }
                 let bad = self.mismatches(&v);
+                samples.push(v);
                 if let Some(&n) = bad.first() {
                     eprintln!("MISMATCH at {n:?}: {}", self.g.show(n, 300));
                     break;
                 }
             }
+        }
+        if std::env::var_os("CRYPTOPT_EXACT_GROUPS").is_some() {
+            self.print_groups(&samples);
         }
         {
             eprintln!("== node {a:?}: {}", self.g.show(a, 120));
@@ -99,6 +105,36 @@ impl Exact<'_> {
                     ),
                 };
                 eprintln!("  a{t} <= {} : {desc}", self.ubs[t as usize].bits());
+            }
+        }
+    }
+
+    /// The atoms that have one value (other than 0 and 1) on every sample, in groups:
+    /// where a value has two forms that no rule makes one.
+    fn print_groups(&self, samples: &[Vec<u128>]) {
+        let mut values: Vec<Vec<BigInt>> = vec![Vec::new(); self.atoms.len()];
+        for v in samples {
+            let mut memo = HashMap::new();
+            for (t, xs) in values.iter_mut().enumerate() {
+                xs.push(self.eval_atom(t as AtomId, v, &mut memo));
+            }
+        }
+        let mut by: HashMap<&[BigInt], Vec<AtomId>> = HashMap::new();
+        for (t, xs) in values.iter().enumerate() {
+            if xs.iter().any(|x| x > &BigInt::from(1)) {
+                by.entry(xs).or_default().push(t as AtomId);
+            }
+        }
+        let mut groups: Vec<Vec<AtomId>> = by.into_values().filter(|ts| ts.len() > 1).collect();
+        groups.sort();
+        for ts in groups {
+            eprintln!("GROUP {ts:?}");
+            for &t in &ts {
+                match &self.atoms[t as usize] {
+                    Atom::Lo(q, k) => eprintln!("   a{t} = lo({}, {k})", self.show(q)),
+                    Atom::Leaf(n) => eprintln!("   a{t} = {}", self.g.show(*n, 100)),
+                    _ => eprintln!("   a{t} = a test or bitwise operation"),
+                }
             }
         }
     }

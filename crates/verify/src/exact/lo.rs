@@ -82,7 +82,7 @@ impl Exact<'_> {
             let hint = (!l.is_negative()).then(|| (&l >> m, &h >> m));
             return Some(self.lo(q, k - m, hint)?.scale(&pow2(m)));
         }
-        let q = self.reduce(p, k)?;
+        let q = self.reduce(p, k, false)?;
         if let Some(c) = q.as_const() {
             return Some(Poly::konst(mod_pow2(&c, k)));
         }
@@ -118,6 +118,7 @@ impl Exact<'_> {
         // (words of a multiword sum, above all) the word it is.
         let nq = q.scale(&BigInt::from(-1)).reduced(k, false);
         if nq < q && q.terms.keys().filter(|m| !m.is_empty()).count() == 1 {
+            let nq = self.canonical(nq, k)?;
             let n = self.intern(Atom::Lo(nq, k), &top - 1);
             return Some(self.minus_mod(n, k));
         }
@@ -126,6 +127,10 @@ impl Exact<'_> {
         } else {
             h.min(&top - 1)
         };
+        let q = self.canonical(q, k)?;
+        if let Some(c) = q.as_const() {
+            return Some(Poly::konst(mod_pow2(&c, k)));
+        }
         Some(self.intern(Atom::Lo(q, k), ub))
     }
 
@@ -194,7 +199,10 @@ impl Exact<'_> {
                 terms: q.terms.clone(),
             };
             rest.terms.remove(m);
-            if !self.reduce(rest.sub(&inner.scale(&neg)), s + a)?.is_zero() {
+            if !self
+                .reduce(rest.sub(&inner.scale(&neg)), s + a, true)?
+                .is_zero()
+            {
                 continue;
             }
             let top = self.lo(rest, big, None)?;
@@ -282,7 +290,7 @@ impl Exact<'_> {
             }
             let rest = q.add(&Poly::atom(a).scale(&c));
             let h = rest.sub(&arg.scale(&c));
-            if self.reduce(h, k + j).is_some_and(|r| r.is_zero()) {
+            if self.reduce(h, k + j, true).is_some_and(|r| r.is_zero()) {
                 return Some(rest);
             }
         }
@@ -306,36 +314,61 @@ impl Exact<'_> {
     /// `p` with coefficients reduced modulo `2^k` (into `[0, 2^k)`) and every inner
     /// `lo(Q, j)` whose truncation is a multiple of `2^k` where it stands replaced by
     /// `Q`, to a fixed point: a polynomial congruent to `p` modulo `2^k`.
-    fn reduce(&mut self, p: Poly, k: u32) -> Option<Poly> {
+    /// The argument of a new atom `lo(Q, k)`: `Q` with every inner truncation's
+    /// coefficient reduced as far as it goes (see [`Exact::reduce`]), so that one value
+    /// written with its inner truncations in other proportions is one atom (clang's
+    /// Montgomery factors `m = lo(t, 64)`, each `t` with its own mix of a product and
+    /// that product's low word). Only the atom's argument: the polynomial the other
+    /// rules see keeps its truncations, whose structure they need.
+    fn canonical(&mut self, q: Poly, k: u32) -> Option<Poly> {
+        self.reduce(q, k, true)
+    }
+
+    fn reduce(&mut self, p: Poly, k: u32, partial: bool) -> Option<Poly> {
         let mut q = p.reduced(k, false);
         for _ in 0..ROUNDS {
             let mut changed = false;
             let mut parts = Vec::with_capacity(q.terms.len());
             for (m, c) in &q.terms {
-                let room = v2(c);
-                let sub = m.iter().position(|&a| match &self.atoms[a as usize] {
-                    Atom::Lo(_, j) => room + j >= k + q.e,
-                    _ => false,
-                });
-                let mut term = Poly {
-                    e: q.e,
-                    ..Poly::default()
+                // The part of the coefficient that is a multiple of 2^(k + e - j): times
+                // lo(Q, j) it is that multiple of Q modulo 2^(k + e).
+                let sub = m
+                    .iter()
+                    .enumerate()
+                    .find_map(|(i, &a)| match &self.atoms[a as usize] {
+                        Atom::Lo(_, j) => {
+                            let low = mod_pow2(c, (k + q.e).saturating_sub(*j));
+                            (low.is_zero() || (partial && low != *c)).then_some((i, low))
+                        }
+                        _ => None,
+                    });
+                let term = |c: &BigInt| {
+                    let mut t = Poly {
+                        e: q.e,
+                        ..Poly::default()
+                    };
+                    t.terms.insert(m.clone(), c.clone());
+                    t
                 };
                 match sub {
-                    Some(i) => {
+                    Some((i, low)) => {
                         let Atom::Lo(inner, _) = &self.atoms[m[i] as usize] else {
                             unreachable!()
                         };
                         let mut rest = m.clone();
                         rest.remove(i);
-                        term.terms.insert(rest, c.clone());
-                        parts.push(term.mul(inner, TERMS)?);
+                        let mut high = Poly {
+                            e: q.e,
+                            ..Poly::default()
+                        };
+                        high.terms.insert(rest, c - &low);
+                        parts.push(high.mul(inner, TERMS)?);
+                        if !low.is_zero() {
+                            parts.push(term(&low));
+                        }
                         changed = true;
                     }
-                    None => {
-                        term.terms.insert(m.clone(), c.clone());
-                        parts.push(term);
-                    }
+                    None => parts.push(term(c)),
                 }
             }
             if !changed {

@@ -39,7 +39,10 @@
 //!
 //! The SAT sweep holds one of these too and tells it every merge it proves
 //! ([`Exact::alias`]): a node above merged ones is then translated in the IR's terms, so
-//! a condition computed from words the sweep proved equal compares with the IR's.
+//! a condition computed from words the sweep proved equal compares with the IR's. It
+//! holds two ([`Views`]): the second translates a node written over a merged one from
+//! its written form ([`Written`]), where the normal form's flattened sum would bypass
+//! the merged word.
 //!
 //! This module must never conclude anything from a sample or an assumption: every
 //! rewrite is an integer identity, and every range comes from interval arithmetic over
@@ -51,12 +54,12 @@ mod diag;
 mod lo;
 mod poly;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use num_bigint::BigInt;
 use num_traits::{One, Signed, Zero};
 
-use crate::graph::{sig, Graph, Node, NodeId};
+use crate::graph::{sig, Graph, Node, NodeId, Written};
 use poly::{pow2, AtomId, Poly};
 
 /// What an atom stands for.
@@ -101,6 +104,68 @@ pub(crate) struct Exact<'g> {
     guards: HashMap<NodeId, (Poly, Poly)>,
     /// Terms built so far (products and substitutions), against [`WORK`].
     work: usize,
+    /// Nodes whose polynomial comes from an alias (another procedure's proof), and the
+    /// nodes translated over them: a node written over such a node is translated from
+    /// its written form (see [`Written`]), so that it is in the IR's terms too.
+    derived: HashSet<NodeId>,
+    /// Whether written forms are used at all (see [`Views`]).
+    use_written: bool,
+}
+
+/// Two views of one graph for the SAT sweep, told the same merges: one that translates
+/// every node from its normal form, and one that translates a node written over a
+/// merged one from its written form ([`Written`]). Each is exact; a pair is proved
+/// equal when either view proves it. Two because neither subsumes the other: the
+/// written form keeps a program's own word where the IR has the same word (clang's
+/// signed borrow chain over words the sweep merged), the normal form keeps the
+/// flattened sum that a program regrouped differently (gcc's reductions).
+pub(crate) struct Views<'g> {
+    plain: Exact<'g>,
+    written: Exact<'g>,
+}
+
+impl<'g> Views<'g> {
+    pub fn new(g: &'g Graph) -> Views<'g> {
+        let mut written = Exact::new(g);
+        written.use_written = true;
+        Views {
+            plain: Exact::new(g),
+            written,
+        }
+    }
+
+    /// Whether nodes `a` and `b` are proved equal.
+    pub fn equal(&mut self, a: NodeId, b: NodeId) -> bool {
+        self.plain.equal(a, b) || self.written.equal(a, b)
+    }
+
+    /// Whether node `m` is proved to be the constant `k`.
+    pub fn equal_const(&mut self, m: NodeId, k: u128) -> bool {
+        self.plain.equal_const(m, k) || self.written.equal_const(m, k)
+    }
+
+    /// Whether node `m` is proved to be `-r mod 2^w`.
+    pub fn equal_neg(&mut self, m: NodeId, r: NodeId, w: u32) -> bool {
+        self.plain.equal_neg(m, r, w) || self.written.equal_neg(m, r, w)
+    }
+
+    /// Records that node `m` is proved equal to node `r`.
+    pub fn alias(&mut self, m: NodeId, r: NodeId) {
+        self.plain.alias(m, r);
+        self.written.alias(m, r);
+    }
+
+    /// Records that node `m` is `-r mod 2^w`.
+    pub fn alias_neg(&mut self, m: NodeId, r: NodeId, w: u32) {
+        self.plain.alias_neg(m, r, w);
+        self.written.alias_neg(m, r, w);
+    }
+
+    /// Records that node `m` is the constant `k`.
+    pub fn alias_const(&mut self, m: NodeId, k: u128) {
+        self.plain.alias_const(m, k);
+        self.written.alias_const(m, k);
+    }
 }
 
 impl<'g> Exact<'g> {
@@ -113,6 +178,8 @@ impl<'g> Exact<'g> {
             vals: HashMap::new(),
             guards: HashMap::new(),
             work: 0,
+            derived: HashSet::new(),
+            use_written: false,
         }
     }
 
@@ -175,6 +242,7 @@ impl<'g> Exact<'g> {
     pub fn alias(&mut self, m: NodeId, r: NodeId) {
         if let Some(p) = self.value(r) {
             self.vals.insert(m, p);
+            self.derived.insert(m);
         }
     }
 
@@ -182,12 +250,14 @@ impl<'g> Exact<'g> {
     pub fn alias_neg(&mut self, m: NodeId, r: NodeId, w: u32) {
         if let Some(n) = self.negated(r, w) {
             self.vals.insert(m, n);
+            self.derived.insert(m);
         }
     }
 
     /// Records that node `m` is the constant `k`.
     pub fn alias_const(&mut self, m: NodeId, k: u128) {
         self.vals.insert(m, Poly::konst(BigInt::from(k)));
+        self.derived.insert(m);
     }
 
     /// The polynomial of node `n`, its untranslated arguments translated first (an
@@ -199,23 +269,101 @@ impl<'g> Exact<'g> {
                 continue;
             }
             if args_done {
+                // A node written over a derived one is translated from its written form;
+                // either way, a node over a derived one is derived.
+                let form = self.derived_form(id);
+                let derived =
+                    form.is_some() || self.g.args(id).iter().any(|a| self.derived.contains(a));
                 // Over budget, a node is an atom of its own: still exact, no longer
                 // matched by form.
-                let v = match self.translate(id) {
+                let p = match form {
+                    Some(f) => self.translate_written(f),
+                    None => self.translate(id),
+                };
+                let v = match p {
                     Some(p) if p.terms.len() <= NODE_TERMS => p,
                     _ => self.intern(Atom::Leaf(id), self.ub(id)),
                 };
+                if derived {
+                    self.derived.insert(id);
+                }
                 self.vals.insert(id, v);
                 continue;
             }
             stack.push((id, true));
-            for a in self.g.args(id) {
+            let mut args = self.g.args(id);
+            if self.use_written && !self.derived.is_empty() {
+                if let Some(f) = self.g.written(id) {
+                    args.extend(f.operands());
+                }
+            }
+            for a in args {
                 if !self.vals.contains_key(&a) {
                     stack.push((a, false));
                 }
             }
         }
         self.vals.get(&n).cloned()
+    }
+
+    /// The written form of `id` when one of its operands is derived (translated).
+    fn derived_form(&self, id: NodeId) -> Option<&'g Written> {
+        if !self.use_written {
+            return None;
+        }
+        let g = self.g;
+        let f = g.written(id)?;
+        f.operands()
+            .iter()
+            .any(|o| self.derived.contains(o))
+            .then_some(f)
+    }
+
+    /// The polynomial of a written form whose operands are translated: as the node of
+    /// the same kind.
+    fn translate_written(&mut self, f: &Written) -> Option<Poly> {
+        if self.work > WORK {
+            return None;
+        }
+        let r = match f {
+            Written::Sum { w, k, terms } => self.sum_mod(*w, *k, terms),
+            Written::Carry { shift, k, args } => self.carry_of(*shift, *k, args),
+            Written::Borrow { a, k, subs } => self.borrow_of(*a, *k, subs),
+        };
+        self.work += r.as_ref().map_or(0, |p| p.terms.len());
+        r
+    }
+
+    /// `(k + Σ c·t) mod 2^w`.
+    fn sum_mod(&mut self, w: u8, k: u128, terms: &[(NodeId, u128)]) -> Option<Poly> {
+        let big = |v: u128| BigInt::from(v);
+        let mut parts = vec![Poly::konst(big(k))];
+        let mut hi = big(k);
+        for &(t, c) in terms.iter() {
+            parts.push(self.val(t)?.scale(&big(c)));
+            hi += big(c) * self.ub(t);
+        }
+        let p = Poly::sum(&parts);
+        self.lo(p, w as u32, Some((big(k), hi)))
+    }
+
+    /// `⌊(k + Σ args) / 2^shift⌋`.
+    fn carry_of(&mut self, shift: u8, k: u128, args: &[NodeId]) -> Option<Poly> {
+        let (p, hi) = self.sum_of(k, args)?;
+        let s = shift as u32;
+        let l = self.lo(p.clone(), s, Some((BigInt::from(k), hi)))?;
+        Some(p.sub(&l).shr(s))
+    }
+
+    /// `[a < k + Σ subs]`.
+    fn borrow_of(&mut self, a: NodeId, k: u128, subs: &[NodeId]) -> Option<Poly> {
+        let (s, neg) = self.sum_of(k, subs)?;
+        let x = self.val(a)?.sub(&s);
+        let pos = self.ub(a);
+        let bits = (neg.bits().max(pos.bits()) as u32).max(1);
+        let nbits = bits.div_ceil(64) * 64;
+        let l = self.lo(x.clone(), nbits, Some((-neg, pos)))?;
+        Some(l.sub(&x).shr(nbits))
     }
 
     fn val(&self, n: NodeId) -> Option<Poly> {
@@ -265,16 +413,7 @@ impl<'g> Exact<'g> {
         Some(match g.node(n) {
             Node::Const(c) => Poly::konst(big(*c)),
             Node::Sym(_) => self.intern(Atom::Leaf(n), self.ub(n)),
-            Node::Add { w, k, terms } => {
-                let mut parts = vec![Poly::konst(big(*k))];
-                let mut hi = big(*k);
-                for &(t, c) in terms.iter() {
-                    parts.push(self.val(t)?.scale(&big(c)));
-                    hi += big(c) * self.ub(t);
-                }
-                let p = Poly::sum(&parts);
-                self.lo(p, *w as u32, Some((big(*k), hi)))?
-            }
+            Node::Add { w, k, terms } => self.sum_mod(*w, *k, terms)?,
             &Node::Prod(a, b) => self.val(a)?.mul(&self.val(b)?, TERMS)?,
             Node::MulMod { w, args } => {
                 let mut p = Poly::konst(BigInt::one());
@@ -283,21 +422,8 @@ impl<'g> Exact<'g> {
                 }
                 self.lo(p, *w as u32, None)?
             }
-            Node::Carry { shift, k, args } => {
-                let (p, hi) = self.sum_of(*k, args)?;
-                let s = *shift as u32;
-                let l = self.lo(p.clone(), s, Some((big(*k), hi)))?;
-                p.sub(&l).shr(s)
-            }
-            Node::Borrow { a, k, subs } => {
-                let (s, neg) = self.sum_of(*k, subs)?;
-                let x = self.val(*a)?.sub(&s);
-                let pos = self.ub(*a);
-                let bits = (neg.bits().max(pos.bits()) as u32).max(1);
-                let nbits = bits.div_ceil(64) * 64;
-                let l = self.lo(x.clone(), nbits, Some((-neg, pos)))?;
-                l.sub(&x).shr(nbits)
-            }
+            Node::Carry { shift, k, args } => self.carry_of(*shift, *k, args)?,
+            Node::Borrow { a, k, subs } => self.borrow_of(*a, *k, subs)?,
             Node::And(args) | Node::Or(args) | Node::Xor(args) => {
                 let op = match g.node(n) {
                     Node::And(_) => 0,

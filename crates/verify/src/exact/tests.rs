@@ -393,6 +393,65 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// The same with written forms ([`crate::graph::Written`]) in use: every leaf
+    /// aliased to itself makes every node written over a sum translated from its written
+    /// form, which must have the node's value too (and so must each written form under
+    /// the graph's own evaluation).
+    #[test]
+    fn written_translation_is_exact((bounds, ops, vals) in random_graphs(6)) {
+        let (g, nodes, _) = build_graph(&bounds, &ops);
+        let mut x = Exact::new(&g);
+        x.use_written = true;
+        for &n in &nodes[..bounds.len()] {
+            x.alias(n, n);
+        }
+        for &n in &nodes {
+            x.value(n);
+        }
+        for leaf in &vals {
+            let v = g.eval(&mut |s| match s {
+                Sym::Input { index, .. } => leaf[index as usize],
+                _ => 0,
+            });
+            let bad = x.mismatches(&v);
+            prop_assert!(bad.is_empty(), "{:?}: {}", bad[0], g.show(bad[0], 200));
+            for &n in &nodes {
+                if let Some(f) = g.written(n) {
+                    prop_assert_eq!(written_value(f, &v), v[n.index()], "{}", g.show(n, 200));
+                }
+            }
+        }
+    }
+}
+
+/// The value of a written form given every node's value (the reference: integers
+/// computed directly).
+fn written_value(f: &crate::graph::Written, v: &[u128]) -> u128 {
+    use crate::graph::Written;
+    use num_bigint::BigInt;
+    let val = |n: NodeId| BigInt::from(v[n.index()]);
+    let r: BigInt = match f {
+        Written::Sum { w, k, terms } => {
+            let s = terms.iter().fold(BigInt::from(*k), |acc, &(t, c)| {
+                acc + val(t) * BigInt::from(c)
+            });
+            let m = BigInt::from(1) << *w as usize;
+            ((s % &m) + &m) % &m
+        }
+        Written::Carry { shift, k, args } => {
+            args.iter().fold(BigInt::from(*k), |acc, &t| acc + val(t)) >> *shift as usize
+        }
+        Written::Borrow { a, k, subs } => {
+            let s = subs.iter().fold(BigInt::from(*k), |acc, &t| acc + val(t));
+            BigInt::from((val(*a) < s) as u8)
+        }
+    };
+    u128::try_from(r).unwrap()
+}
+
 /// The sign of `2^64·H + S - lo(S, 64)` (a signed high word `H + ⌊S / 2^64⌋` scaled
 /// back, as a borrow chain in `__int128` leaves it) is the sign of `2^64·H + S`: one
 /// sign test, whichever way the low part was carried; not so when the truncated sum is
@@ -421,5 +480,54 @@ fn the_sign_of_a_floor_is_the_sign_of_the_value() {
         assert!(lo.as_atom().is_some(), "{name}: lo is an atom");
         let floor = x.neg(&high.add(&s).sub(&lo));
         assert_eq!(floor == whole, equal, "{name}");
+    }
+}
+
+/// One value written with an inner truncation in other proportions is one atom: with
+/// `L = lo(P, 64)`, `lo(d·P + c·L, 192)` and `lo((d + 2^128·h)·P + (c - 2^128·h)·L, 192)`
+/// are equal (`2^128·L ≡ 2^128·P` modulo `2^192`) — clang's Montgomery factors, each
+/// with its own mix of a product and the product's low word. Not so when the
+/// coefficients differ by anything else.
+#[test]
+fn inner_truncations_in_other_proportions_are_one_atom() {
+    use super::poly::pow2;
+    use num_bigint::BigInt;
+    let mut g = Graph::new();
+    let (a, b) = (word(&mut g, 0, M64), word(&mut g, 1, M64));
+    let prod = g.prod(a, b);
+    let mut x = Exact::new(&g);
+    let p = x.value(prod).unwrap();
+    let l = x.lo(p.clone(), 64, None).unwrap();
+    assert!(l.as_atom().is_some(), "lo(P, 64) is an atom");
+    let big = |v: u128| BigInt::from(v);
+    let (d, c, h) = (
+        big(0x1234_5678_9abc_def1),
+        big(0xfedc_ba98_7654_3211),
+        big(0x5),
+    );
+    let word = |x: &mut Exact, dp: &BigInt, cl: &BigInt| {
+        let q = p.scale(dp).add(&l.scale(cl));
+        x.lo(q, 192, None).unwrap()
+    };
+    let first = word(&mut x, &(&c * pow2(128) + &d), &c);
+    let moved = &h * pow2(128);
+    for (name, dp, cl, equal) in [
+        ("moved", &c * pow2(128) + &d + &moved, &c - &moved, true),
+        (
+            "moved to P only",
+            &c * pow2(128) + &d + &moved,
+            c.clone(),
+            false,
+        ),
+        (
+            "moved less",
+            &c * pow2(128) + &d + &moved,
+            &c - &moved + 1,
+            false,
+        ),
+    ] {
+        let other = word(&mut x, &dp, &cl);
+        assert!(other.as_atom().is_some(), "{name}: an atom");
+        assert_eq!(other == first, equal, "{name}");
     }
 }

@@ -136,6 +136,50 @@ pub struct Graph {
     /// carry is (rule `carry-telescope` finds chained carries by it; making it there
     /// each time instead costs a sum per carry per pass, 3.5x the check time).
     pub(super) lows: HashMap<NodeId, NodeId>,
+    /// The first written form of each sum, carry and borrow whose constructor flattened
+    /// a sum among its operands (see [`Written`]).
+    pub(super) written: HashMap<NodeId, Written>,
+}
+
+/// A sum, carry or borrow as it was asked of its constructor, before the sums among its
+/// operands were flattened into it: the same value (the constructors' contract), over
+/// the operands as the program held them. The normal form forgets that a program added
+/// a word it had already computed; where another procedure proved that word equal to
+/// one of the IR's, the written form lets a check go on in the IR's terms (module
+/// `exact`). Recorded only where flattening happened, the first form only.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Written {
+    /// `(k + Σ c·t) mod 2^w`.
+    Sum {
+        w: u8,
+        k: u128,
+        terms: Box<[(NodeId, u128)]>,
+    },
+    /// `⌊(k + Σ args) / 2^shift⌋`.
+    Carry {
+        shift: u8,
+        k: u128,
+        args: Box<[NodeId]>,
+    },
+    /// `1` if `a < k + Σ subs`, else `0`.
+    Borrow {
+        a: NodeId,
+        k: u128,
+        subs: Box<[NodeId]>,
+    },
+}
+
+impl Written {
+    /// The operands, in order.
+    pub fn operands(&self) -> Vec<NodeId> {
+        match self {
+            Written::Sum { terms, .. } => terms.iter().map(|&(t, _)| t).collect(),
+            Written::Carry { args, .. } => args.to_vec(),
+            Written::Borrow { a, subs, .. } => {
+                std::iter::once(*a).chain(subs.iter().copied()).collect()
+            }
+        }
+    }
 }
 
 impl Graph {
@@ -172,6 +216,37 @@ impl Graph {
 
     pub fn info(&self, id: NodeId) -> Info {
         self.info[id.index()]
+    }
+
+    /// How node `id` was first written, where that differs from its normal form by a
+    /// flattened sum ([`Written`]).
+    pub fn written(&self, id: NodeId) -> Option<&Written> {
+        self.written.get(&id)
+    }
+
+    /// Records that node `id` is the value of `form`, when an operand of `form` is a sum
+    /// (so the normal form flattened it) and `id` has no written form yet.
+    pub(super) fn note_written(
+        &mut self,
+        id: NodeId,
+        form: impl FnOnce() -> Written,
+        operands: &[NodeId],
+    ) {
+        // A form must be over smaller ids, like a node's arguments (a sum that folds to
+        // one of its operands is not written as itself).
+        if self.written.contains_key(&id)
+            || matches!(self.nodes[id.index()], Node::Const(_))
+            || operands.iter().any(|&o| o >= id)
+        {
+            return;
+        }
+        if operands
+            .iter()
+            .any(|o| matches!(self.nodes[o.index()], Node::Add { .. }))
+        {
+            let f = form();
+            self.written.insert(id, f);
+        }
     }
 
     /// The constant value of a node, if it is a constant.
@@ -280,6 +355,33 @@ impl Graph {
         for i in (0..hi).rev() {
             if mark[i] {
                 self.for_each_arg(NodeId(i as u32), |a| mark[a.index()] = true);
+            }
+        }
+        mark
+    }
+
+    /// Marks every node reachable from `roots` through arguments and the operands of
+    /// the written forms ([`Written`]) of nodes not marked in `besides`: the values a
+    /// program computed on the way, including words the normal form flattened away
+    /// (but not the ways of computing the nodes it shares with `besides`, the IR's).
+    pub fn reachable_written(
+        &self,
+        roots: impl IntoIterator<Item = NodeId>,
+        besides: &[bool],
+    ) -> Vec<bool> {
+        let mut mark = vec![false; self.nodes.len()];
+        let mut hi = 0;
+        for r in roots {
+            mark[r.index()] = true;
+            hi = hi.max(r.index() + 1);
+        }
+        for i in (0..hi).rev() {
+            if mark[i] {
+                let id = NodeId(i as u32);
+                self.for_each_arg(id, |a| mark[a.index()] = true);
+                if let (false, Some(f)) = (besides[i], self.written.get(&id)) {
+                    f.operands().iter().for_each(|a| mark[a.index()] = true);
+                }
             }
         }
         mark

@@ -5,13 +5,28 @@
 //! This module must never turn an exact value into a wrapped one (or back) unless the
 //! range analysis shows that no wrap can occur.
 
-use super::arena::{Graph, Node, NodeId};
+use super::arena::{Graph, Node, NodeId, Written};
 use super::range::{mask, sh_l, sh_r, sig, Info, M64};
 use super::rules::Rule;
 
 impl Graph {
     /// `(k + Σ c·t) mod 2^w`.
     pub fn add(&mut self, w: u32, terms: &[(NodeId, u128)], k: u128) -> NodeId {
+        let n = self.add_normal(w, terms, k);
+        let ops: Vec<NodeId> = terms.iter().map(|&(t, _)| t).collect();
+        self.note_written(
+            n,
+            || Written::Sum {
+                w: w.clamp(1, 128) as u8,
+                k,
+                terms: terms.into(),
+            },
+            &ops,
+        );
+        n
+    }
+
+    fn add_normal(&mut self, w: u32, terms: &[(NodeId, u128)], k: u128) -> NodeId {
         let w = w.clamp(1, 128);
         let m = mask(w);
         if let Some(n) = self.scaled_sum(w, terms, k) {
@@ -345,6 +360,20 @@ impl Graph {
 
     /// `⌊(k + Σ args) / 2^shift⌋`, exact.
     pub fn carry(&mut self, shift: u32, args: &[NodeId], k: u128) -> NodeId {
+        let n = self.carry_normal(shift, args, k);
+        self.note_written(
+            n,
+            || Written::Carry {
+                shift: shift as u8,
+                k,
+                args: args.into(),
+            },
+            args,
+        );
+        n
+    }
+
+    fn carry_normal(&mut self, shift: u32, args: &[NodeId], k: u128) -> NodeId {
         let (xs, kk) = self.exact_args(args, k);
         if xs.is_empty() {
             self.fire(Rule::ConstFold);
@@ -394,6 +423,20 @@ impl Graph {
 
     /// `1` if `a < k + Σ subs`, else `0`.
     pub fn borrow(&mut self, a: NodeId, subs: &[NodeId], k: u128) -> NodeId {
+        let n = self.borrow_normal(a, subs, k);
+        self.note_written(
+            n,
+            || Written::Borrow {
+                a,
+                k,
+                subs: subs.into(),
+            },
+            subs,
+        );
+        n
+    }
+
+    fn borrow_normal(&mut self, a: NodeId, subs: &[NodeId], k: u128) -> NodeId {
         let (xs, kk) = self.exact_args(subs, k);
         let bound = xs
             .iter()
