@@ -41,7 +41,7 @@
 //! ([`Exact::alias`]): a node above merged ones is then translated in the IR's terms, so
 //! a condition computed from words the sweep proved equal compares with the IR's. It
 //! holds two ([`Views`]): the second translates a node written over a merged one from
-//! its written form ([`Written`]), where the normal form's flattened sum would bypass
+//! its written form ([`Graph::written`]), where the normal form's flattened sum would bypass
 //! the merged word.
 //!
 //! This module must never conclude anything from a sample or an assumption: every
@@ -59,7 +59,7 @@ use std::collections::{HashMap, HashSet};
 use num_bigint::BigInt;
 use num_traits::{One, Signed, Zero};
 
-use crate::graph::{sig, Graph, Node, NodeId, Written};
+use crate::graph::{sig, Graph, Node, NodeId};
 use poly::{pow2, AtomId, Poly};
 
 /// What an atom stands for.
@@ -106,7 +106,7 @@ pub(crate) struct Exact<'g> {
     work: usize,
     /// Nodes whose polynomial comes from an alias (another procedure's proof), and the
     /// nodes translated over them: a node written over such a node is translated from
-    /// its written form (see [`Written`]), so that it is in the IR's terms too.
+    /// its written form (see [`Graph::written`]), so that it is in the IR's terms too.
     derived: HashSet<NodeId>,
     /// Whether written forms are used at all (see [`Views`]).
     use_written: bool,
@@ -114,7 +114,7 @@ pub(crate) struct Exact<'g> {
 
 /// Two views of one graph for the SAT sweep, told the same merges: one that translates
 /// every node from its normal form, and one that translates a node written over a
-/// merged one from its written form ([`Written`]). Each is exact; a pair is proved
+/// merged one from its written form ([`Graph::written`]). Each is exact; a pair is proved
 /// equal when either view proves it. Two because neither subsumes the other: the
 /// written form keeps a program's own word where the IR has the same word (clang's
 /// signed borrow chain over words the sweep merged), the normal form keeps the
@@ -294,7 +294,7 @@ impl<'g> Exact<'g> {
             let mut args = self.g.args(id);
             if self.use_written && !self.derived.is_empty() {
                 if let Some(f) = self.g.written(id) {
-                    args.extend(f.operands());
+                    f.for_each_arg(|a| args.push(a));
                 }
             }
             for a in args {
@@ -307,28 +307,28 @@ impl<'g> Exact<'g> {
     }
 
     /// The written form of `id` when one of its operands is derived (translated).
-    fn derived_form(&self, id: NodeId) -> Option<&'g Written> {
+    fn derived_form(&self, id: NodeId) -> Option<&'g Node> {
         if !self.use_written {
             return None;
         }
         let g = self.g;
         let f = g.written(id)?;
-        f.operands()
-            .iter()
-            .any(|o| self.derived.contains(o))
-            .then_some(f)
+        let mut any = false;
+        f.for_each_arg(|o| any |= self.derived.contains(&o));
+        any.then_some(f)
     }
 
     /// The polynomial of a written form whose operands are translated: as the node of
     /// the same kind.
-    fn translate_written(&mut self, f: &Written) -> Option<Poly> {
+    fn translate_written(&mut self, f: &Node) -> Option<Poly> {
         if self.work > WORK {
             return None;
         }
         let r = match f {
-            Written::Sum { w, k, terms } => self.sum_mod(*w, *k, terms),
-            Written::Carry { shift, k, args } => self.carry_of(*shift, *k, args),
-            Written::Borrow { a, k, subs } => self.borrow_of(*a, *k, subs),
+            Node::Add { w, k, terms } => self.sum_mod(*w, *k, terms),
+            Node::Carry { shift, k, args } => self.carry_of(*shift, *k, args),
+            Node::Borrow { a, k, subs } => self.borrow_of(*a, *k, subs),
+            _ => None,
         };
         self.work += r.as_ref().map_or(0, |p| p.terms.len());
         r

@@ -363,14 +363,23 @@ fn wrong_twins_are_not_proved() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(256))]
+    #![proptest_config(ProptestConfig::with_cases(384))]
 
     /// On random graphs: every node's polynomial has the node's value, and nodes called
-    /// equal have equal values.
+    /// equal have equal values. With `written`, in the view that uses written forms
+    /// ([`Graph::written`]): every leaf aliased to itself makes every node written over
+    /// a sum translated from its written form, which must have the node's value too (and
+    /// so must each written form under the graph's own evaluation).
     #[test]
-    fn translation_is_exact((bounds, ops, vals) in random_graphs(6)) {
+    fn translation_is_exact((bounds, ops, vals) in random_graphs(6), written in any::<bool>()) {
         let (g, nodes, _) = build_graph(&bounds, &ops);
         let mut x = Exact::new(&g);
+        if written {
+            x.use_written = true;
+            for &n in &nodes[..bounds.len()] {
+                x.alias(n, n);
+            }
+        }
         let mut equal = Vec::new();
         for (i, &a) in nodes.iter().enumerate() {
             for &b in &nodes[..i] {
@@ -389,35 +398,6 @@ proptest! {
             for &(a, b) in &equal {
                 prop_assert_eq!(v[a.index()], v[b.index()], "{} vs {}", g.show(a, 200), g.show(b, 200));
             }
-        }
-    }
-}
-
-proptest! {
-    #![proptest_config(ProptestConfig::with_cases(128))]
-
-    /// The same with written forms ([`crate::graph::Written`]) in use: every leaf
-    /// aliased to itself makes every node written over a sum translated from its written
-    /// form, which must have the node's value too (and so must each written form under
-    /// the graph's own evaluation).
-    #[test]
-    fn written_translation_is_exact((bounds, ops, vals) in random_graphs(6)) {
-        let (g, nodes, _) = build_graph(&bounds, &ops);
-        let mut x = Exact::new(&g);
-        x.use_written = true;
-        for &n in &nodes[..bounds.len()] {
-            x.alias(n, n);
-        }
-        for &n in &nodes {
-            x.value(n);
-        }
-        for leaf in &vals {
-            let v = g.eval(&mut |s| match s {
-                Sym::Input { index, .. } => leaf[index as usize],
-                _ => 0,
-            });
-            let bad = x.mismatches(&v);
-            prop_assert!(bad.is_empty(), "{:?}: {}", bad[0], g.show(bad[0], 200));
             for &n in &nodes {
                 if let Some(f) = g.written(n) {
                     prop_assert_eq!(written_value(f, &v), v[n.index()], "{}", g.show(n, 200));
@@ -429,25 +409,26 @@ proptest! {
 
 /// The value of a written form given every node's value (the reference: integers
 /// computed directly).
-fn written_value(f: &crate::graph::Written, v: &[u128]) -> u128 {
-    use crate::graph::Written;
+fn written_value(f: &crate::graph::Node, v: &[u128]) -> u128 {
+    use crate::graph::Node;
     use num_bigint::BigInt;
     let val = |n: NodeId| BigInt::from(v[n.index()]);
     let r: BigInt = match f {
-        Written::Sum { w, k, terms } => {
+        Node::Add { w, k, terms } => {
             let s = terms.iter().fold(BigInt::from(*k), |acc, &(t, c)| {
                 acc + val(t) * BigInt::from(c)
             });
             let m = BigInt::from(1) << *w as usize;
             ((s % &m) + &m) % &m
         }
-        Written::Carry { shift, k, args } => {
+        Node::Carry { shift, k, args } => {
             args.iter().fold(BigInt::from(*k), |acc, &t| acc + val(t)) >> *shift as usize
         }
-        Written::Borrow { a, k, subs } => {
+        Node::Borrow { a, k, subs } => {
             let s = subs.iter().fold(BigInt::from(*k), |acc, &t| acc + val(t));
             BigInt::from((val(*a) < s) as u8)
         }
+        other => panic!("a written form is a sum, carry or borrow, not {other:?}"),
     };
     u128::try_from(r).unwrap()
 }

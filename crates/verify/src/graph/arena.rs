@@ -119,6 +119,36 @@ pub enum Node {
     },
 }
 
+impl Node {
+    /// Calls `f` on every argument, in order.
+    pub fn for_each_arg(&self, mut f: impl FnMut(NodeId)) {
+        match self {
+            Node::Const(_) | Node::Sym(_) => {}
+            Node::Add { terms, .. } => terms.iter().for_each(|&(t, _)| f(t)),
+            &Node::Prod(a, b) => {
+                f(a);
+                f(b);
+            }
+            Node::MulMod { args, .. }
+            | Node::Carry { args, .. }
+            | Node::And(args)
+            | Node::Or(args)
+            | Node::Xor(args) => args.iter().for_each(|&a| f(a)),
+            Node::Borrow { a, subs, .. } => {
+                f(*a);
+                subs.iter().for_each(|&s| f(s));
+            }
+            Node::Concat { segs, .. } => segs.iter().for_each(|s| f(s.node)),
+            &Node::Ite { c, t, e } => {
+                f(c);
+                f(t);
+                f(e);
+            }
+            &Node::Eqz(x) | &Node::Sar { x, .. } | &Node::Sext { x, .. } => f(x),
+        }
+    }
+}
+
 /// The arena: nodes, their range information, the memo for hash-consing, names of the
 /// leaves for printing, and how often each rule fired.
 #[derive(Default)]
@@ -137,49 +167,8 @@ pub struct Graph {
     /// each time instead costs a sum per carry per pass, 3.5x the check time).
     pub(super) lows: HashMap<NodeId, NodeId>,
     /// The first written form of each sum, carry and borrow whose constructor flattened
-    /// a sum among its operands (see [`Written`]).
-    pub(super) written: HashMap<NodeId, Written>,
-}
-
-/// A sum, carry or borrow as it was asked of its constructor, before the sums among its
-/// operands were flattened into it: the same value (the constructors' contract), over
-/// the operands as the program held them. The normal form forgets that a program added
-/// a word it had already computed; where another procedure proved that word equal to
-/// one of the IR's, the written form lets a check go on in the IR's terms (module
-/// `exact`). Recorded only where flattening happened, the first form only.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Written {
-    /// `(k + Σ c·t) mod 2^w`.
-    Sum {
-        w: u8,
-        k: u128,
-        terms: Box<[(NodeId, u128)]>,
-    },
-    /// `⌊(k + Σ args) / 2^shift⌋`.
-    Carry {
-        shift: u8,
-        k: u128,
-        args: Box<[NodeId]>,
-    },
-    /// `1` if `a < k + Σ subs`, else `0`.
-    Borrow {
-        a: NodeId,
-        k: u128,
-        subs: Box<[NodeId]>,
-    },
-}
-
-impl Written {
-    /// The operands, in order.
-    pub fn operands(&self) -> Vec<NodeId> {
-        match self {
-            Written::Sum { terms, .. } => terms.iter().map(|&(t, _)| t).collect(),
-            Written::Carry { args, .. } => args.to_vec(),
-            Written::Borrow { a, subs, .. } => {
-                std::iter::once(*a).chain(subs.iter().copied()).collect()
-            }
-        }
-    }
+    /// a sum among its operands (see [`Graph::written`]).
+    pub(super) written: HashMap<NodeId, Node>,
 }
 
 impl Graph {
@@ -219,8 +208,13 @@ impl Graph {
     }
 
     /// How node `id` was first written, where that differs from its normal form by a
-    /// flattened sum ([`Written`]).
-    pub fn written(&self, id: NodeId) -> Option<&Written> {
+    /// flattened sum: a [`Node::Add`], [`Node::Carry`] or [`Node::Borrow`] as it was
+    /// asked of its constructor, over the operands as the program held them, never
+    /// interned (so not in normal form). The same value, by the constructors' contract.
+    /// The normal form forgets that a program added a word it had already computed;
+    /// where another procedure proved that word equal to one of the IR's, the written
+    /// form lets a check go on in the IR's terms (module `exact`).
+    pub fn written(&self, id: NodeId) -> Option<&Node> {
         self.written.get(&id)
     }
 
@@ -229,7 +223,7 @@ impl Graph {
     pub(super) fn note_written(
         &mut self,
         id: NodeId,
-        form: impl FnOnce() -> Written,
+        form: impl FnOnce() -> Node,
         operands: &[NodeId],
     ) {
         // A form must be over smaller ids, like a node's arguments (a sum that folds to
@@ -317,57 +311,31 @@ impl Graph {
     // traversal
 
     /// Calls `f` on every argument of node `id`.
-    pub fn for_each_arg(&self, id: NodeId, mut f: impl FnMut(NodeId)) {
-        match &self.nodes[id.index()] {
-            Node::Const(_) | Node::Sym(_) => {}
-            Node::Add { terms, .. } => terms.iter().for_each(|&(t, _)| f(t)),
-            &Node::Prod(a, b) => {
-                f(a);
-                f(b);
-            }
-            Node::MulMod { args, .. }
-            | Node::Carry { args, .. }
-            | Node::And(args)
-            | Node::Or(args)
-            | Node::Xor(args) => args.iter().for_each(|&a| f(a)),
-            Node::Borrow { a, subs, .. } => {
-                f(*a);
-                subs.iter().for_each(|&s| f(s));
-            }
-            Node::Concat { segs, .. } => segs.iter().for_each(|s| f(s.node)),
-            &Node::Ite { c, t, e } => {
-                f(c);
-                f(t);
-                f(e);
-            }
-            &Node::Eqz(x) | &Node::Sar { x, .. } | &Node::Sext { x, .. } => f(x),
-        }
+    pub fn for_each_arg(&self, id: NodeId, f: impl FnMut(NodeId)) {
+        self.nodes[id.index()].for_each_arg(f)
     }
 
     /// Marks every node reachable from `roots` (arguments have smaller ids).
     pub fn reachable(&self, roots: impl IntoIterator<Item = NodeId>) -> Vec<bool> {
-        let mut mark = vec![false; self.nodes.len()];
-        let mut hi = 0;
-        for r in roots {
-            mark[r.index()] = true;
-            hi = hi.max(r.index() + 1);
-        }
-        for i in (0..hi).rev() {
-            if mark[i] {
-                self.for_each_arg(NodeId(i as u32), |a| mark[a.index()] = true);
-            }
-        }
-        mark
+        self.reach(roots, None)
     }
 
     /// Marks every node reachable from `roots` through arguments and the operands of
-    /// the written forms ([`Written`]) of nodes not marked in `besides`: the values a
-    /// program computed on the way, including words the normal form flattened away
-    /// (but not the ways of computing the nodes it shares with `besides`, the IR's).
+    /// the written forms ([`Graph::written`]) of nodes not marked in `besides`: the
+    /// values a program computed on the way, including words the normal form flattened
+    /// away (but not the ways of computing the nodes it shares with `besides`, the IR's).
     pub fn reachable_written(
         &self,
         roots: impl IntoIterator<Item = NodeId>,
         besides: &[bool],
+    ) -> Vec<bool> {
+        self.reach(roots, Some(besides))
+    }
+
+    fn reach(
+        &self,
+        roots: impl IntoIterator<Item = NodeId>,
+        written: Option<&[bool]>,
     ) -> Vec<bool> {
         let mut mark = vec![false; self.nodes.len()];
         let mut hi = 0;
@@ -379,8 +347,9 @@ impl Graph {
             if mark[i] {
                 let id = NodeId(i as u32);
                 self.for_each_arg(id, |a| mark[a.index()] = true);
-                if let (false, Some(f)) = (besides[i], self.written.get(&id)) {
-                    f.operands().iter().for_each(|a| mark[a.index()] = true);
+                let follow = written.is_some_and(|besides| !besides[i]);
+                if let (true, Some(f)) = (follow, self.written.get(&id)) {
+                    f.for_each_arg(|a| mark[a.index()] = true);
                 }
             }
         }

@@ -5,7 +5,7 @@
 //! This module must never turn an exact value into a wrapped one (or back) unless the
 //! range analysis shows that no wrap can occur.
 
-use super::arena::{Graph, Node, NodeId, Written};
+use super::arena::{Graph, Node, NodeId};
 use super::range::{mask, sh_l, sh_r, sig, Info, M64};
 use super::rules::Rule;
 
@@ -16,7 +16,7 @@ impl Graph {
         let ops: Vec<NodeId> = terms.iter().map(|&(t, _)| t).collect();
         self.note_written(
             n,
-            || Written::Sum {
+            || Node::Add {
                 w: w.clamp(1, 128) as u8,
                 k,
                 terms: terms.into(),
@@ -363,7 +363,7 @@ impl Graph {
         let n = self.carry_normal(shift, args, k);
         self.note_written(
             n,
-            || Written::Carry {
+            || Node::Carry {
                 shift: shift as u8,
                 k,
                 args: args.into(),
@@ -426,7 +426,7 @@ impl Graph {
         let n = self.borrow_normal(a, subs, k);
         self.note_written(
             n,
-            || Written::Borrow {
+            || Node::Borrow {
                 a,
                 k,
                 subs: subs.into(),

@@ -88,6 +88,6 @@ mod show;
 #[cfg(test)]
 pub(crate) mod tests;
 
-pub use arena::{Graph, Node, NodeId, Seg, Sym, Written};
+pub use arena::{Graph, Node, NodeId, Seg, Sym};
 pub use range::{mask, sig, Info};
 pub use rules::Rule;
