@@ -792,6 +792,12 @@ pub(crate) struct SearchArgs {
     /// Seed of every search and measurement.
     #[arg(long, default_value_t = DEFAULT_SEED)]
     pub seed: u64,
+    /// Independent runs of each search before the best one continues (bet-and-run).
+    #[arg(long, default_value_t = Params::BETS)]
+    pub bets: u32,
+    /// Share of each search's evaluations spent on the bets.
+    #[arg(long, default_value_t = Params::BET_RATIO)]
+    pub bet_ratio: f64,
     /// Batches per measurement.
     #[arg(long, default_value_t = Config::default().batches)]
     pub batches: usize,
@@ -801,12 +807,12 @@ pub(crate) struct SearchArgs {
 }
 
 impl SearchArgs {
-    /// One search's parameters: `evals` evaluations, the default bets, this seed.
+    /// One search's parameters: `evals` evaluations, these bets, this seed.
     pub(crate) fn params(&self, evals: u64) -> Params {
         Params {
             evals,
-            bets: Params::BETS,
-            bet_ratio: Params::BET_RATIO,
+            bets: self.bets,
+            bet_ratio: self.bet_ratio,
             seed: self.seed,
         }
     }

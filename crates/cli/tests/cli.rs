@@ -559,6 +559,32 @@ fn optimize_usage_errors_exit_2() {
             ],
             "latency mode needs",
         ),
+        // `bench` and `primitive` take the same search parameters, checked first.
+        (
+            &[
+                "bench",
+                "--formula",
+                "x25519-ladderstep",
+                "--bet-ratio",
+                "1.5",
+            ],
+            "--bet-ratio must be between 0 and 1",
+        ),
+        (
+            &["bench", "--formula", "x25519-ladderstep", "--evals", "5"],
+            "too small for 10 bets",
+        ),
+        (
+            &[
+                "primitive",
+                "x25519",
+                "--bets",
+                "0",
+                "--out",
+                "/proc/cryptopt-x",
+            ],
+            "--bets must be at least 1",
+        ),
     ];
     for (args, want) in cases {
         let (code, _, err) = cryptopt(args);

@@ -143,6 +143,8 @@ fn out_dir(args: &BenchArgs, mode: Mode) -> PathBuf {
 
 /// `cryptopt bench`: optimize every function, compare, write the reports.
 pub fn command(args: BenchArgs) -> Result<()> {
+    // Bad search parameters are a usage error before anything runs.
+    args.search.params(args.evals).check()?;
     if let Some(names) = &args.primitives {
         return crate::primitive::bench(&args, names);
     }

@@ -150,6 +150,7 @@ pub(crate) fn archive_name(name: PrimitiveName) -> String {
 }
 
 pub fn command(args: PrimitiveArgs) -> Result<()> {
+    args.search.params(args.evals).check()?;
     let started = Instant::now();
     let settings = Settings {
         evals: args.evals,
