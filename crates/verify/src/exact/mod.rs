@@ -134,19 +134,24 @@ impl<'g> Views<'g> {
         }
     }
 
+    // The written view is asked only where it can differ: where a node of the pair is
+    // derived there (else its polynomials are the plain view's, and so its answer).
+
     /// Whether nodes `a` and `b` are proved equal.
     pub fn equal(&mut self, a: NodeId, b: NodeId) -> bool {
-        self.plain.equal(a, b) || self.written.equal(a, b)
+        self.plain.equal(a, b) || (self.written.any_derived(&[a, b]) && self.written.equal(a, b))
     }
 
     /// Whether node `m` is proved to be the constant `k`.
     pub fn equal_const(&mut self, m: NodeId, k: u128) -> bool {
-        self.plain.equal_const(m, k) || self.written.equal_const(m, k)
+        self.plain.equal_const(m, k)
+            || (self.written.any_derived(&[m]) && self.written.equal_const(m, k))
     }
 
     /// Whether node `m` is proved to be `-r mod 2^w`.
     pub fn equal_neg(&mut self, m: NodeId, r: NodeId, w: u32) -> bool {
-        self.plain.equal_neg(m, r, w) || self.written.equal_neg(m, r, w)
+        self.plain.equal_neg(m, r, w)
+            || (self.written.any_derived(&[m, r]) && self.written.equal_neg(m, r, w))
     }
 
     /// Records that node `m` is proved equal to node `r`.
@@ -268,102 +273,56 @@ impl<'g> Exact<'g> {
             if self.vals.contains_key(&id) {
                 continue;
             }
+            let g = self.g;
+            // The written view translates a node written over a derived one from its
+            // written form; a node over a derived one is derived.
+            let written = g.written(id).filter(|_| self.written_in_use());
             if args_done {
-                // A node written over a derived one is translated from its written form;
-                // either way, a node over a derived one is derived.
-                let form = self.derived_form(id);
-                let derived =
-                    form.is_some() || self.g.args(id).iter().any(|a| self.derived.contains(a));
+                let derived = |n: &Node| {
+                    let mut any = false;
+                    n.for_each_arg(|a| any |= self.derived.contains(&a));
+                    any
+                };
+                let form = written.filter(|f| derived(f));
+                let over = form.is_some() || (self.use_written && derived(g.node(id)));
                 // Over budget, a node is an atom of its own: still exact, no longer
                 // matched by form.
-                let p = match form {
-                    Some(f) => self.translate_written(f),
-                    None => self.translate(id),
-                };
-                let v = match p {
+                let v = match self.translate(id, form.unwrap_or(g.node(id))) {
                     Some(p) if p.terms.len() <= NODE_TERMS => p,
                     _ => self.intern(Atom::Leaf(id), self.ub(id)),
                 };
-                if derived {
+                if over {
                     self.derived.insert(id);
                 }
                 self.vals.insert(id, v);
                 continue;
             }
             stack.push((id, true));
-            let mut args = self.g.args(id);
-            if self.use_written && !self.derived.is_empty() {
-                if let Some(f) = self.g.written(id) {
-                    f.for_each_arg(|a| args.push(a));
-                }
-            }
-            for a in args {
+            let mut push = |a: NodeId| {
                 if !self.vals.contains_key(&a) {
                     stack.push((a, false));
                 }
+            };
+            g.for_each_arg(id, &mut push);
+            if let Some(f) = written {
+                f.for_each_arg(&mut push);
             }
         }
         self.vals.get(&n).cloned()
     }
 
-    /// The written form of `id` when one of its operands is derived (translated).
-    fn derived_form(&self, id: NodeId) -> Option<&'g Node> {
-        if !self.use_written {
-            return None;
-        }
-        let g = self.g;
-        let f = g.written(id)?;
-        let mut any = false;
-        f.for_each_arg(|o| any |= self.derived.contains(&o));
-        any.then_some(f)
+    /// Whether this view translates from written forms now: the written view, once
+    /// something is derived (before, its translations are the plain view's).
+    fn written_in_use(&self) -> bool {
+        self.use_written && !self.derived.is_empty()
     }
 
-    /// The polynomial of a written form whose operands are translated: as the node of
-    /// the same kind.
-    fn translate_written(&mut self, f: &Node) -> Option<Poly> {
-        if self.work > WORK {
-            return None;
-        }
-        let r = match f {
-            Node::Add { w, k, terms } => self.sum_mod(*w, *k, terms),
-            Node::Carry { shift, k, args } => self.carry_of(*shift, *k, args),
-            Node::Borrow { a, k, subs } => self.borrow_of(*a, *k, subs),
-            _ => None,
-        };
-        self.work += r.as_ref().map_or(0, |p| p.terms.len());
-        r
-    }
-
-    /// `(k + Σ c·t) mod 2^w`.
-    fn sum_mod(&mut self, w: u8, k: u128, terms: &[(NodeId, u128)]) -> Option<Poly> {
-        let big = |v: u128| BigInt::from(v);
-        let mut parts = vec![Poly::konst(big(k))];
-        let mut hi = big(k);
-        for &(t, c) in terms.iter() {
-            parts.push(self.val(t)?.scale(&big(c)));
-            hi += big(c) * self.ub(t);
-        }
-        let p = Poly::sum(&parts);
-        self.lo(p, w as u32, Some((big(k), hi)))
-    }
-
-    /// `⌊(k + Σ args) / 2^shift⌋`.
-    fn carry_of(&mut self, shift: u8, k: u128, args: &[NodeId]) -> Option<Poly> {
-        let (p, hi) = self.sum_of(k, args)?;
-        let s = shift as u32;
-        let l = self.lo(p.clone(), s, Some((BigInt::from(k), hi)))?;
-        Some(p.sub(&l).shr(s))
-    }
-
-    /// `[a < k + Σ subs]`.
-    fn borrow_of(&mut self, a: NodeId, k: u128, subs: &[NodeId]) -> Option<Poly> {
-        let (s, neg) = self.sum_of(k, subs)?;
-        let x = self.val(a)?.sub(&s);
-        let pos = self.ub(a);
-        let bits = (neg.bits().max(pos.bits()) as u32).max(1);
-        let nbits = bits.div_ceil(64) * 64;
-        let l = self.lo(x.clone(), nbits, Some((-neg, pos)))?;
-        Some(l.sub(&x).shr(nbits))
+    /// Whether any of `nodes` is derived, after translating them: whether this view
+    /// can differ from the plain one on them.
+    fn any_derived(&mut self, nodes: &[NodeId]) -> bool {
+        nodes
+            .iter()
+            .any(|&n| self.value(n).is_some() && self.derived.contains(&n))
     }
 
     fn val(&self, n: NodeId) -> Option<Poly> {
@@ -397,23 +356,33 @@ impl<'g> Exact<'g> {
         p.interval(&|a| self.ubs[a as usize].clone())
     }
 
-    /// The polynomial of one node whose arguments are translated.
-    fn translate(&mut self, n: NodeId) -> Option<Poly> {
+    /// The polynomial of node `n` from `node`, its normal form or its written form (one
+    /// value), whose arguments are translated.
+    fn translate(&mut self, n: NodeId, node: &'g Node) -> Option<Poly> {
         if self.work > WORK {
             return None;
         }
-        let r = self.translate_node(n);
+        let r = self.translate_node(n, node);
         self.work += r.as_ref().map_or(0, |p| p.terms.len());
         r
     }
 
-    fn translate_node(&mut self, n: NodeId) -> Option<Poly> {
+    fn translate_node(&mut self, n: NodeId, node: &'g Node) -> Option<Poly> {
         let g = self.g;
         let big = |v: u128| BigInt::from(v);
-        Some(match g.node(n) {
+        Some(match node {
             Node::Const(c) => Poly::konst(big(*c)),
             Node::Sym(_) => self.intern(Atom::Leaf(n), self.ub(n)),
-            Node::Add { w, k, terms } => self.sum_mod(*w, *k, terms)?,
+            Node::Add { w, k, terms } => {
+                let mut parts = vec![Poly::konst(big(*k))];
+                let mut hi = big(*k);
+                for &(t, c) in terms.iter() {
+                    parts.push(self.val(t)?.scale(&big(c)));
+                    hi += big(c) * self.ub(t);
+                }
+                let p = Poly::sum(&parts);
+                self.lo(p, *w as u32, Some((big(*k), hi)))?
+            }
             &Node::Prod(a, b) => self.val(a)?.mul(&self.val(b)?, TERMS)?,
             Node::MulMod { w, args } => {
                 let mut p = Poly::konst(BigInt::one());
@@ -422,10 +391,23 @@ impl<'g> Exact<'g> {
                 }
                 self.lo(p, *w as u32, None)?
             }
-            Node::Carry { shift, k, args } => self.carry_of(*shift, *k, args)?,
-            Node::Borrow { a, k, subs } => self.borrow_of(*a, *k, subs)?,
+            Node::Carry { shift, k, args } => {
+                let (p, hi) = self.sum_of(*k, args)?;
+                let s = *shift as u32;
+                let l = self.lo(p.clone(), s, Some((big(*k), hi)))?;
+                p.sub(&l).shr(s)
+            }
+            Node::Borrow { a, k, subs } => {
+                let (s, neg) = self.sum_of(*k, subs)?;
+                let x = self.val(*a)?.sub(&s);
+                let pos = self.ub(*a);
+                let bits = (neg.bits().max(pos.bits()) as u32).max(1);
+                let nbits = bits.div_ceil(64) * 64;
+                let l = self.lo(x.clone(), nbits, Some((-neg, pos)))?;
+                l.sub(&x).shr(nbits)
+            }
             Node::And(args) | Node::Or(args) | Node::Xor(args) => {
-                let op = match g.node(n) {
+                let op = match node {
                     Node::And(_) => 0,
                     Node::Or(_) => 1,
                     _ => 2,

@@ -224,18 +224,18 @@ impl Graph {
         &mut self,
         id: NodeId,
         form: impl FnOnce() -> Node,
-        operands: &[NodeId],
+        operands: impl Iterator<Item = NodeId> + Clone,
     ) {
         // A form must be over smaller ids, like a node's arguments (a sum that folds to
         // one of its operands is not written as itself).
         if self.written.contains_key(&id)
             || matches!(self.nodes[id.index()], Node::Const(_))
-            || operands.iter().any(|&o| o >= id)
+            || operands.clone().any(|o| o >= id)
         {
             return;
         }
         if operands
-            .iter()
+            .into_iter()
             .any(|o| matches!(self.nodes[o.index()], Node::Add { .. }))
         {
             let f = form();

@@ -13,7 +13,6 @@ impl Graph {
     /// `(k + Σ c·t) mod 2^w`.
     pub fn add(&mut self, w: u32, terms: &[(NodeId, u128)], k: u128) -> NodeId {
         let n = self.add_normal(w, terms, k);
-        let ops: Vec<NodeId> = terms.iter().map(|&(t, _)| t).collect();
         self.note_written(
             n,
             || Node::Add {
@@ -21,7 +20,7 @@ impl Graph {
                 k,
                 terms: terms.into(),
             },
-            &ops,
+            terms.iter().map(|&(t, _)| t),
         );
         n
     }
@@ -368,7 +367,7 @@ impl Graph {
                 k,
                 args: args.into(),
             },
-            args,
+            args.iter().copied(),
         );
         n
     }
@@ -431,7 +430,7 @@ impl Graph {
                 k,
                 subs: subs.into(),
             },
-            subs,
+            subs.iter().copied(),
         );
         n
     }
