@@ -27,6 +27,8 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 /// The variants the checker must prove.
 const PROVED: &[&str] = &[
     "p256_mul_adx",
+    "p256_mul_mulq_only",
+    "p256_mul_mulx_cios",
     "p256_mul_product_scanning",
     "p256_square_mulx_shld",
 ];

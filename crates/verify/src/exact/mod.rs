@@ -60,7 +60,7 @@ use num_bigint::BigInt;
 use num_traits::{One, Signed, Zero};
 
 use crate::graph::{sig, Graph, Node, NodeId};
-use poly::{pow2, AtomId, Poly};
+use poly::{floor_shr, pow2, AtomId, Poly};
 
 /// What an atom stands for.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -96,6 +96,8 @@ pub(crate) struct Exact<'g> {
     g: &'g Graph,
     atoms: Vec<Atom>,
     ubs: Vec<BigInt>,
+    /// For each sign atom `neg(Y)`, the bounds of `Y` (for [`Exact::interval`]).
+    sign_args: HashMap<AtomId, (BigInt, BigInt)>,
     memo: HashMap<Atom, AtomId>,
     /// The polynomial of each translated node (over budget: an atom of its own).
     vals: HashMap<NodeId, Poly>,
@@ -179,6 +181,7 @@ impl<'g> Exact<'g> {
             g,
             atoms: Vec::new(),
             ubs: Vec::new(),
+            sign_args: HashMap::new(),
             memo: HashMap::new(),
             vals: HashMap::new(),
             guards: HashMap::new(),
@@ -343,6 +346,10 @@ impl<'g> Exact<'g> {
             }
             None => {
                 let id = self.atoms.len() as AtomId;
+                if let Atom::Neg(q) = &a {
+                    let range = self.interval(q);
+                    self.sign_args.insert(id, range);
+                }
                 self.atoms.push(a.clone());
                 self.ubs.push(ub);
                 self.memo.insert(a, id);
@@ -352,8 +359,78 @@ impl<'g> Exact<'g> {
         Poly::atom(id)
     }
 
+    /// Bounds of `p`: interval arithmetic over the atoms' upper bounds, except that a
+    /// sign atom beside its own argument, `α·Y + β·neg(Y)` within `p`, is bounded as a
+    /// whole by its two cases (`α·Y` for `Y ≥ 0`, `α·Y + β` for `Y < 0`). That is how
+    /// rule `near` writes a wrapped value, `lo(Q, k) = R + 2^k·neg(R)` for
+    /// `R = Q - t·2^k`: in `[0, 2^k)`, which term-by-term bounds lose (the word a
+    /// Montgomery step passes on, below the carry it keeps apart).
     fn interval(&self, p: &Poly) -> (BigInt, BigInt) {
-        p.interval(&|a| self.ubs[a as usize].clone())
+        let ub = |a: AtomId| self.ubs[a as usize].clone();
+        let signs: Vec<AtomId> = p
+            .terms
+            .keys()
+            .filter_map(|m| match m[..] {
+                [a] if self.sign_args.contains_key(&a) => Some(a),
+                _ => None,
+            })
+            .collect();
+        if signs.is_empty() {
+            return p.interval(&ub);
+        }
+        // Numerators: the groups are taken out of them, the rest bounded term by term.
+        let mut rest = Poly {
+            e: 0,
+            terms: p.terms.clone(),
+        };
+        let (mut glo, mut ghi) = (BigInt::zero(), BigInt::zero());
+        for n in signs {
+            let Atom::Neg(y) = &self.atoms[n as usize] else {
+                continue;
+            };
+            if y.e != 0 {
+                continue;
+            }
+            let (Some(beta), Some((m0, c0))) = (
+                rest.terms.get(&vec![n]).cloned(),
+                y.terms.iter().find(|(m, _)| !m.is_empty()),
+            ) else {
+                continue;
+            };
+            let Some(cp) = rest.terms.get(m0) else {
+                continue;
+            };
+            if !(cp % c0).is_zero() {
+                continue;
+            }
+            let alpha = cp / c0;
+            let whole = y
+                .terms
+                .iter()
+                .all(|(m, c)| m.is_empty() || rest.terms.get(m) == Some(&(&alpha * c)));
+            if !whole {
+                continue;
+            }
+            let (yl, yh) = &self.sign_args[&n];
+            let mut ends = Vec::new();
+            if yl.is_negative() {
+                ends.push(&alpha * yl + &beta);
+                ends.push(&beta - &alpha);
+            }
+            if !yh.is_negative() {
+                ends.push(BigInt::zero());
+                ends.push(&alpha * yh);
+            }
+            let (Some(l), Some(h)) = (ends.iter().min(), ends.iter().max()) else {
+                continue;
+            };
+            glo += l;
+            ghi += h;
+            rest = rest.sub(&y.scale(&alpha)).sub(&Poly::atom(n).scale(&beta));
+        }
+        let (rl, rh) = rest.interval(&ub);
+        let (lo, hi) = (rl + glo, rh + ghi);
+        (-floor_shr(&-lo, p.e), floor_shr(&hi, p.e))
     }
 
     /// The polynomial of node `n` from `node`, its normal form or its written form (one

@@ -512,3 +512,52 @@ fn inner_truncations_in_other_proportions_are_one_atom() {
         assert_eq!(other == first, equal, "{name}");
     }
 }
+
+/// A wrapped value is in range: rule `near` writes `lo(S, 128)` of a sum of two
+/// products as `Y + 2^128·neg(Y)` with `Y = S - 2^128`, which is in `[0, 2^128)` though
+/// term-by-term bounds say `[-2^128, 2^129)`. With a word above it (fiat's next
+/// Montgomery row over the words below a carry it keeps apart), the wider truncation is
+/// the value itself. Not so when the wrap is by anything but `2^128`.
+#[test]
+fn a_wrapped_value_is_bounded_as_a_whole() {
+    use super::poly::{pow2, Poly};
+    use num_bigint::BigInt;
+    use num_traits::{Signed, Zero};
+    let mut g = Graph::new();
+    let l = [0, 1, 2, 3, 4].map(|i| word(&mut g, i, M64));
+    let (p, q) = (g.prod(l[0], l[1]), g.prod(l[2], l[3]));
+    let mut x = Exact::new(&g);
+    let [p, q, e] = [p, q, l[4]].map(|n| x.value(n).unwrap());
+    let s = p.add(&q);
+    let low = x.lo(s.clone(), 128, None).unwrap();
+    assert!(
+        low.as_atom().is_none(),
+        "lo(S, 128) is written with a sign atom"
+    );
+    let y = s.sub(&Poly::konst(pow2(128)));
+    let n = x.neg(&y);
+    for (name, wrap, in_range) in [
+        ("2^128", pow2(128), true),
+        ("2^127", pow2(127), false),
+        ("2^128 + 1", pow2(128) + 1, false),
+    ] {
+        let v = y.add(&n.scale(&wrap));
+        let (lo, hi) = x.interval(&v);
+        assert_eq!(
+            !lo.is_negative() && hi < pow2(128),
+            in_range,
+            "{name}: [{lo:#x}, {hi:#x}]"
+        );
+        let whole = v.add(&e.scale(&pow2(128)));
+        let t = x.lo(whole.clone(), 192, None).unwrap();
+        assert_eq!(t == whole, in_range, "{name}: lo(v + 2^128·e, 192)");
+    }
+    assert_eq!(
+        x.lo(low.add(&e.scale(&pow2(128))), 192, None)
+            .unwrap()
+            .sub(&low)
+            .sub(&e.scale(&pow2(128))),
+        Poly::konst(BigInt::zero()),
+        "lo(S, 128) + 2^128·e below 2^192"
+    );
+}
