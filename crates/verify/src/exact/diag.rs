@@ -24,7 +24,7 @@ impl Exact<'_> {
     /// With `$CRYPTOPT_EXACT_DEBUG` set: both polynomials, their difference and the
     /// atoms it is made of on stderr (and every translated node checked
     /// against [`Graph::eval`] on random inputs within bounds). A diagnostic only.
-    pub(super) fn explain(&self, a: NodeId, pa: &Poly, pb: &Poly, d: &Poly, r: Option<&Poly>) {
+    pub(super) fn explain(&mut self, a: NodeId, pa: &Poly, pb: &Poly, d: &Poly, r: Option<&Poly>) {
         let mut samples = Vec::new();
         {
             use rand::{Rng, SeedableRng};
@@ -110,8 +110,9 @@ impl Exact<'_> {
     }
 
     /// The atoms that have one value (other than 0 and 1) on every sample, in groups:
-    /// where a value has two forms that no rule makes one.
-    fn print_groups(&self, samples: &[Vec<u128>]) {
+    /// where a value has two forms that no rule makes one; with each truncation's
+    /// residue against the group's first atom (what a rule would have to cancel).
+    fn print_groups(&mut self, samples: &[Vec<u128>]) {
         let mut values: Vec<Vec<BigInt>> = vec![Vec::new(); self.atoms.len()];
         for v in samples {
             let mut memo = HashMap::new();
@@ -129,6 +130,18 @@ impl Exact<'_> {
         groups.sort();
         for ts in groups {
             eprintln!("GROUP {ts:?}");
+            // What keeps each truncation from being the first atom: its argument less
+            // that atom, reduced (the work budget left as it was: no effect on proofs).
+            let work = self.work;
+            for &t in &ts[1..] {
+                if let Atom::Lo(q, k) = self.atoms[t as usize].clone() {
+                    let d = q.sub(&Poly::atom(ts[0]));
+                    if let Some(r) = self.reduce(d, k, false) {
+                        eprintln!("   RESIDUE a{t} - a{} mod 2^{k}: {}", ts[0], self.show(&r));
+                    }
+                }
+            }
+            self.work = work;
             for &t in &ts {
                 match &self.atoms[t as usize] {
                     Atom::Lo(q, k) => eprintln!("   a{t} = lo({}, {k})", self.show(q)),

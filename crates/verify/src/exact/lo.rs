@@ -12,7 +12,7 @@ use num_bigint::BigInt;
 use num_integer::Integer;
 use num_traits::{One, Signed, Zero};
 
-use super::poly::{floor_shr, mod_pow2, pow2, v2, Poly};
+use super::poly::{floor_shr, mod_pow2, pow2, v2, AtomId, Poly};
 use super::{Atom, Exact, ROUNDS, TERMS, WORK};
 
 /// The most multiples of `2^k` a truncated sum may wrap past to be written as
@@ -41,12 +41,70 @@ impl Exact<'_> {
         if let Some(q) = self.lo_arg(&p) {
             return self.eqz(q);
         }
+        // lo(o·R, k) is zero exactly when lo(R, k) is, for o odd (invertible modulo
+        // 2^k): a Montgomery factor m = lo(t·p', 64) is zero exactly when t's low word is.
+        if let Some(r) = self.odd_part_out(&p) {
+            return self.eqz(r);
+        }
+        // -R mod 2^k as rule minus_mod writes it, 2^k - R - 2^k·[R = 0], is zero exactly
+        // when R is.
+        if let Some(r) = self.minus_mod_arg(&p) {
+            return self.eqz(r);
+        }
         // p = 0 exactly when c·p = 0: one representative of the multiples.
         let content = p.terms.values().fold(BigInt::zero(), |g, c| g.gcd(c));
         let lead_negative = p.terms.values().next().is_some_and(|c| c.is_negative());
         let d = if lead_negative { -content } else { content };
         let q = p.numerators_over(&d);
         self.intern(Atom::Eqz(q), BigInt::one())
+    }
+
+    /// `lo(Q / o, k)` when `p` is the atom `lo(Q, k)` and `o > 1` is the odd part of
+    /// the content of `Q`'s numerators (then `Q / o` is an integer, and zero modulo
+    /// `2^k` exactly when `Q` is).
+    fn odd_part_out(&mut self, p: &Poly) -> Option<Poly> {
+        let Atom::Lo(q, k) = self.atoms[p.as_atom()? as usize].clone() else {
+            return None;
+        };
+        let content = q.terms.values().fold(BigInt::zero(), |g, c| g.gcd(c));
+        let odd = &content >> v2(&content);
+        if odd <= BigInt::one() {
+            return None;
+        }
+        let r = Poly {
+            e: q.e,
+            terms: q.terms.iter().map(|(m, c)| (m.clone(), c / &odd)).collect(),
+        };
+        self.lo(r, k, None)
+    }
+
+    /// `R` when `p` is `2^k - R - 2^k·[R = 0]` for `0 ≤ R < 2^k` (`-R mod 2^k`, as
+    /// [`Exact::minus_mod`] writes it): zero exactly when `R` is.
+    fn minus_mod_arg(&mut self, p: &Poly) -> Option<Poly> {
+        if p.e != 0 {
+            return None;
+        }
+        let tests: Vec<(AtomId, BigInt)> = p
+            .terms
+            .iter()
+            .filter_map(|(m, c)| match m[..] {
+                [z] if matches!(self.atoms[z as usize], Atom::Eqz(_)) => Some((z, -c)),
+                _ => None,
+            })
+            .collect();
+        for (z, top) in tests {
+            if top != pow2(v2(&top)) || p.terms.get(&Vec::new()) != Some(&top) {
+                continue;
+            }
+            let r = Poly::konst(top.clone())
+                .sub(&Poly::atom(z).scale(&top))
+                .sub(p);
+            let (l, h) = self.interval(&r);
+            if !l.is_negative() && h < top && self.eqz(r.clone()) == Poly::atom(z) {
+                return Some(r);
+            }
+        }
+        None
     }
 
     /// `Q` when `p` is the atom `lo(Q, k)` and `-2^k < Q < 2^k`.
@@ -324,7 +382,7 @@ impl Exact<'_> {
         self.reduce(q, k, true)
     }
 
-    fn reduce(&mut self, p: Poly, k: u32, partial: bool) -> Option<Poly> {
+    pub(super) fn reduce(&mut self, p: Poly, k: u32, partial: bool) -> Option<Poly> {
         let mut q = p.reduced(k, false);
         for _ in 0..ROUNDS {
             let mut changed = false;

@@ -561,3 +561,28 @@ fn a_wrapped_value_is_bounded_as_a_whole() {
         "lo(S, 128) + 2^128·e below 2^192"
     );
 }
+
+/// `lo(o·P, 64)` is zero exactly when `lo(P, 64)` is, for `o` odd: a Montgomery factor
+/// `m = lo(t·p', 64)` and the word `t` it comes from are zero together (clang tests one
+/// where the IR tests the other). Not so for an even multiplier.
+#[test]
+fn an_odd_multiple_is_zero_with_the_word() {
+    use num_bigint::BigInt;
+    let mut g = Graph::new();
+    let (a, b) = (word(&mut g, 0, M64), word(&mut g, 1, M64));
+    let prod = g.prod(a, b);
+    let mut x = Exact::new(&g);
+    let p = x.value(prod).unwrap();
+    let l = x.lo(p.clone(), 64, None).unwrap();
+    let z = x.eqz(l);
+    for (name, o, same) in [
+        ("p' of secp256k1", 0xd838_091d_d225_3531u128, true),
+        ("-p' of secp256k1", 0x27c7_f6e2_2dda_cacf, true),
+        ("3", 3, true),
+        ("2", 2, false),
+        ("2·p'", 0xd838_091d_d225_3531 * 2, false),
+    ] {
+        let m = x.lo(p.scale(&BigInt::from(o)), 64, None).unwrap();
+        assert_eq!(x.eqz(m) == z, same, "{name}");
+    }
+}
