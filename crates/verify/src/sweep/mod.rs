@@ -64,7 +64,9 @@
 
 mod blast;
 mod circuit;
+mod congruence;
 mod query;
+mod region;
 #[cfg(test)]
 mod tests;
 
@@ -77,6 +79,7 @@ use crate::exact::Views;
 use crate::graph::{mask, sig, Graph, Node, NodeId};
 use crate::witness;
 use circuit::Circuit;
+use congruence::{combine, congruent, find};
 
 /// How much the sweep may spend.
 #[derive(Clone, Copy, Debug)]
@@ -584,72 +587,6 @@ impl<'g> Sweep<'g> {
         }
     }
 
-    /// The nodes a query of `m` against `target` blasts (ascending): those in exactly
-    /// one of the two cones, and the cheap shared nodes just below them; `None` when
-    /// that is over `limits.region`.
-    fn region(&mut self, m: NodeId, target: Target) -> Option<Vec<NodeId>> {
-        self.stamp += 1;
-        let stamp = self.stamp;
-        let (g, parent, neg) = (self.g, &self.parent, &self.neg);
-        mark_cone(g, parent, neg, &mut self.mark_a, stamp, m);
-        if let Target::Node(r) | Target::Neg(r, _) = target {
-            mark_cone(g, parent, neg, &mut self.mark_b, stamp, r);
-        }
-        // The region: nodes in exactly one cone; for a constant target, the program's
-        // own nodes in m's cone (the IR's nodes are where it stops).
-        let hi = m.index().max(match target {
-            Target::Node(r) | Target::Neg(r, _) => r.index(),
-            Target::Const(_) => 0,
-        });
-        let mut region = Vec::new();
-        for i in 0..=hi {
-            let (a, b) = (self.mark_a[i] == stamp, self.mark_b[i] == stamp);
-            let inside = match target {
-                Target::Node(_) | Target::Neg(..) => a != b,
-                Target::Const(_) => a && !self.ir[i],
-            };
-            if inside && !matches!(self.g.node(NodeId(i as u32)), Node::Sym(_) | Node::Const(_)) {
-                region.push(NodeId(i as u32));
-                if region.len() > self.limits.region {
-                    if debug() >= 2 {
-                        eprintln!("sweep: region over {} nodes: not asked", self.limits.region);
-                    }
-                    return None;
-                }
-            }
-        }
-        // Shared nodes just below the region are blasted too, down to `expand` levels
-        // (products and leaves stay free): a query often needs how two shared values
-        // relate (a sum and its carry, two sums of the same products), not only their
-        // ranges.
-        let g = self.g;
-        let mut inside: std::collections::HashSet<NodeId> = region.iter().copied().collect();
-        let mut layer = region.clone();
-        for _ in 0..self.limits.expand {
-            let mut next = Vec::new();
-            for &id in &layer {
-                each_arg(g, &self.parent, &self.neg, id, |a| {
-                    if cheap(g.node(a)) && inside.insert(a) {
-                        next.push(a);
-                    }
-                });
-            }
-            if inside.len() > self.limits.region {
-                if debug() >= 2 {
-                    eprintln!(
-                        "sweep: region with shared nodes over {}: not asked",
-                        self.limits.region
-                    );
-                }
-                return None;
-            }
-            region.extend_from_slice(&next);
-            layer = next;
-        }
-        region.sort();
-        Some(region)
-    }
-
     /// The SAT query of `m` against `target` over `region` ([`Sweep::region`]).
     fn solve(&mut self, m: NodeId, target: Target, last: bool, region: Vec<NodeId>) -> bool {
         self.stats.queries += 1;
@@ -739,158 +676,6 @@ pub(super) fn debug() -> u8 {
         Err(_) => 0,
         Ok(v) => v.parse().unwrap_or(1),
     })
-}
-
-/// The representative of `x` in the union-find `parent`.
-pub(super) fn find(parent: &[NodeId], mut x: NodeId) -> NodeId {
-    while parent[x.index()] != x {
-        x = parent[x.index()];
-    }
-    x
-}
-
-/// Whether `a` and `b` are the same operation on arguments already proved equal
-/// (congruence closure: no query needed). Commutative arguments compare as multisets,
-/// a sum's terms after equal terms are combined.
-fn congruent(g: &Graph, parent: &[NodeId], a: NodeId, b: NodeId) -> bool {
-    canonical(g, parent, a) == canonical(g, parent, b)
-}
-
-/// Node `id` with every argument replaced by its representative, in an order that does
-/// not depend on the arguments' ids where the operation does not.
-fn canonical(g: &Graph, parent: &[NodeId], id: NodeId) -> Node {
-    let f = |x: NodeId| find(parent, x);
-    let sorted = |args: &[NodeId]| -> Box<[NodeId]> {
-        let mut v: Vec<NodeId> = args.iter().map(|&x| f(x)).collect();
-        v.sort();
-        v.into()
-    };
-    match g.node(id) {
-        Node::Add { w, k, terms } => {
-            let m = mask(*w as u32);
-            let mut terms = combine(parent, terms.iter().copied());
-            terms.iter_mut().for_each(|t| t.1 &= m);
-            terms.retain(|&(_, c)| c != 0);
-            Node::Add {
-                w: *w,
-                k: *k,
-                terms: terms.into(),
-            }
-        }
-        &Node::Prod(x, y) => {
-            let (x, y) = (f(x), f(y));
-            Node::Prod(x.min(y), x.max(y))
-        }
-        Node::MulMod { w, args } => Node::MulMod {
-            w: *w,
-            args: sorted(args),
-        },
-        Node::Carry { shift, k, args } => Node::Carry {
-            shift: *shift,
-            k: *k,
-            args: sorted(args),
-        },
-        Node::Borrow { a, k, subs } => Node::Borrow {
-            a: f(*a),
-            k: *k,
-            subs: sorted(subs),
-        },
-        Node::And(args) => Node::And(sorted(args)),
-        Node::Or(args) => Node::Or(sorted(args)),
-        Node::Xor(args) => Node::Xor(sorted(args)),
-        Node::Concat { k, segs } => Node::Concat {
-            k: *k,
-            segs: segs
-                .iter()
-                .map(|s| crate::graph::Seg {
-                    node: f(s.node),
-                    ..*s
-                })
-                .collect(),
-        },
-        &Node::Ite { c, t, e } => Node::Ite {
-            c: f(c),
-            t: f(t),
-            e: f(e),
-        },
-        &Node::Eqz(x) => Node::Eqz(f(x)),
-        &Node::Sar { w, n, x } => Node::Sar { w, n, x: f(x) },
-        &Node::Sext { from, w, x } => Node::Sext { from, w, x: f(x) },
-        n @ (Node::Const(_) | Node::Sym(_)) => n.clone(),
-    }
-}
-
-/// `Σ c·t` over representatives: equal terms combined (coefficients modulo 2^128;
-/// callers reduce modulo their width), zero ones dropped, sorted by node.
-pub(super) fn combine(
-    parent: &[NodeId],
-    terms: impl IntoIterator<Item = (NodeId, u128)>,
-) -> Vec<(NodeId, u128)> {
-    let mut v: Vec<(NodeId, u128)> = terms
-        .into_iter()
-        .map(|(t, c)| (find(parent, t), c))
-        .collect();
-    v.sort_by_key(|t| t.0);
-    let mut out: Vec<(NodeId, u128)> = Vec::with_capacity(v.len());
-    for (t, c) in v {
-        match out.last_mut() {
-            Some(last) if last.0 == t => last.1 = last.1.wrapping_add(c),
-            _ => out.push((t, c)),
-        }
-    }
-    out.retain(|&(_, c)| c != 0);
-    out
-}
-
-/// Calls `f` with each argument of `id` as the queries see it: a node proved a negation
-/// ([`Sweep::neg`]) stands on the node it negates; others on their arguments'
-/// representatives.
-fn each_arg(
-    g: &Graph,
-    parent: &[NodeId],
-    neg: &HashMap<NodeId, (NodeId, u8)>,
-    id: NodeId,
-    mut f: impl FnMut(NodeId),
-) {
-    match neg.get(&id) {
-        Some(&(r, _)) => f(find(parent, r)),
-        None => g.for_each_arg(id, |a| f(find(parent, a))),
-    }
-}
-
-/// Marks the cone of `root` (through merges and negations) with `stamp`.
-fn mark_cone(
-    g: &Graph,
-    parent: &[NodeId],
-    neg: &HashMap<NodeId, (NodeId, u8)>,
-    marks: &mut [u32],
-    stamp: u32,
-    root: NodeId,
-) {
-    let mut stack = vec![root];
-    marks[root.index()] = stamp;
-    while let Some(x) = stack.pop() {
-        each_arg(g, parent, neg, x, |a| {
-            if marks[a.index()] != stamp {
-                marks[a.index()] = stamp;
-                stack.push(a);
-            }
-        });
-    }
-}
-
-/// Whether a shared node is cheap enough to blast for the relations it gives (slices
-/// cost no gates; sums of a few words, selects and bitwise operations a few hundred).
-/// Products, leaves and the long sums of a reduction stay free: their relations come
-/// from ranges and from the linear relation between sums (`query`).
-fn cheap(n: &Node) -> bool {
-    match n {
-        Node::Sym(_) | Node::Const(_) | Node::Prod(..) | Node::MulMod { .. } => false,
-        Node::Add { terms, .. } => terms.len() <= 3,
-        Node::Carry { args, .. } => args.len() <= 3,
-        Node::Borrow { subs, .. } => subs.len() <= 2,
-        _ => true,
-    }
 }
 
 /// What a program node is compared with.
