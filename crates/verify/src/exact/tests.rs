@@ -30,6 +30,14 @@ fn check(name: &str, f: impl Fn(&mut Graph) -> (NodeId, NodeId)) -> bool {
     x.equal(a, b)
 }
 
+/// A graph with the product of two 64-bit words, and that product.
+fn product_of_two_words() -> (Graph, NodeId) {
+    let mut g = Graph::new();
+    let (a, b) = (word(&mut g, 0, M64), word(&mut g, 1, M64));
+    let prod = g.prod(a, b);
+    (g, prod)
+}
+
 fn words(g: &mut Graph) -> [NodeId; 4] {
     [0, 1, 2, 3].map(|i| word(g, i, M64))
 }
@@ -473,9 +481,7 @@ fn the_sign_of_a_floor_is_the_sign_of_the_value() {
 fn inner_truncations_in_other_proportions_are_one_atom() {
     use super::poly::pow2;
     use num_bigint::BigInt;
-    let mut g = Graph::new();
-    let (a, b) = (word(&mut g, 0, M64), word(&mut g, 1, M64));
-    let prod = g.prod(a, b);
+    let (g, prod) = product_of_two_words();
     let mut x = Exact::new(&g);
     let p = x.value(prod).unwrap();
     let l = x.lo(p.clone(), 64, None).unwrap();
@@ -568,9 +574,7 @@ fn a_wrapped_value_is_bounded_as_a_whole() {
 #[test]
 fn an_odd_multiple_is_zero_with_the_word() {
     use num_bigint::BigInt;
-    let mut g = Graph::new();
-    let (a, b) = (word(&mut g, 0, M64), word(&mut g, 1, M64));
-    let prod = g.prod(a, b);
+    let (g, prod) = product_of_two_words();
     let mut x = Exact::new(&g);
     let p = x.value(prod).unwrap();
     let l = x.lo(p.clone(), 64, None).unwrap();
