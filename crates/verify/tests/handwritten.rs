@@ -28,8 +28,11 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 const PROVED: &[&str] = &[
     "p256_mul_adx",
     "p256_mul_mulq_only",
+    "p256_mul_mulq_shift",
     "p256_mul_mulx_cios",
+    "p256_mul_mulx_shifts",
     "p256_mul_product_scanning",
+    "p256_square_mulq_shift",
     "p256_square_mulx_shld",
 ];
 

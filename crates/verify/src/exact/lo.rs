@@ -234,7 +234,11 @@ impl Exact<'_> {
     /// `s + a ≤ K` and `M ≡ 2^a·Q (mod 2^(s+a))` (then `2^a·L = lo(M, s + a)`, and
     /// `lo(M, K) - lo(M, s + a)` is in `[0, 2^K)` and congruent): a word of a multiword
     /// sum is the difference of two truncations of the whole sum, however the carries or
-    /// borrows between its words were passed on. `q` is `lo`'s reduced argument
+    /// borrows between its words were passed on; and a Montgomery factor subtracted
+    /// from a sum is the difference of the sum with the factor in place and the factor
+    /// (the next factor of the IR, `lo((T + m·p) / 2^64, 64)`, against a program's
+    /// `(lo(T + 2^96·m, 128) - m) / 2^64`), also where a canonical argument wrote `-L`
+    /// as `(2^(K-s) - 1)·L` less a multiple of `Q`. `q` is `lo`'s reduced argument
     /// (`K = k + e` on its numerators).
     fn peel(&mut self, q: &Poly, k: u32) -> Option<Poly> {
         let big = k + q.e;
@@ -247,16 +251,29 @@ impl Exact<'_> {
                 continue;
             };
             let (inner, s) = (inner.clone(), *s);
-            let neg: BigInt = &full - c;
-            let a = v2(&neg);
-            if neg != pow2(a) || s + a > big {
-                continue;
-            }
             let mut rest = Poly {
                 e: 0,
                 terms: q.terms.clone(),
             };
             rest.terms.remove(m);
+            // The coefficient is -2^a modulo 2^K, or -2^a + d with d a multiple of
+            // 2^(K-s): a canonical argument (see `canonical`) writes -2^a·L as
+            // (2^(K-s) - 2^a)·L less 2^(K-s)·2^a·Q. Then d·L stays in M (the
+            // condition below is checked on M as it is).
+            let mut neg: BigInt = &full - c;
+            let mut a = v2(&neg);
+            if neg != pow2(a) {
+                a = v2(c);
+                let d: BigInt = c + pow2(a);
+                if a + s > big || v2(&d) < big - s {
+                    continue;
+                }
+                neg = pow2(a);
+                rest = rest.add(&Poly::atom(l).scale(&d));
+            }
+            if s + a > big {
+                continue;
+            }
             if !self
                 .reduce(rest.sub(&inner.scale(&neg)), s + a, true)?
                 .is_zero()

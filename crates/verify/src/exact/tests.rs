@@ -590,3 +590,32 @@ fn an_odd_multiple_is_zero_with_the_word() {
         assert_eq!(x.eqz(m) == z, same, "{name}");
     }
 }
+
+/// A Montgomery factor subtracted from a wide sum is peeled in any written form: with
+/// `m = lo(T, 64)`, the next factor `lo((T + 2^96·m - m) / 2^64, 64)` (the IR's, after a
+/// canonical argument wrote `-m` as `(2^64 - 1)·m - 2^64·T`) is `(lo(T + 2^96·m, 128) -
+/// m) / 2^64` (a program that adds `m` shifted into place and drops the low word `m`).
+/// Not so when the coefficient of `m` is off by `2^64` (the word plus `m`).
+#[test]
+fn a_factor_is_peeled_in_its_canonical_form() {
+    use super::poly::pow2;
+    let mut g = Graph::new();
+    let w = words(&mut g);
+    let (p, q) = (g.prod(w[0], w[1]), g.prod(w[2], w[3]));
+    let mut x = Exact::new(&g);
+    let (p, q) = (x.value(p).unwrap(), x.value(q).unwrap());
+    let t = p.add(&q.scale(&pow2(64)));
+    let m = x.lo(t.clone(), 64, None).unwrap();
+    assert!(m.as_atom().is_some(), "m is an atom");
+    let shifted = t.add(&m.scale(&pow2(96)));
+    let program = x.lo(shifted.clone(), 128, None).unwrap().sub(&m).shr(64);
+    for (name, c, equal) in [
+        ("2^64 - 1", pow2(64) - 1, true),
+        ("2^65 - 1 (the word plus m)", pow2(65) - 1, false),
+    ] {
+        // T + 2^96·m + c·m - 2^64·T, over 2^64.
+        let ir = shifted.add(&m.scale(&c)).sub(&t.scale(&pow2(64))).shr(64);
+        let ir = x.lo(ir, 64, None).unwrap();
+        assert_eq!(ir == program, equal, "{name}");
+    }
+}
