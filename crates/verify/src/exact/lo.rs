@@ -242,7 +242,6 @@ impl Exact<'_> {
     /// (`K = k + e` on its numerators).
     fn peel(&mut self, q: &Poly, k: u32) -> Option<Poly> {
         let big = k + q.e;
-        let full = pow2(big);
         for (m, c) in &q.terms {
             let &[l] = &m[..] else {
                 continue;
@@ -250,29 +249,25 @@ impl Exact<'_> {
             let Atom::Lo(inner, s) = &self.atoms[l as usize] else {
                 continue;
             };
-            let (inner, s) = (inner.clone(), *s);
+            // The coefficient is -2^a modulo 2^K, up to d = c + 2^a, a multiple of
+            // 2^(K-s): a canonical argument (see `canonical`) writes -2^a·L as
+            // (2^(K-s) - 2^a)·L less a multiple of Q. Then d·L stays in M (the
+            // condition below is checked on M as it is).
+            let s = *s;
+            let a = v2(c);
+            let d = mod_pow2(&(c + pow2(a)), big);
+            if s + a > big || (!d.is_zero() && v2(&d) < big - s) {
+                continue;
+            }
+            let inner = inner.clone();
+            let neg = pow2(a);
             let mut rest = Poly {
                 e: 0,
                 terms: q.terms.clone(),
             };
             rest.terms.remove(m);
-            // The coefficient is -2^a modulo 2^K, or -2^a + d with d a multiple of
-            // 2^(K-s): a canonical argument (see `canonical`) writes -2^a·L as
-            // (2^(K-s) - 2^a)·L less 2^(K-s)·2^a·Q. Then d·L stays in M (the
-            // condition below is checked on M as it is).
-            let mut neg: BigInt = &full - c;
-            let mut a = v2(&neg);
-            if neg != pow2(a) {
-                a = v2(c);
-                let d: BigInt = c + pow2(a);
-                if a + s > big || v2(&d) < big - s {
-                    continue;
-                }
-                neg = pow2(a);
+            if !d.is_zero() {
                 rest = rest.add(&Poly::atom(l).scale(&d));
-            }
-            if s + a > big {
-                continue;
             }
             if !self
                 .reduce(rest.sub(&inner.scale(&neg)), s + a, true)?

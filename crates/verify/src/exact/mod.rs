@@ -388,9 +388,8 @@ impl<'g> Exact<'g> {
             let Atom::Neg(y) = &self.atoms[n as usize] else {
                 continue;
             };
-            if y.e != 0 {
-                continue;
-            }
+            // A sign atom's argument has integer coefficients (`neg` makes it so).
+            debug_assert_eq!(y.e, 0);
             let (Some(beta), Some((m0, c0))) = (
                 rest.terms.get(&vec![n]).cloned(),
                 y.terms.iter().find(|(m, _)| !m.is_empty()),
