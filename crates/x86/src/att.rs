@@ -246,6 +246,13 @@ mod tests {
                 "vpsubq ymm0, ymm1, ymmword ptr [rdx]",
             ),
             ("vzeroupper", "vzeroupper"),
+            (
+                "movdqu 16(%rsi), %xmm0",
+                "movdqu xmm0, xmmword ptr [rsi + 16]",
+            ),
+            ("movups %xmm0, (%rdi)", "movups xmmword ptr [rdi], xmm0"),
+            ("psubq %xmm1, %xmm0", "psubq xmm0, xmm1"),
+            ("paddq (%rdx), %xmm2", "paddq xmm2, xmmword ptr [rdx]"),
         ];
         for (att, intel) in table {
             let got = parse_with(att, Syntax::Att).map(|p| p[0].insts[0]);

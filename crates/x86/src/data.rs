@@ -58,11 +58,22 @@ impl Pool {
         Ok(id)
     }
 
-    /// A label in a data section: data directives after it define it.
+    /// A label in a data section: data directives after it define it. Right after
+    /// another datum (clang's `.LCPI0_1` after a 16-byte `.LCPI0_0`) it is aligned as
+    /// far as that datum's alignment and size both allow, or by the alignment directive
+    /// between them.
     pub(crate) fn label(&mut self, name: &str) {
+        let after = match self.current.map(|c| &self.defined[c]) {
+            Some(Ok(prev)) => match u32::try_from(prev.bytes.len()) {
+                Ok(0) => prev.align,
+                Ok(n) => prev.align.min(1 << n.trailing_zeros()),
+                Err(_) => 1,
+            },
+            _ => 1,
+        };
         self.defined.push(Ok(Datum {
             label: name.to_string(),
-            align: self.align.max(1),
+            align: self.align.max(after).max(1),
             bytes: Vec::new(),
         }));
         self.current = Some(self.defined.len() - 1);
@@ -229,7 +240,38 @@ fn data_bytes(word: &str, args: &str) -> std::result::Result<Vec<u8>, String> {
 
 #[cfg(test)]
 mod tests {
-    use super::data_bytes;
+    use super::{data_bytes, Pool};
+
+    /// A label right after a datum is aligned as far as the datum's alignment and size
+    /// allow (or by an alignment directive between them): each line is a label, its
+    /// data directives and the alignment it must get.
+    #[test]
+    fn labels_after_a_datum_inherit_its_alignment() {
+        type Line = (&'static str, &'static [(&'static str, &'static str)], u32);
+        let lines: &[Line] = &[
+            (".A", &[(".quad", "1"), (".quad", "2")], 16),
+            (".B", &[(".quad", "3")], 16),
+            (".C", &[(".long", "4")], 8),
+            (".D", &[(".byte", "5")], 4),
+            (".E", &[(".ascii", "\"x\"")], 1),
+            (".F", &[(".quad", "6")], 1),
+        ];
+        let mut pool = Pool::default();
+        pool.section();
+        pool.align(".p2align", "4");
+        for (label, data, want) in lines {
+            pool.label(label);
+            let got = pool.defined.last().unwrap().as_ref().unwrap().align;
+            assert_eq!(got, *want, "{label}");
+            for (word, args) in *data {
+                pool.data(word, args);
+            }
+        }
+        // An alignment directive between them still counts.
+        pool.align(".p2align", "3");
+        pool.label(".G");
+        assert_eq!(pool.defined.last().unwrap().as_ref().unwrap().align, 8);
+    }
 
     /// (directive, its arguments, the bytes or a fragment of the reason).
     type Case = (

@@ -427,6 +427,19 @@ mnemonics! {
     Vpmadd52luq = "vpmadd52luq",
     /// AVX-512 IFMA: `dst += bits 52..103 of (a mod 2^52)·(b mod 2^52)`, per lane.
     Vpmadd52huq = "vpmadd52huq",
+    // SSE2 (legacy encoding, 128 bits, two operands: `dst = dst op src`), what gcc and
+    // clang emit for the same moves and lane sums without `-march` (x86-64's baseline):
+    // a write keeps bits 128..255 of the register, unlike the VEX forms above.
+    Movdqu = "movdqu",
+    Movdqa = "movdqa",
+    Movups = "movups",
+    Movaps = "movaps",
+    Paddq = "paddq",
+    Psubq = "psubq",
+    Pand = "pand",
+    Por = "por",
+    Pxor = "pxor",
+    Punpcklqdq = "punpcklqdq",
 }
 
 /// The vector mnemonics (AVX2, and AVX-512's `vpandq`) as one pattern: [`Mnemonic::is_vector`], and every
@@ -458,6 +471,26 @@ macro_rules! vector_mnemonic {
             | $crate::Mnemonic::Vpmullq
             | $crate::Mnemonic::Vpmadd52luq
             | $crate::Mnemonic::Vpmadd52huq
+            | $crate::sse2_mnemonic!()
+    };
+}
+
+/// The SSE2 (legacy-encoded) vector mnemonics as one pattern: part of
+/// [`vector_mnemonic!`], in x86-64's baseline (no feature), and two-operand with the
+/// register's upper half kept ([`Mnemonic::is_sse2`]).
+#[macro_export]
+macro_rules! sse2_mnemonic {
+    () => {
+        $crate::Mnemonic::Movdqu
+            | $crate::Mnemonic::Movdqa
+            | $crate::Mnemonic::Movups
+            | $crate::Mnemonic::Movaps
+            | $crate::Mnemonic::Paddq
+            | $crate::Mnemonic::Psubq
+            | $crate::Mnemonic::Pand
+            | $crate::Mnemonic::Por
+            | $crate::Mnemonic::Pxor
+            | $crate::Mnemonic::Punpcklqdq
     };
 }
 
@@ -527,9 +560,14 @@ impl fmt::Display for Feature {
 }
 
 impl Mnemonic {
-    /// Whether this is one of the AVX2 vector instructions.
+    /// Whether this is one of the vector instructions (AVX2, AVX-512, SSE2).
     pub fn is_vector(self) -> bool {
         matches!(self, vector_mnemonic!())
+    }
+
+    /// Whether this is one of SSE2's legacy-encoded vector instructions.
+    pub fn is_sse2(self) -> bool {
+        matches!(self, sse2_mnemonic!())
     }
 
     /// The CPU feature beyond baseline x86-64 that the instruction needs: BMI1 for andn
@@ -540,6 +578,9 @@ impl Mnemonic {
         use Mnemonic::*;
         if matches!(self, Vpmullq | Vpmadd52luq | Vpmadd52huq) {
             return Some(Feature::Avx512Ifma);
+        }
+        if self.is_sse2() {
+            return None;
         }
         if self.is_vector() {
             return Some(Feature::Avx2);

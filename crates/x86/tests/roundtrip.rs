@@ -120,6 +120,11 @@ const CANONICAL: &[&str] = &[
     "vpblendd ymm0, ymm1, yword [rsp + 0x20], 0x3", "vpmullq ymm0, ymm1, ymm2",
     "vpmullq ymm3, ymm4, yword [rsi]", "vpmadd52luq ymm0, ymm1, ymm2",
     "vpmadd52huq ymm15, ymm14, yword [rsp - 0x40]", "vpmadd52luq xmm0, xmm1, xmm2",
+    // SSE2, as compilers use it without -march
+    "movdqu xmm0, oword [rsi + 0x10]", "movdqu oword [rdi], xmm1", "movdqa xmm2, xmm3",
+    "movups xmm4, oword [rsi]", "movups oword [rdi + 0x10], xmm5", "movaps xmm6, xmm7",
+    "paddq xmm0, xmm1", "psubq xmm2, oword [rdx]", "pand xmm8, xmm9", "por xmm10, xmm11",
+    "pxor xmm12, oword [rsp - 0x10]", "punpcklqdq xmm13, xmm14",
 ];
 
 /// Lines in other spellings: (input, canonical NASM).

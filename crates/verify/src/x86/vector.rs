@@ -13,10 +13,15 @@
 //! A vector register is four 64-bit lanes. These instructions are VEX-encoded, so one
 //! that writes an `xmm` zeroes lanes 2 and 3 of its `ymm` (the SDM's "VEX.128 ... bits
 //! (MAXVL-1:128) of the destination are zeroed"); `vzeroupper` zeroes lanes 2 and 3 of
-//! all sixteen. A vector memory operand is its lanes at consecutive 8-byte offsets,
+//! all sixteen. The SSE2 forms compilers emit without `-march` (`movdqu`, `movdqa`,
+//! `movups`, `movaps`, `paddq`, `psubq`, `pand`, `por`, `pxor`, `punpcklqdq`) are
+//! legacy-encoded: 128 bits, two operands (`dst = dst op src`), and a write keeps lanes
+//! 2 and 3 ("bits (MAXVL-1:128) of the corresponding destination register remain
+//! unchanged"). A vector memory operand is its lanes at consecutive 8-byte offsets,
 //! read and written through the same rules as every other access. `vmovdqa` faults on
-//! an address that is not aligned; alignment of argument and stack memory is not known,
-//! so it is modelled between registers and from a constant aligned as it needs.
+//! an address that is not aligned (so do `movdqa` and `movaps`); alignment of argument
+//! and stack memory is not known, so they are modelled between registers and from a
+//! constant aligned as it needs.
 //!
 //! Like every file of the executor, this one must never use
 //! [`cryptopt_x86::Mnemonic::flags`] or anything else of the code generator's: it *is*
@@ -204,9 +209,55 @@ impl Machine<'_> {
                 }
                 self.set_lanes(d, &l[..n])?;
             }
+            // SSE2 (legacy encoding): 128 bits; a write to a register keeps its lanes 2
+            // and 3, and the arithmetic is `dst = dst op src`.
+            (M::Movdqu | M::Movdqa | M::Movups | M::Movaps, &[d, s]) => {
+                if matches!(mn, M::Movdqa | M::Movaps) && !(self.aligned(d) && self.aligned(s)) {
+                    return Err(self.unsupported(
+                        "`movdqa`/`movaps` with memory: its alignment is not known (a fault)",
+                    ));
+                }
+                let (l, n) = self.lanes(s)?;
+                self.set_low_lanes(d, &l[..n])?;
+            }
+            (M::Paddq | M::Psubq | M::Pand | M::Por | M::Pxor | M::Punpcklqdq, &[d, s]) => {
+                let ((x, n), (y, _)) = (self.lanes(d)?, self.lanes(s)?);
+                let mut l = x;
+                if mn == M::Punpcklqdq {
+                    l[1] = y[0];
+                } else {
+                    for k in 0..n {
+                        l[k] = match mn {
+                            M::Pand => self.g.and(64, &[x[k], y[k]]),
+                            M::Por => self.g.or(64, &[x[k], y[k]]),
+                            M::Pxor => self.g.xor(64, &[x[k], y[k]]),
+                            M::Paddq => self.g.add(64, &[(x[k], 1), (y[k], 1)], 0),
+                            _ => self.g.add(64, &[(x[k], 1), (y[k], mask(64))], 0),
+                        };
+                    }
+                }
+                self.set_low_lanes(d, &l[..n])?;
+            }
             _ => return Err(self.not_modelled()),
         }
         Ok(())
+    }
+
+    /// Writes `lanes` as SSE2 does: to the low lanes of a vector register (the others
+    /// keep their values), or to memory of their size.
+    fn set_low_lanes(&mut self, op: X, lanes: &[NodeId]) -> Step<()> {
+        match op {
+            X::Vec(v, _) if lanes.len() <= lane_count(op) => {
+                let mut l = self.vregs[v.index() & 15];
+                l[..lanes.len()].copy_from_slice(lanes);
+                for &x in lanes {
+                    self.record(x);
+                }
+                self.vregs[v.index() & 15] = l;
+                Ok(())
+            }
+            _ => self.set_lanes(op, lanes),
+        }
     }
 
     /// Whether `vmovdqa` may use `op`: a register, or a constant whose alignment

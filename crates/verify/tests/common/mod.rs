@@ -87,14 +87,29 @@ pub fn compiler_output(
     syntax: &str,
     dir: &std::path::Path,
 ) -> Option<String> {
+    compiler_output_with(cc, &["-O3", "-march=native"], f, syntax, dir)
+}
+
+/// [`compiler_output`] with other optimization flags (`-O2` alone: what a build without
+/// `-march` gets, SSE2 for vectors).
+pub fn compiler_output_with(
+    cc: &str,
+    flags: &[&str],
+    f: &Function,
+    syntax: &str,
+    dir: &std::path::Path,
+) -> Option<String> {
     std::fs::create_dir_all(dir).ok()?;
     let c = dir.join(format!("{}.c", f.name));
     std::fs::write(&c, cryptopt_measure::c::emit(f)).ok()?;
-    let out = dir.join(format!("{}.{cc}.{syntax}.s", f.name));
+    let tag: String = flags
+        .concat()
+        .chars()
+        .filter(|c| c.is_alphanumeric())
+        .collect();
+    let out = dir.join(format!("{}.{cc}.{tag}.{syntax}.s", f.name));
     let mut cmd = std::process::Command::new(cc);
-    cmd.args(["-O3", "-march=native", "-S", "-o"])
-        .arg(&out)
-        .arg(&c);
+    cmd.args(flags).args(["-S", "-o"]).arg(&out).arg(&c);
     if syntax == "intel" {
         cmd.arg("-masm=intel");
     }

@@ -52,6 +52,30 @@ pub(super) fn vector(mn: Mnemonic, ops: &[Operand]) -> Res {
     // A vector register or memory operand of `s` bits.
     let vm = |o: &Operand, s: Size| vx(o, s) || matches!(*o, M(m) if m.size == s);
     let code = match (mn, ops) {
+        // SSE2: 128 bits, the destination also the first source.
+        (Mn::Movdqu | Mn::Movdqa | Mn::Movups | Mn::Movaps, [a, b]) => match (mn, a, b) {
+            (Mn::Movdqu, V(_, X), b) if vm(b, X) => Movdqu_xmm_xmmm128,
+            (Mn::Movdqa, V(_, X), b) if vm(b, X) => Movdqa_xmm_xmmm128,
+            (Mn::Movups, V(_, X), b) if vm(b, X) => Movups_xmm_xmmm128,
+            (Mn::Movaps, V(_, X), b) if vm(b, X) => Movaps_xmm_xmmm128,
+            (Mn::Movdqu, M(m), V(_, X)) if m.size == X => Movdqu_xmmm128_xmm,
+            (Mn::Movdqa, M(m), V(_, X)) if m.size == X => Movdqa_xmmm128_xmm,
+            (Mn::Movups, M(m), V(_, X)) if m.size == X => Movups_xmmm128_xmm,
+            (Mn::Movaps, M(m), V(_, X)) if m.size == X => Movaps_xmmm128_xmm,
+            _ => return Err(FORM),
+        },
+        (Mn::Paddq | Mn::Psubq | Mn::Pand | Mn::Por | Mn::Pxor | Mn::Punpcklqdq, [V(_, X), b])
+            if vm(b, X) =>
+        {
+            match mn {
+                Mn::Paddq => Paddq_xmm_xmmm128,
+                Mn::Psubq => Psubq_xmm_xmmm128,
+                Mn::Pand => Pand_xmm_xmmm128,
+                Mn::Por => Por_xmm_xmmm128,
+                Mn::Pxor => Pxor_xmm_xmmm128,
+                _ => Punpcklqdq_xmm_xmmm128,
+            }
+        }
         (Mn::Vmovq, [V(_, X), R(_, B64)]) => VEX_Vmovq_xmm_rm64,
         (Mn::Vmovq, [R(_, B64), V(_, X)]) => VEX_Vmovq_rm64_xmm,
         (Mn::Vmovq, [V(_, X), b]) if vx(b, X) || matches!(*b, M(m) if m.size == B64) => {

@@ -236,6 +236,20 @@ fn cpu_agrees() {
         "vpblendd ymm3, ymm0, ymm1, 0xcc",
         "vpblendd ymm3, ymm0, ymm1, 0x5a",
     ];
+    // SSE2's legacy forms write the low two lanes and keep the upper two: ymm3 starts
+    // as ymm2 (their memory forms: the compilers' output in `tests/compilers.rs`).
+    let sse2_lanes = [
+        "vmovdqu ymm3, ymm2; movdqu xmm3, xmm0",
+        "vmovdqu ymm3, ymm2; movdqa xmm3, xmm1",
+        "vmovdqu ymm3, ymm2; movups xmm3, xmm0",
+        "vmovdqu ymm3, ymm2; movaps xmm3, xmm1",
+        "vmovdqu ymm3, ymm2; paddq xmm3, xmm0",
+        "vmovdqu ymm3, ymm2; psubq xmm3, xmm1",
+        "vmovdqu ymm3, ymm2; pand xmm3, xmm0",
+        "vmovdqu ymm3, ymm2; por xmm3, xmm1",
+        "vmovdqu ymm3, ymm2; pxor xmm3, xmm0",
+        "vmovdqu ymm3, ymm2; punpcklqdq xmm3, xmm1",
+    ];
     let ifma_lanes = [
         "vpmullq ymm3, ymm0, ymm1",
         "vmovdqu ymm3, ymm2; vpmadd52luq ymm3, ymm0, ymm1",
@@ -244,6 +258,7 @@ fn cpu_agrees() {
     let ifma = cryptopt_x86::Feature::Avx512Ifma.detected();
     for op in avx2_lanes
         .iter()
+        .chain(&sse2_lanes)
         .chain(if ifma { &ifma_lanes[..] } else { &[] })
     {
         snippets.push(format!("{setup}; {op}; {out}"));
