@@ -793,6 +793,28 @@ fn table() {
             Error("`vmovdqa xmm1, oword [rel .LC0]`: `vmovdqa` with memory: its alignment is not known"),
         ),
         (
+            "19 from a vector constant by SSE2 (paddq of an aligned constant)",
+            times19,
+            TIMES19_POOL.replace(
+                "imul rax, qword [rip + .LC0 + 8]",
+                "pxor xmm1, xmm1\n    paddq xmm1, oword [rip + .LC0]\n    vpextrq rcx, xmm1, 1\n    imul rax, rcx",
+            ),
+            all,
+            Equivalent,
+        ),
+        (
+            "SSE2's paddq of a constant not aligned to 16",
+            times19,
+            TIMES19_POOL
+                .replace(
+                    "imul rax, qword [rip + .LC0 + 8]",
+                    "pxor xmm1, xmm1\n    paddq xmm1, oword [rip + .LC0]\n    vpextrq rcx, xmm1, 1\n    imul rax, rcx",
+                )
+                .replace(".p2align 4", ".p2align 3"),
+            all,
+            Error("`paddq xmm1, oword [rel .LC0]`: an SSE2 operation on memory whose alignment is not known"),
+        ),
+        (
             "a read past the end of a constant",
             times19,
             TIMES19_POOL.replace(".LC0 + 8]", ".LC0 + 12]"),

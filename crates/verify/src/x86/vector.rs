@@ -17,7 +17,8 @@
 //! `movups`, `movaps`, `paddq`, `psubq`, `pand`, `por`, `pxor`, `punpcklqdq`) are
 //! legacy-encoded: 128 bits, two operands (`dst = dst op src`), and a write keeps lanes
 //! 2 and 3 ("bits (MAXVL-1:128) of the corresponding destination register remain
-//! unchanged"). A vector memory operand is its lanes at consecutive 8-byte offsets,
+//! unchanged"); their memory operands, but for `movdqu` and `movups`, must be aligned
+//! (a fault otherwise, as `vmovdqa`'s). A vector memory operand is its lanes at consecutive 8-byte offsets,
 //! read and written through the same rules as every other access. `vmovdqa` faults on
 //! an address that is not aligned (so do `movdqa` and `movaps`); alignment of argument
 //! and stack memory is not known, so they are modelled between registers and from a
@@ -221,6 +222,13 @@ impl Machine<'_> {
                 self.set_low_lanes(d, &l[..n])?;
             }
             (M::Paddq | M::Psubq | M::Pand | M::Por | M::Pxor | M::Punpcklqdq, &[d, s]) => {
+                // A legacy SSE operation's 128-bit memory operand must be aligned (only
+                // the VEX forms take any address), and its destination is a register.
+                if !matches!(d, X::Vec(..)) || !self.aligned(s) {
+                    return Err(self.unsupported(
+                        "an SSE2 operation on memory whose alignment is not known (a fault)",
+                    ));
+                }
                 let ((x, n), (y, _)) = (self.lanes(d)?, self.lanes(s)?);
                 let mut l = x;
                 if mn == M::Punpcklqdq {
