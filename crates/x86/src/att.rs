@@ -253,6 +253,11 @@ mod tests {
             ("movups %xmm0, (%rdi)", "movups xmmword ptr [rdi], xmm0"),
             ("psubq %xmm1, %xmm0", "psubq xmm0, xmm1"),
             ("paddq (%rdx), %xmm2", "paddq xmm2, xmmword ptr [rdx]"),
+            ("xorps %xmm0, %xmm0", "xorps xmm0, xmm0"),
+            (
+                "vmovups %ymm0, 32(%rsp)",
+                "vmovups ymmword ptr [rsp + 32], ymm0",
+            ),
         ];
         for (att, intel) in table {
             let got = parse_with(att, Syntax::Att).map(|p| p[0].insts[0]);

@@ -406,6 +406,10 @@ mnemonics! {
     Vpxor = "vpxor",
     Vpaddq = "vpaddq",
     Vpsubq = "vpsubq",
+    /// The float-domain spellings of `vpxor` and `vmovdqu` (clang zeroes and copies
+    /// memory with them): the same bits.
+    Vxorps = "vxorps",
+    Vmovups = "vmovups",
     /// `vpmovsxbw`: bytes sign-extended to 16-bit words (clang loads small constants
     /// with it).
     Vpmovsxbw = "vpmovsxbw",
@@ -427,9 +431,9 @@ mnemonics! {
     Vpmadd52luq = "vpmadd52luq",
     /// AVX-512 IFMA: `dst += bits 52..103 of (a mod 2^52)·(b mod 2^52)`, per lane.
     Vpmadd52huq = "vpmadd52huq",
-    // SSE2 (legacy encoding, 128 bits, two operands: `dst = dst op src`), what gcc and
-    // clang emit for the same moves and lane sums without `-march` (x86-64's baseline):
-    // a write keeps bits 128..255 of the register, unlike the VEX forms above.
+    // SSE and SSE2 (legacy encoding, 128 bits, two operands: `dst = dst op src`), what
+    // gcc and clang emit for the same moves and lane sums without `-march` (x86-64's
+    // baseline): a write keeps bits 128..255 of the register, unlike the VEX forms.
     Movdqu = "movdqu",
     Movdqa = "movdqa",
     Movups = "movups",
@@ -440,6 +444,7 @@ mnemonics! {
     Por = "por",
     Pxor = "pxor",
     Punpcklqdq = "punpcklqdq",
+    Xorps = "xorps",
 }
 
 /// The vector mnemonics (AVX2, and AVX-512's `vpandq`) as one pattern: [`Mnemonic::is_vector`], and every
@@ -461,6 +466,8 @@ macro_rules! vector_mnemonic {
             | $crate::Mnemonic::Vpxor
             | $crate::Mnemonic::Vpaddq
             | $crate::Mnemonic::Vpsubq
+            | $crate::Mnemonic::Vxorps
+            | $crate::Mnemonic::Vmovups
             | $crate::Mnemonic::Vpmovsxbw
             | $crate::Mnemonic::Vpandq
             | $crate::Mnemonic::Vzeroupper
@@ -491,6 +498,7 @@ macro_rules! sse2_mnemonic {
             | $crate::Mnemonic::Por
             | $crate::Mnemonic::Pxor
             | $crate::Mnemonic::Punpcklqdq
+            | $crate::Mnemonic::Xorps
     };
 }
 

@@ -124,7 +124,9 @@ const CANONICAL: &[&str] = &[
     "movdqu xmm0, oword [rsi + 0x10]", "movdqu oword [rdi], xmm1", "movdqa xmm2, xmm3",
     "movups xmm4, oword [rsi]", "movups oword [rdi + 0x10], xmm5", "movaps xmm6, xmm7",
     "paddq xmm0, xmm1", "psubq xmm2, oword [rdx]", "pand xmm8, xmm9", "por xmm10, xmm11",
-    "pxor xmm12, oword [rsp - 0x10]", "punpcklqdq xmm13, xmm14",
+    "pxor xmm12, oword [rsp - 0x10]", "punpcklqdq xmm13, xmm14", "xorps xmm15, xmm15",
+    "vxorps ymm0, ymm1, ymm2", "vxorps xmm3, xmm3, oword [rsi]", "vmovups yword [rdi], ymm0",
+    "vmovups xmm1, oword [rsi + 0x8]",
 ];
 
 /// Lines in other spellings: (input, canonical NASM).

@@ -13,8 +13,9 @@
 //! A vector register is four 64-bit lanes. These instructions are VEX-encoded, so one
 //! that writes an `xmm` zeroes lanes 2 and 3 of its `ymm` (the SDM's "VEX.128 ... bits
 //! (MAXVL-1:128) of the destination are zeroed"); `vzeroupper` zeroes lanes 2 and 3 of
-//! all sixteen. The SSE2 forms compilers emit without `-march` (`movdqu`, `movdqa`,
-//! `movups`, `movaps`, `paddq`, `psubq`, `pand`, `por`, `pxor`, `punpcklqdq`) are
+//! all sixteen. `vxorps` and `vmovups` are `vpxor`'s and `vmovdqu`'s bits. The SSE
+//! forms compilers emit without `-march` (`movdqu`, `movdqa`, `movups`, `movaps`,
+//! `paddq`, `psubq`, `pand`, `por`, `pxor`, `xorps`, `punpcklqdq`) are
 //! legacy-encoded: 128 bits, two operands (`dst = dst op src`), and a write keeps lanes
 //! 2 and 3 ("bits (MAXVL-1:128) of the corresponding destination register remain
 //! unchanged"); their memory operands, but for `movdqu` and `movups`, must be aligned
@@ -60,7 +61,7 @@ impl Machine<'_> {
                 let v = self.qword(s)?;
                 self.set_lanes(d, &[v])?;
             }
-            (M::Vmovdqu | M::Vmovdqa, &[d, s]) => {
+            (M::Vmovdqu | M::Vmovdqa | M::Vmovups, &[d, s]) => {
                 if mn == M::Vmovdqa && !(self.aligned(d) && self.aligned(s)) {
                     return Err(self.unsupported(
                         "`vmovdqa` with memory: its alignment is not known (a fault)",
@@ -95,7 +96,10 @@ impl Machine<'_> {
                 let l = [x[0], y[0], x[2], y[2]];
                 self.set_lanes(d, &l[..n])?;
             }
-            (M::Vpand | M::Vpandq | M::Vpor | M::Vpxor | M::Vpaddq | M::Vpsubq, &[d, a, b]) => {
+            (
+                M::Vpand | M::Vpandq | M::Vpor | M::Vpxor | M::Vxorps | M::Vpaddq | M::Vpsubq,
+                &[d, a, b],
+            ) => {
                 let (x, n) = self.lanes(a)?;
                 let (y, _) = match b {
                     // AVX-512's broadcast: one qword in every lane.
@@ -107,7 +111,7 @@ impl Machine<'_> {
                     l[k] = match mn {
                         M::Vpand | M::Vpandq => self.g.and(64, &[x[k], y[k]]),
                         M::Vpor => self.g.or(64, &[x[k], y[k]]),
-                        M::Vpxor => self.g.xor(64, &[x[k], y[k]]),
+                        M::Vpxor | M::Vxorps => self.g.xor(64, &[x[k], y[k]]),
                         M::Vpaddq => self.g.add(64, &[(x[k], 1), (y[k], 1)], 0),
                         _ => self.g.add(64, &[(x[k], 1), (y[k], mask(64))], 0),
                     };
@@ -221,7 +225,10 @@ impl Machine<'_> {
                 let (l, n) = self.lanes(s)?;
                 self.set_low_lanes(d, &l[..n])?;
             }
-            (M::Paddq | M::Psubq | M::Pand | M::Por | M::Pxor | M::Punpcklqdq, &[d, s]) => {
+            (
+                M::Paddq | M::Psubq | M::Pand | M::Por | M::Pxor | M::Xorps | M::Punpcklqdq,
+                &[d, s],
+            ) => {
                 // A legacy SSE operation's 128-bit memory operand must be aligned (only
                 // the VEX forms take any address), and its destination is a register.
                 if !matches!(d, X::Vec(..)) || !self.aligned(s) {
@@ -238,7 +245,7 @@ impl Machine<'_> {
                         l[k] = match mn {
                             M::Pand => self.g.and(64, &[x[k], y[k]]),
                             M::Por => self.g.or(64, &[x[k], y[k]]),
-                            M::Pxor => self.g.xor(64, &[x[k], y[k]]),
+                            M::Pxor | M::Xorps => self.g.xor(64, &[x[k], y[k]]),
                             M::Paddq => self.g.add(64, &[(x[k], 1), (y[k], 1)], 0),
                             _ => self.g.add(64, &[(x[k], 1), (y[k], mask(64))], 0),
                         };

@@ -64,24 +64,36 @@ pub(super) fn vector(mn: Mnemonic, ops: &[Operand]) -> Res {
             (Mn::Movaps, M(m), V(_, X)) if m.size == X => Movaps_xmmm128_xmm,
             _ => return Err(FORM),
         },
-        (Mn::Paddq | Mn::Psubq | Mn::Pand | Mn::Por | Mn::Pxor | Mn::Punpcklqdq, [V(_, X), b])
-            if vm(b, X) =>
-        {
-            match mn {
-                Mn::Paddq => Paddq_xmm_xmmm128,
-                Mn::Psubq => Psubq_xmm_xmmm128,
-                Mn::Pand => Pand_xmm_xmmm128,
-                Mn::Por => Por_xmm_xmmm128,
-                Mn::Pxor => Pxor_xmm_xmmm128,
-                _ => Punpcklqdq_xmm_xmmm128,
-            }
-        }
+        (
+            Mn::Paddq | Mn::Psubq | Mn::Pand | Mn::Por | Mn::Pxor | Mn::Punpcklqdq | Mn::Xorps,
+            [V(_, X), b],
+        ) if vm(b, X) => match mn {
+            Mn::Xorps => Xorps_xmm_xmmm128,
+            Mn::Paddq => Paddq_xmm_xmmm128,
+            Mn::Psubq => Psubq_xmm_xmmm128,
+            Mn::Pand => Pand_xmm_xmmm128,
+            Mn::Por => Por_xmm_xmmm128,
+            Mn::Pxor => Pxor_xmm_xmmm128,
+            _ => Punpcklqdq_xmm_xmmm128,
+        },
         (Mn::Vmovq, [V(_, X), R(_, B64)]) => VEX_Vmovq_xmm_rm64,
         (Mn::Vmovq, [R(_, B64), V(_, X)]) => VEX_Vmovq_rm64_xmm,
         (Mn::Vmovq, [V(_, X), b]) if vx(b, X) || matches!(*b, M(m) if m.size == B64) => {
             VEX_Vmovq_xmm_xmmm64
         }
         (Mn::Vmovq, [M(m), V(_, X)]) if m.size == B64 => VEX_Vmovq_xmmm64_xmm,
+        (Mn::Vmovups, [a, b]) => match (a, b) {
+            (V(_, X), b) if vm(b, X) => VEX_Vmovups_xmm_xmmm128,
+            (V(_, Y), b) if vm(b, Y) => VEX_Vmovups_ymm_ymmm256,
+            (M(m), V(_, X)) if m.size == X => VEX_Vmovups_xmmm128_xmm,
+            (M(m), V(_, Y)) if m.size == Y => VEX_Vmovups_ymmm256_ymm,
+            _ => return Err(FORM),
+        },
+        (Mn::Vxorps, [V(_, s), V(_, t), c]) if s == t && vm(c, *s) => pick(
+            *s == X,
+            VEX_Vxorps_xmm_xmm_xmmm128,
+            VEX_Vxorps_ymm_ymm_ymmm256,
+        ),
         (Mn::Vmovdqu | Mn::Vmovdqa, [a, b]) => {
             let u = mn == Mn::Vmovdqu;
             match (a, b) {

@@ -235,6 +235,8 @@ fn cpu_agrees() {
         "vpermq ymm3, ymm0, 0x1b",
         "vpblendd ymm3, ymm0, ymm1, 0xcc",
         "vpblendd ymm3, ymm0, ymm1, 0x5a",
+        "vxorps ymm3, ymm0, ymm1",
+        "vmovups ymm3, ymm1",
     ];
     // SSE2's legacy forms write the low two lanes and keep the upper two: ymm3 starts
     // as ymm2 (their memory forms: the compilers' output in `tests/compilers.rs`).
@@ -249,6 +251,7 @@ fn cpu_agrees() {
         "vmovdqu ymm3, ymm2; por xmm3, xmm1",
         "vmovdqu ymm3, ymm2; pxor xmm3, xmm0",
         "vmovdqu ymm3, ymm2; punpcklqdq xmm3, xmm1",
+        "vmovdqu ymm3, ymm2; xorps xmm3, xmm0",
     ];
     let ifma_lanes = [
         "vpmullq ymm3, ymm0, ymm1",
