@@ -53,18 +53,27 @@ fn outcome(r: &cryptopt_verify::Result<Verdict>) -> String {
     }
 }
 
-#[test]
-fn compiler_output_is_read_and_proved() {
+/// The acceptance set, when the Fiat JSON folder and both compilers are there (else
+/// `test` prints why it is skipped).
+fn acceptance_set_and_compilers(test: &str) -> Option<Vec<cryptopt_ir::Function>> {
     let Some(fs) = common::acceptance_set() else {
-        eprintln!("SKIPPED compiler_output_is_read_and_proved: CRYPTOPT_FIAT_JSON not set");
-        return;
+        eprintln!("SKIPPED {test}: CRYPTOPT_FIAT_JSON not set");
+        return None;
     };
     for cc in COMPILERS {
         if Command::new(cc).arg("--version").output().is_err() {
-            eprintln!("SKIPPED compiler_output_is_read_and_proved: `{cc}` not found");
-            return;
+            eprintln!("SKIPPED {test}: `{cc}` not found");
+            return None;
         }
     }
+    Some(fs)
+}
+
+#[test]
+fn compiler_output_is_read_and_proved() {
+    let Some(fs) = acceptance_set_and_compilers("compiler_output_is_read_and_proved") else {
+        return;
+    };
     let dir = std::env::temp_dir().join(format!("cryptopt-compilers-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let mut table = String::new();
@@ -117,16 +126,9 @@ const FLOOR_O2: usize = 51;
 /// `FLOOR_O2` are proved.
 #[test]
 fn default_flags_output_is_read_and_proved() {
-    let Some(fs) = common::acceptance_set() else {
-        eprintln!("SKIPPED default_flags_output_is_read_and_proved: CRYPTOPT_FIAT_JSON not set");
+    let Some(fs) = acceptance_set_and_compilers("default_flags_output_is_read_and_proved") else {
         return;
     };
-    for cc in COMPILERS {
-        if Command::new(cc).arg("--version").output().is_err() {
-            eprintln!("SKIPPED default_flags_output_is_read_and_proved: `{cc}` not found");
-            return;
-        }
-    }
     let dir = std::env::temp_dir().join(format!("cryptopt-compilers-o2-{}", std::process::id()));
     let mut table = String::new();
     let (mut proved, mut total) = (0, 0);
