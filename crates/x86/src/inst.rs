@@ -447,8 +447,9 @@ mnemonics! {
     Xorps = "xorps",
 }
 
-/// The vector mnemonics (AVX2, and AVX-512's `vpandq`) as one pattern: [`Mnemonic::is_vector`], and every
-/// dispatcher that sends them to its vector family (encoder, checker).
+/// The vector mnemonics (AVX2, AVX-512, and SSE2's legacy forms) as one pattern:
+/// [`Mnemonic::is_vector`], and every dispatcher that sends them to its vector family
+/// (encoder, checker).
 #[macro_export]
 macro_rules! vector_mnemonic {
     () => {

@@ -18,12 +18,12 @@
 //! `paddq`, `psubq`, `pand`, `por`, `pxor`, `xorps`, `punpcklqdq`) are
 //! legacy-encoded: 128 bits, two operands (`dst = dst op src`), and a write keeps lanes
 //! 2 and 3 ("bits (MAXVL-1:128) of the corresponding destination register remain
-//! unchanged"); their memory operands, but for `movdqu` and `movups`, must be aligned
-//! (a fault otherwise, as `vmovdqa`'s). A vector memory operand is its lanes at consecutive 8-byte offsets,
-//! read and written through the same rules as every other access. `vmovdqa` faults on
-//! an address that is not aligned (so do `movdqa` and `movaps`); alignment of argument
-//! and stack memory is not known, so they are modelled between registers and from a
-//! constant aligned as it needs.
+//! unchanged"). A vector memory operand is its lanes at consecutive 8-byte offsets,
+//! read and written through the same rules as every other access. `vmovdqa`,
+//! `movdqa`, `movaps` and the legacy arithmetic fault on an address that is not aligned
+//! (only `movdqu`, `movups` and the VEX forms take any address; one rule,
+//! [`needs_alignment`]); alignment of argument and stack memory is not known, so they
+//! are modelled between registers and from a constant aligned as it needs.
 //!
 //! Like every file of the executor, this one must never use
 //! [`cryptopt_x86::Mnemonic::flags`] or anything else of the code generator's: it *is*
@@ -38,8 +38,13 @@ use crate::graph::{mask, NodeId, Seg};
 type Lanes = ([NodeId; 4], usize);
 
 impl Machine<'_> {
-    /// The AVX2 instructions (see the module docs).
+    /// The vector instructions (see the module docs).
     pub(super) fn vector(&mut self, mn: M, ops: &[X]) -> Step<()> {
+        if needs_alignment(mn) && !ops.iter().all(|&o| self.aligned(o)) {
+            return Err(self.unsupported(format!(
+                "`{mn}` with memory: its alignment is not known (a fault)"
+            )));
+        }
         match (mn, ops) {
             (M::Vzeroupper, []) => {
                 let zero = self.g.konst(0);
@@ -62,11 +67,6 @@ impl Machine<'_> {
                 self.set_lanes(d, &[v])?;
             }
             (M::Vmovdqu | M::Vmovdqa | M::Vmovups, &[d, s]) => {
-                if mn == M::Vmovdqa && !(self.aligned(d) && self.aligned(s)) {
-                    return Err(self.unsupported(
-                        "`vmovdqa` with memory: its alignment is not known (a fault)",
-                    ));
-                }
                 let (l, n) = self.lanes(s)?;
                 self.set_lanes(d, &l[..n])?;
             }
@@ -108,13 +108,7 @@ impl Machine<'_> {
                 };
                 let mut l = x;
                 for k in 0..n {
-                    l[k] = match mn {
-                        M::Vpand | M::Vpandq => self.g.and(64, &[x[k], y[k]]),
-                        M::Vpor => self.g.or(64, &[x[k], y[k]]),
-                        M::Vpxor | M::Vxorps => self.g.xor(64, &[x[k], y[k]]),
-                        M::Vpaddq => self.g.add(64, &[(x[k], 1), (y[k], 1)], 0),
-                        _ => self.g.add(64, &[(x[k], 1), (y[k], mask(64))], 0),
-                    };
+                    l[k] = self.lane_op(mn, x[k], y[k]);
                 }
                 self.set_lanes(d, &l[..n])?;
             }
@@ -217,39 +211,19 @@ impl Machine<'_> {
             // SSE2 (legacy encoding): 128 bits; a write to a register keeps its lanes 2
             // and 3, and the arithmetic is `dst = dst op src`.
             (M::Movdqu | M::Movdqa | M::Movups | M::Movaps, &[d, s]) => {
-                if matches!(mn, M::Movdqa | M::Movaps) && !(self.aligned(d) && self.aligned(s)) {
-                    return Err(self.unsupported(
-                        "`movdqa`/`movaps` with memory: its alignment is not known (a fault)",
-                    ));
-                }
                 let (l, n) = self.lanes(s)?;
                 self.set_low_lanes(d, &l[..n])?;
             }
-            (
-                M::Paddq | M::Psubq | M::Pand | M::Por | M::Pxor | M::Xorps | M::Punpcklqdq,
-                &[d, s],
-            ) => {
-                // A legacy SSE operation's 128-bit memory operand must be aligned (only
-                // the VEX forms take any address), and its destination is a register.
-                if !matches!(d, X::Vec(..)) || !self.aligned(s) {
-                    return Err(self.unsupported(
-                        "an SSE2 operation on memory whose alignment is not known (a fault)",
-                    ));
-                }
+            (M::Punpcklqdq, &[d @ X::Vec(..), s]) => {
+                let ((mut l, n), (y, _)) = (self.lanes(d)?, self.lanes(s)?);
+                l[1] = y[0];
+                self.set_low_lanes(d, &l[..n])?;
+            }
+            (M::Paddq | M::Psubq | M::Pand | M::Por | M::Pxor | M::Xorps, &[d @ X::Vec(..), s]) => {
                 let ((x, n), (y, _)) = (self.lanes(d)?, self.lanes(s)?);
                 let mut l = x;
-                if mn == M::Punpcklqdq {
-                    l[1] = y[0];
-                } else {
-                    for k in 0..n {
-                        l[k] = match mn {
-                            M::Pand => self.g.and(64, &[x[k], y[k]]),
-                            M::Por => self.g.or(64, &[x[k], y[k]]),
-                            M::Pxor | M::Xorps => self.g.xor(64, &[x[k], y[k]]),
-                            M::Paddq => self.g.add(64, &[(x[k], 1), (y[k], 1)], 0),
-                            _ => self.g.add(64, &[(x[k], 1), (y[k], mask(64))], 0),
-                        };
-                    }
+                for k in 0..n {
+                    l[k] = self.lane_op(mn, x[k], y[k]);
                 }
                 self.set_low_lanes(d, &l[..n])?;
             }
@@ -258,24 +232,18 @@ impl Machine<'_> {
         Ok(())
     }
 
-    /// Writes `lanes` as SSE2 does: to the low lanes of a vector register (the others
-    /// keep their values), or to memory of their size.
-    fn set_low_lanes(&mut self, op: X, lanes: &[NodeId]) -> Step<()> {
-        match op {
-            X::Vec(v, _) if lanes.len() <= lane_count(op) => {
-                let mut l = self.vregs[v.index() & 15];
-                l[..lanes.len()].copy_from_slice(lanes);
-                for &x in lanes {
-                    self.record(x);
-                }
-                self.vregs[v.index() & 15] = l;
-                Ok(())
-            }
-            _ => self.set_lanes(op, lanes),
+    /// One lane of a lane-wise operation, VEX or legacy: bitwise, or a sum modulo 2^64.
+    fn lane_op(&mut self, mn: M, x: NodeId, y: NodeId) -> NodeId {
+        match mn {
+            M::Vpand | M::Vpandq | M::Pand => self.g.and(64, &[x, y]),
+            M::Vpor | M::Por => self.g.or(64, &[x, y]),
+            M::Vpxor | M::Vxorps | M::Pxor | M::Xorps => self.g.xor(64, &[x, y]),
+            M::Vpaddq | M::Paddq => self.g.add(64, &[(x, 1), (y, 1)], 0),
+            _ => self.g.add(64, &[(x, 1), (y, mask(64))], 0),
         }
     }
 
-    /// Whether `vmovdqa` may use `op`: a register, or a constant whose alignment
+    /// Whether an aligned access may use `op`: a register, or a constant whose alignment
     /// (`Program::data`) makes the address a multiple of the operand's size. The
     /// alignment of argument and stack memory is not known.
     fn aligned(&self, op: X) -> bool {
@@ -313,14 +281,29 @@ impl Machine<'_> {
         Ok(l)
     }
 
-    /// Writes `lanes` to a vector register (the lanes above them become zero) or to
-    /// memory of their size.
+    /// Writes `lanes` to a vector register (the lanes above them become zero, as a VEX
+    /// write does) or to memory of their size.
     fn set_lanes(&mut self, op: X, lanes: &[NodeId]) -> Step<()> {
+        self.write_lanes(op, lanes, false)
+    }
+
+    /// Writes `lanes` as a legacy SSE instruction does: the lanes above them keep their
+    /// values.
+    fn set_low_lanes(&mut self, op: X, lanes: &[NodeId]) -> Step<()> {
+        self.write_lanes(op, lanes, true)
+    }
+
+    /// Writes `lanes` to a vector register, the lanes above them kept (`keep`) or zeroed,
+    /// or to memory of their size.
+    fn write_lanes(&mut self, op: X, lanes: &[NodeId], keep: bool) -> Step<()> {
         let n = lane_count(op);
         match op {
             X::Vec(v, _) if lanes.len() <= n => {
-                let zero = self.g.konst(0);
-                let mut l = [zero; 4];
+                let mut l = if keep {
+                    self.vregs[v.index() & 15]
+                } else {
+                    [self.g.konst(0); 4]
+                };
                 l[..lanes.len()].copy_from_slice(lanes);
                 for &x in lanes {
                     self.record(x);
@@ -339,6 +322,25 @@ impl Machine<'_> {
             _ => Err(self.bad_form()),
         }
     }
+}
+
+/// Whether `mn` faults on a memory operand that is not aligned to its size: the
+/// aligned moves and every legacy SSE operation on a 128-bit memory operand (only
+/// `movdqu`, `movups` and the VEX forms take any address).
+fn needs_alignment(mn: M) -> bool {
+    matches!(
+        mn,
+        M::Vmovdqa
+            | M::Movdqa
+            | M::Movaps
+            | M::Paddq
+            | M::Psubq
+            | M::Pand
+            | M::Por
+            | M::Pxor
+            | M::Xorps
+            | M::Punpcklqdq
+    )
 }
 
 /// The 64-bit lanes of a 128- or 256-bit operand; 0 for any other.
