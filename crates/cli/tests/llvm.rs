@@ -244,6 +244,7 @@ fn refuse(body: &str, params: &str, want: &[&str]) {
     for w in want {
         assert!(stderr.contains(w), "{text}\nwant `{w}` in: {stderr}");
     }
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

@@ -109,7 +109,11 @@ impl Graph {
             let bits = sh_l(sh_r(inf.nz, from) & mask(len), at);
             debug_assert_eq!(nz & bits, 0, "overlapping nonzero bits in a concatenation");
             nz |= bits;
-            ub = ub.saturating_add(sh_l(sh_r(inf.ub, from).min(mask(len)), at));
+            // A segment is at most its own bits' bound and at most its possible bits.
+            let part = sh_r(inf.ub, from)
+                .min(mask(len))
+                .min(sh_r(inf.nz, from) & mask(len));
+            ub = ub.saturating_add(sh_l(part, at));
         }
         Info { nz, ub }
     }

@@ -177,6 +177,17 @@ fn cases() -> Vec<Case> {
             reference: |_| 0,
         },
         Case {
+            rule: Rule::CarryZero,
+            what: "the carry of a square's low word and a bit is 0 (bit 1 of a square is 0)",
+            build: |g, [x, _, c, _, _]| {
+                let sq = g.prod(x, x);
+                let lo = g.slice(sq, 0, 64);
+                assert_eq!(g.slice(sq, 1, 1), g.konst(0));
+                (g.carry(64, &[lo, c], 0), Some(g.konst(0)))
+            },
+            reference: |v| ((v[0] * v[0]) % (1 << 64) + v[2]) >> 64,
+        },
+        Case {
             rule: Rule::CarrySlice,
             what: "carry out of bit 51 of two 51-bit values = bit 51 of their 64-bit sum",
             build: |g, [_, _, _, _, t]| {
