@@ -56,9 +56,11 @@ impl Graph {
         self.slice(x, n, 128u32.saturating_sub(n))
     }
 
-    /// `x & m` for a constant `m`: the runs of ones of `m` as slices of `x`.
+    /// `x & m` for a constant `m`: the runs of ones of `m` as slices of `x` (cut above
+    /// `x`'s highest possible bit, not at the holes of its possible bits: `x & (2^52 - 1)`
+    /// is one slice of a square, whose bit 1 is known zero, as `slice(x, 0, 52)` is).
     pub fn select(&mut self, x: NodeId, m: u128) -> NodeId {
-        let m = m & self.nz(x);
+        let m = m & mask(sig(self.nz(x)));
         let mut segs = Vec::new();
         let mut bit = 0u32;
         while bit < 128 {
@@ -223,6 +225,26 @@ impl Graph {
                         ..s
                     },
                     n,
+                    out,
+                    kk,
+                );
+            }
+            Node::Add { w, k, terms }
+                if from > 0
+                    && from < *w as u32
+                    && *k == mask(from)
+                    && matches!(terms[..], [(b, 1)] if self.ub(b) <= 1) =>
+            {
+                // 2^from - 1 + b < 2^(from + 1) ≤ 2^w: no wrap, and bit `from` is b.
+                let b = terms[0].0;
+                self.fire(Rule::SliceBitRestore);
+                self.expand(
+                    Seg {
+                        node: b,
+                        from: 0,
+                        len: 1,
+                        at: at as u8,
+                    },
                     out,
                     kk,
                 );

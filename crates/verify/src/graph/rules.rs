@@ -105,6 +105,9 @@ rules! {
     SliceWhole = "slice-whole",
     /// The low `k` bits of a sum modulo 2^w, k < w, are the sum modulo 2^k.
     SliceAddLow = "slice-add-low",
+    /// Bits `s..` of `2^s - 1 + b` for a bit `b` (a sum that cannot wrap) are `b`: a
+    /// carry flag restored from a byte (`add r8b, 0xff`, LLVM's way back from `setc`).
+    SliceBitRestore = "slice-bit-restore",
     /// Bits of an arithmetic shift or sign extension below the copies of the sign bit are
     /// plain bits of the operand.
     SliceSignedLow = "slice-signed-low",

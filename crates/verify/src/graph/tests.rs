@@ -363,6 +363,17 @@ fn cases() -> Vec<Case> {
             reference: |v| (v[0] + v[1]) & 0xffff_ffff,
         },
         Case {
+            rule: Rule::SliceBitRestore,
+            what: "bits 8.. of 0xff + b are the bit b (add r8b, 0xff restores a carry)",
+            build: |g, [a, b, ..]| {
+                let cf = g.carry(64, &[a, b], 0);
+                let restored = g.add(64, &[(cf, 1)], 0xff);
+                assert_eq!(g.slice(restored, 8, 56), cf);
+                (g.slice(restored, 8, 1), Some(cf))
+            },
+            reference: |v| (v[0] + v[1]) >> 64,
+        },
+        Case {
             rule: Rule::SliceSignedLow,
             what: "low bits of sar are plain bits",
             build: |g, [a, ..]| {

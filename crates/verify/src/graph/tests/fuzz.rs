@@ -26,6 +26,9 @@ pub(crate) enum Raw {
     /// `carry(a + b + k1) + carry(lo(a + b + k1) + c + k2)`: a carry chain split in two,
     /// as `add a, b; add lo, c` computes `addcarryx`'s carry.
     Chain(usize, usize, usize, u128, u128),
+    /// Bits `s..` of `2^s - 1 + b` for a bit `b` (bit 0 of a value): a carry flag
+    /// restored from a byte by `add r8b, 0xff` (`s` = 8).
+    Restore(usize, u8, u8),
     And(u8, Vec<usize>),
     Or(u8, Vec<usize>),
     Xor(u8, Vec<usize>),
@@ -89,12 +92,23 @@ fn raw(n: usize) -> BoxedStrategy<Raw> {
         (i.clone(), 0u8..128, widths()).prop_map(|(a, s, w)| Raw::Shl(a, s, w)),
         (i.clone(), 0u8..128, 1u8..64, i.clone(), 0u8..128, 1u8..64)
             .prop_map(|(a, f, l, b, f2, l2)| Raw::Concat(a, f, l, b, f2, l2)),
+        // Two adjacent slices of one value put back in place (a word from its halves).
+        (i.clone(), 0u8..64, 1u8..32, 1u8..32).prop_map(|(a, f, l, l2)| Raw::Concat(
+            a,
+            f,
+            l,
+            a,
+            f + l,
+            l2
+        )),
         (i.clone(), i.clone(), i.clone()).prop_map(|(c, t, e)| Raw::Ite(c, t, e)),
         i.clone().prop_map(Raw::Eqz),
         (widths(), i.clone(), 0u8..128).prop_map(|(w, a, s)| Raw::Sar(w, a, s)),
         (1u8..=128, widths(), i.clone()).prop_map(|(f, w, a)| Raw::Sext(f, w, a)),
         (i.clone(), i.clone(), i.clone(), 0u128..3, 0u128..3)
             .prop_map(|(a, b, c, k1, k2)| Raw::Chain(a, b, c, k1, k2)),
+        (i.clone(), prop_oneof![Just(8u8), 1u8..64], 1u8..=64)
+            .prop_map(|(a, s, l)| Raw::Restore(a, s, l)),
     ]
     .boxed()
 }
@@ -152,6 +166,7 @@ fn reference(op: &Raw, v: &[u128]) -> u128 {
             let s = word(v[*a]) + word(v[*b]) + k1;
             (s >> 64) + ((s % (1 << 64) + word(v[*c]) + k2) >> 64)
         }
+        Raw::Restore(a, s, l) => sh_r((v[*a] & 1) + mask(*s as u32), *s as u32) & mask(*l as u32),
         Raw::And(w, a) => a.iter().fold(u128::MAX, |acc, &i| acc & v[i]) & m(*w),
         Raw::Or(w, a) => a.iter().fold(0, |acc, &i| acc | v[i]) & m(*w),
         Raw::Xor(w, a) => a.iter().fold(0, |acc, &i| acc ^ v[i]) & m(*w),
@@ -218,6 +233,11 @@ fn build(g: &mut Graph, op: &Raw, n: &[NodeId]) -> NodeId {
             let lo = g.add(64, &[(x, 1), (y, 1)], *k1);
             let c2 = g.carry(64, &[lo, z], *k2);
             g.sum(64, &[c1, c2])
+        }
+        Raw::Restore(a, s, l) => {
+            let b = g.slice(n[*a], 0, 1);
+            let r = g.add(64, &[(b, 1)], mask(*s as u32));
+            g.slice(r, *s as u32, *l as u32)
         }
         Raw::And(wd, a) => {
             let xs: Vec<NodeId> = a.iter().map(|&i| n[i]).collect();
