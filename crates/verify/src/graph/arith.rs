@@ -524,11 +524,7 @@ impl Graph {
         let ub = ia.ub.saturating_mul(ib.ub);
         // A square's bit 1 is zero: x² ≡ 0 or 1 (mod 4). (What lets a compiler drop the
         // carry of `lo(x²) + b` for a bit `b`: the low word is at most 2^64 - 3.)
-        let nz = if a == b {
-            mask(sig(ub)) & !2
-        } else {
-            mask(sig(ub))
-        };
+        let nz = mask(sig(ub)) & if a == b { !2 } else { !0 };
         self.intern(Node::Prod(a, b), Info { nz, ub: ub.min(nz) })
     }
 

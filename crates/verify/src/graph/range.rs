@@ -106,14 +106,13 @@ impl Graph {
             // The invariant that makes the concatenation an OR of its parts: the bits a
             // segment may set are disjoint from the bits the others may set. (Ranges
             // may overlap where one side is known zero, e.g. after `bitwise-disjoint`.)
-            let bits = sh_l(sh_r(inf.nz, from) & mask(len), at);
+            // The segment's possible bits, in place; its value is at most those bits and
+            // at most its node's bound shifted down.
+            let own = sh_r(inf.nz, from) & mask(len);
+            let bits = sh_l(own, at);
             debug_assert_eq!(nz & bits, 0, "overlapping nonzero bits in a concatenation");
             nz |= bits;
-            // A segment is at most its own bits' bound and at most its possible bits.
-            let part = sh_r(inf.ub, from)
-                .min(mask(len))
-                .min(sh_r(inf.nz, from) & mask(len));
-            ub = ub.saturating_add(sh_l(part, at));
+            ub = ub.saturating_add(sh_l(sh_r(inf.ub, from).min(own), at));
         }
         Info { nz, ub }
     }
