@@ -36,6 +36,9 @@ impl Graph {
         if self.telescope(&mut merged) {
             merged = self.collect_terms(merged, m);
         }
+        if self.const_prod_high(&mut merged, m) {
+            merged = self.collect_terms(merged, m);
+        }
         if merged.is_empty() {
             return self.konst(kk);
         }
@@ -185,6 +188,19 @@ impl Graph {
                             self.fire(Rule::AddShlTerm);
                             continue;
                         }
+                        let top = sig(self.nz(s.node));
+                        if at == 0 && len < w && len + c.trailing_zeros() >= w && top > from + len {
+                            // Bits len.. of the slice are multiplied by 2^w: the widest
+                            // slice (or the node itself) is the term.
+                            self.fire(Rule::AddTermWiden);
+                            let y = if from == 0 {
+                                s.node
+                            } else {
+                                self.slice(s.node, from, (top - from).min(w))
+                            };
+                            work.push((y, c, true));
+                            continue;
+                        }
                     }
                     acc.push((t, c));
                 }
@@ -313,6 +329,98 @@ impl Graph {
         }
     }
 
+    /// Rule `const-prod-high` on a sum's collected terms: `x[64-p..64] - borrow((x << p)
+    /// mod 2^64 < x)` is the high word of `x·(2^p - 1)`, and `x[64-p..64] + carry((x << p)
+    /// mod 2^64 + x)` that of `x·(2^p + 1)`, for `x < 2^64` and `0 < p < 64` (exact:
+    /// `x·(2^p ± 1) = 2^64·x[64-p..64] + ((x << p) mod 2^64 ± x)`, and the last sum lies
+    /// in `(-2^64, 2^65)`). So a constant product strength-reduced to `shld; shl; sub;
+    /// sbb` (gcc's generic tuning) meets the `mulx` high half. Returns whether anything
+    /// changed (the list may then hold equal terms).
+    fn const_prod_high(&mut self, terms: &mut Vec<(NodeId, u128)>, m: u128) -> bool {
+        let mut changed = false;
+        let mut i = 0;
+        while i < terms.len() {
+            let (b, cb) = terms[i];
+            // (x, p, whether x·(2^p + 1)), with the coefficient the top slice must have.
+            let found = match &self.nodes[b.index()] {
+                &Node::Borrow { a, k: 0, ref subs } if subs.len() == 1 => {
+                    let x = subs[0];
+                    self.shifted(a, x).map(|p| (x, p, false, (m - cb + 1) & m))
+                }
+                Node::Carry {
+                    shift: 64,
+                    k: 0,
+                    args,
+                } if args.len() == 2 => {
+                    let (u, v) = (args[0], args[1]);
+                    self.shifted(u, v)
+                        .map(|p| (v, p))
+                        .or_else(|| self.shifted(v, u).map(|p| (u, p)))
+                        .map(|(x, p)| (x, p, true, cb))
+                }
+                _ => None,
+            };
+            let Some((x, p, plus, want)) = found else {
+                i += 1;
+                continue;
+            };
+            let top = self.slice(x, 64 - p, p);
+
+            let Some(j) = terms.iter().position(|&(t, c)| t == top && c == want) else {
+                i += 1;
+                continue;
+            };
+            self.fire(Rule::ConstProdHigh);
+            let c = self.konst(if plus { (1 << p) + 1 } else { (1 << p) - 1 });
+            let prod = self.prod(x, c);
+            terms[j] = (self.slice(prod, 64, 64), want);
+            terms.remove(i);
+            changed = true;
+            i = 0;
+        }
+        changed
+    }
+
+    /// `Some(p)` if `a` is `(x << p) mod 2^64` for a word `x` and `0 < p < 64` (as the
+    /// shift's own constructor makes it: the low bits of a sum are a narrower sum).
+    fn shifted(&mut self, a: NodeId, x: NodeId) -> Option<u32> {
+        let Node::Concat { k: 0, segs } = &self.nodes[a.index()] else {
+            return None;
+        };
+        let [s] = segs[..] else {
+            return None;
+        };
+        let p = s.at as u32;
+        if p == 0 || p >= 64 || self.nz(x) > M64 {
+            return None;
+        }
+        (self.shl(x, p, 64) == a).then_some(p)
+    }
+
+    /// The terms `c·t mod 2^w` of a sum `a = (k + Σ c·t) mod 2^w` of two to four terms,
+    /// some with a coefficient other than 1, as nodes of their own (`x << 32` for
+    /// `2^32·x`), when these and `k` add up to less than `2^w`: then no wrap occurs and
+    /// `a` is exactly `k + Σ (c·t mod 2^w)` (rule `carry-flatten`, for the low word of
+    /// `x·(2^64 - 2^32)` plus a carry: its low 32 bits are zero, so the sum never wraps).
+    fn scaled_parts(&mut self, a: NodeId) -> Option<Vec<NodeId>> {
+        let Node::Add { w, k, terms } = &self.nodes[a.index()] else {
+            return None;
+        };
+        // (A single term is its own part: nothing to flatten.)
+        if !(2..=4).contains(&terms.len()) || terms.iter().all(|&(_, c)| c == 1) {
+            return None;
+        }
+        let (w, k, terms) = (*w as u32, *k, terms.clone());
+        let mut bound = k;
+        let mut parts = Vec::with_capacity(terms.len());
+        for (t, c) in terms.iter().copied() {
+            let n = self.add(w, &[(t, c)], 0);
+            bound = bound.checked_add(self.ub(n))?;
+            parts.push(n);
+        }
+        (bound <= mask(w)).then_some(parts)
+    }
+
     /// The constant and arguments of `t` if it is a 64-bit carry.
     fn carry64(&self, t: NodeId) -> Option<(u128, &[NodeId])> {
         match &self.nodes[t.index()] {
@@ -339,6 +447,13 @@ impl Graph {
                 if let (true, Some(sum)) = (fits, kk.checked_add(*ka)) {
                     kk = sum;
                     work.extend(terms.iter().rev().map(|&(t, _)| t));
+                    self.fire(Rule::CarryFlatten);
+                    continue;
+                }
+                let ka = *ka;
+                if let Some((parts, sum)) = self.scaled_parts(a).zip(kk.checked_add(ka)) {
+                    kk = sum;
+                    work.extend(parts.into_iter().rev());
                     self.fire(Rule::CarryFlatten);
                     continue;
                 }

@@ -58,6 +58,12 @@ rules! {
     /// Multiplication by a constant is a coefficient: `x · c mod 2^w = c·x`, including the
     /// low bits of an exact product with a constant (`mulx` with a constant in rdx = `imul`).
     MulConst = "mul-const",
+    /// The high word of `x·(2^p ± 1)` for a word `x`, written with shifts (gcc's generic
+    /// tuning: `shld hi, x, p; shl lo, p; sub lo, x; sbb hi, 0`): in a sum,
+    /// `x[64-p..64] - borrow((x << p) mod 2^64 < x)` and `x[64-p..64] + carry((x << p)
+    /// mod 2^64 + x)` are the high slice of the exact product (the low word is already
+    /// the coefficient form, rule `mul-const`).
+    ConstProdHigh = "const-prod-high",
     /// An exact product with `2^p` is the shift `x << p`; with 0 or 1 it is 0 or `x`.
     ProdPow2 = "prod-pow2",
     /// A shifted slice `(c·y << p) mod 2^t` of an exact product with a constant is the
@@ -79,6 +85,11 @@ rules! {
     /// the one carry: `addcarryx(c, a, b)` computed as `add a, b; add lo, c` (a compiler's
     /// association) has the carry the IR's three-operand sum has.
     CarryTelescope = "carry-telescope",
+    /// In a sum modulo 2^w only the low `w - tz(c)` bits of a term with coefficient `c`
+    /// count: a slice term `x[f..f+len]` with `len + tz(c) ≥ w` is widened to `x` (for
+    /// `f = 0`) or to the slice of up to `w` bits from `f`, so that `2^32·(x mod 2^32)`
+    /// (the low half of a 32-bit sum shifted up: `shl r, 32`) and `2^32·x` are one term.
+    AddTermWiden = "add-term-widen",
     /// A sum modulo 2^w with coefficients 1 that cannot wrap (the bounds of its terms and
     /// constant add up to less than 2^w) is its exact sum: among the arguments of a carry
     /// or borrow it is replaced by its terms (its constant joins theirs), so a carry

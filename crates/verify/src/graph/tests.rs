@@ -144,6 +144,58 @@ fn cases() -> Vec<Case> {
             reference: |v| m64(v[0].wrapping_mul(0xffff_ffff_0000_0001)),
         },
         Case {
+            rule: Rule::ConstProdHigh,
+            what: "shld h, a, 32; shl l, 32; sub l, a; sbb h, 0 = the high word of a·(2^32 - 1)",
+            build: |g, [a, ..]| {
+                let c = g.konst(0xffff_ffff);
+                let p = g.prod(a, c);
+                let mulx_hi = g.slice(p, 64, 64);
+                let (h, l) = (g.slice(a, 32, 32), g.shl(a, 32, 64));
+                let b = g.borrow(l, &[a], 0);
+                let sbb = g.add(64, &[(h, 1), (b, M64)], 0);
+                (sbb, Some(mulx_hi))
+            },
+            reference: |v| (v[0] >> 32) - ((m64(v[0] << 32) < v[0]) as u128),
+        },
+        Case {
+            rule: Rule::ConstProdHigh,
+            what: "shld h, a, 9; shl l, 9; add l, a; adc h, 0 = the high word of a·(2^9 + 1)",
+            build: |g, [a, ..]| {
+                let c = g.konst(513);
+                let p = g.prod(a, c);
+                let mulx_hi = g.slice(p, 64, 64);
+                let (h, l) = (g.slice(a, 55, 9), g.shl(a, 9, 64));
+                let cf = g.carry(64, &[l, a], 0);
+                let adc = g.sum(64, &[h, cf]);
+                (adc, Some(mulx_hi))
+            },
+            reference: |v| (v[0] >> 55) + ((m64(v[0] << 9) + v[0]) >> 64),
+        },
+        Case {
+            rule: Rule::AddTermWiden,
+            what: "(m << 32) - m = 0xffffffff·m for m = d - hi(a·b) (shl keeps 32 bits of each term)",
+            build: |g, [a, b, _, d, _]| {
+                let p = g.prod(a, b);
+                let hi = g.slice(p, 64, 64);
+                let m = g.add(64, &[(d, 1), (hi, M64)], 0);
+                let s = g.shl(m, 32, 64);
+                let shifted = g.add(64, &[(s, 1), (m, M64)], 0);
+                (shifted, Some(g.add(64, &[(m, 0xffff_ffff)], 0)))
+            },
+            reference: |v| m64((v[3].wrapping_sub((v[0] * v[1]) >> 64) & M64) * 0xffff_ffff),
+        },
+        Case {
+            rule: Rule::CarryFlatten,
+            what: "carry(((a << 32) + c) mod 2^64 + b) = carry((a << 32) + c + b): a sum with a coefficient that cannot wrap",
+            build: |g, [a, b, c, ..]| {
+                let s = g.shl(a, 32, 64);
+                let low = g.add(64, &[(a, 1 << 32), (c, 1)], 0);
+                let two = g.carry(64, &[low, b], 0);
+                (two, Some(g.carry(64, &[s, c, b], 0)))
+            },
+            reference: |v| (m64(v[0] << 32) + v[2] + v[1]) >> 64,
+        },
+        Case {
             rule: Rule::ProdPow2,
             what: "a · 8 = a << 3",
             build: |g, [a, ..]| {
