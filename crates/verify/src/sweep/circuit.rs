@@ -286,9 +286,10 @@ impl Circuit {
         self.clauses.push(0);
     }
 
-    /// Solves with at most `conflicts` conflicts: `Some(true)` for a model.
-    pub(crate) fn solve(&mut self, conflicts: i32) -> Option<bool> {
-        let mut sat = cadical::Solver::new();
+    /// Solves with at most `conflicts` conflicts, in one of CaDiCaL's configurations
+    /// (`default`, `unsat`, ...): `Some(true)` for a model.
+    pub(crate) fn solve(&mut self, conflicts: i32, config: &str) -> Option<bool> {
+        let mut sat = cadical::Solver::with_config(config).unwrap_or_default();
         sat.reserve(self.next);
         for cl in self.clauses.split(|&l| l == 0) {
             if !cl.is_empty() {
@@ -392,7 +393,7 @@ mod tests {
             }
         }
         let out = f(&mut c, &xs);
-        assert_eq!(c.solve(1_000_000), Some(true));
+        assert_eq!(c.solve(1_000_000, "default"), Some(true));
         value(&mut c, &out)
     }
 

@@ -41,7 +41,7 @@ proptest! {
                 };
                 bits.push(b);
             }
-            prop_assert_eq!(c.solve(1_000_000), Some(true));
+            prop_assert_eq!(c.solve(1_000_000, "default"), Some(true));
             for (i, b) in bits.iter().enumerate() {
                 let mut v = 0u128;
                 for (j, &l) in b.iter().enumerate() {
