@@ -365,7 +365,6 @@ impl Graph {
                 continue;
             };
             let top = self.slice(x, 64 - p, p);
-
             let Some(j) = terms.iter().position(|&(t, c)| t == top && c == want) else {
                 i += 1;
                 continue;
