@@ -345,7 +345,8 @@ impl Graph {
             let found = match &self.nodes[b.index()] {
                 &Node::Borrow { a, k: 0, ref subs } if subs.len() == 1 => {
                     let x = subs[0];
-                    self.shifted(a, x).map(|p| (x, p, false, (m - cb + 1) & m))
+                    self.shifted(a, x)
+                        .map(|p| (x, p, false, cb.wrapping_neg() & m))
                 }
                 Node::Carry {
                     shift: 64,

@@ -18,6 +18,30 @@ pub(crate) type Bits = Vec<Lit>;
 
 /// The gates built so far, as clauses (given to a solver only when one is asked: most
 /// circuits too large to solve are found so while they are built).
+/// The CaDiCaL configurations a query is solved in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Config {
+    /// CaDiCaL's defaults.
+    Default,
+    /// `unsat`: no stabilizing phases, no local search, for queries asked to prove an
+    /// equality (the sweep's large queries: see the module's documentation).
+    Unsat,
+}
+
+impl Config {
+    /// Every configuration.
+    #[cfg(test)]
+    pub(crate) const ALL: [Config; 2] = [Config::Default, Config::Unsat];
+
+    /// CaDiCaL's name of the configuration.
+    fn name(self) -> &'static str {
+        match self {
+            Config::Default => "default",
+            Config::Unsat => "unsat",
+        }
+    }
+}
+
 pub(crate) struct Circuit {
     /// Clauses, each ended by a 0 (DIMACS order).
     clauses: Vec<Lit>,
@@ -286,10 +310,11 @@ impl Circuit {
         self.clauses.push(0);
     }
 
-    /// Solves with at most `conflicts` conflicts, in one of CaDiCaL's configurations
-    /// (`default`, `unsat`, ...): `Some(true)` for a model.
-    pub(crate) fn solve(&mut self, conflicts: i32, config: &str) -> Option<bool> {
-        let mut sat = cadical::Solver::with_config(config).unwrap_or_default();
+    /// Solves with at most `conflicts` conflicts in the configuration `config`:
+    /// `Some(true)` for a model.
+    pub(crate) fn solve(&mut self, conflicts: i32, config: Config) -> Option<bool> {
+        let mut sat = cadical::Solver::with_config(config.name())
+            .expect("the configuration is one CaDiCaL defines");
         sat.reserve(self.next);
         for cl in self.clauses.split(|&l| l == 0) {
             if !cl.is_empty() {
@@ -383,7 +408,7 @@ mod tests {
     }
 
     /// Free inputs fixed to `vals` (each `n` bits), then `f` built on them; returns its
-    /// value in the (unique) model.
+    /// value in the (unique) model, which every configuration must find.
     fn run(vals: &[u128], n: usize, f: impl FnOnce(&mut Circuit, &[Bits]) -> Bits) -> u128 {
         let mut c = Circuit::new();
         let xs: Vec<Bits> = vals.iter().map(|_| c.fresh_bits(n)).collect();
@@ -393,8 +418,15 @@ mod tests {
             }
         }
         let out = f(&mut c, &xs);
-        assert_eq!(c.solve(1_000_000, "default"), Some(true));
-        value(&mut c, &out)
+        let values: Vec<u128> = Config::ALL
+            .iter()
+            .map(|&config| {
+                assert_eq!(c.solve(1_000_000, config), Some(true), "{config:?}");
+                value(&mut c, &out)
+            })
+            .collect();
+        assert!(values.windows(2).all(|w| w[0] == w[1]), "{values:?}");
+        values[0]
     }
 
     #[test]

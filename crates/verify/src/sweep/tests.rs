@@ -6,7 +6,7 @@
 
 use proptest::prelude::*;
 
-use super::circuit::{Bits, Circuit};
+use super::circuit::{Bits, Circuit, Config};
 use super::*;
 use crate::graph::tests::fuzz::{build_graph, random_graphs};
 use crate::graph::Sym;
@@ -41,7 +41,7 @@ proptest! {
                 };
                 bits.push(b);
             }
-            prop_assert_eq!(c.solve(1_000_000, "default"), Some(true));
+            prop_assert_eq!(c.solve(1_000_000, Config::Default), Some(true));
             for (i, b) in bits.iter().enumerate() {
                 let mut v = 0u128;
                 for (j, &l) in b.iter().enumerate() {
