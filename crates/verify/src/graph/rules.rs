@@ -127,6 +127,11 @@ rules! {
     AndMask = "and-mask",
     /// `a | b` and `a ^ b` whose possibly-nonzero bits are disjoint are concatenations.
     BitwiseDisjoint = "bitwise-disjoint",
+    /// `a | b` and `a ^ b` of words whose bits are disjoint only by a sum's trailing
+    /// zeros (every coefficient and the constant a multiple of `2^t`) are the sum
+    /// `a + b`: clang's P-384 column `lo(-2^32·m) | hi(m·(2^32 - 1))` is the IR's
+    /// `lo(m·p1) + hi(m·p0)`.
+    BitwiseDisjointSum = "bitwise-disjoint-sum",
     /// `&`, `|`, `^` are flattened and their arguments sorted; duplicates are removed
     /// (`&`, `|`) or cancel (`^`: `x ^ x = 0`, `xor eax, eax`).
     BitwiseAc = "bitwise-ac",

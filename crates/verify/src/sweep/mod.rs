@@ -17,8 +17,10 @@
 //!    their ranges, and "some bit differs" refuted by the solver (CaDiCaL, within a
 //!    conflict budget). A proved pair is merged (union-find), so later queries stop at
 //!    it: each query covers only the few nodes where the two programs part ways. Of a
-//!    node's candidates, the one with the smallest region is asked first (the IR often
-//!    has a value twice, as a word and as its copy through a select).
+//!    node's candidates (equal IR nodes and negated ones alike), the one with the
+//!    smallest region is asked first (the IR often has a value twice, as a word and as
+//!    its copy through a select). Queries that run out of conflicts use up the sweep
+//!    by their budgets (`Limits::timeouts`): a bit's weighs a fifth of a word's.
 //!    Before any query, a candidate the node is congruent to (the same operation on
 //!    arguments already merged) is taken: no query, and the IR's structure above it
 //!    stays usable. A program node with no equal IR node may be the *negation* of one
@@ -124,7 +126,12 @@ pub(crate) struct Limits {
     pub large_vars: usize,
     /// Large queries per sweep after which only outputs' last chances may be large.
     pub large: usize,
-    /// Queries that may run out of conflicts before the sweep gives up.
+    /// Queries that may run out of conflicts before the sweep gives up, counted in
+    /// queries of `conflicts`: one that runs out weighs its budget up to that (a bit's
+    /// query a fifth). Bits are cheap to give up on and often wrong (in clang's
+    /// signed final subtraction of secp256k1 `from_montgomery` seven of them ran out
+    /// before the words, each the negation of the IR's borrow across a few nodes, were
+    /// asked; counted whole, four used the sweep up).
     pub timeouts: usize,
 }
 
@@ -226,6 +233,9 @@ struct Sweep<'g> {
     mark_b: Vec<u32>,
     stamp: u32,
     stats: Stats,
+    /// Conflicts spent by queries that ran out of them, each counted up to
+    /// `limits.conflicts` (see [`Limits::timeouts`]).
+    timed_out: u64,
     /// The exact-integer form, told of every merge: tried on a candidate before a SAT
     /// query, and, with the merges below a node known, it compares nodes whose
     /// arguments' forms differ (a condition computed from words proved equal). Its own
@@ -257,6 +267,7 @@ impl<'g> Sweep<'g> {
             mark_b: vec![0; n],
             stamp: 0,
             stats: Stats::default(),
+            timed_out: 0,
             exact: Views::new(g),
         };
         s.simulate();
@@ -276,6 +287,7 @@ impl<'g> Sweep<'g> {
         self.known.clear();
         self.neg.clear();
         self.stats = Stats::default();
+        self.timed_out = 0;
         self.exact = Views::new(self.g);
     }
 
@@ -323,7 +335,8 @@ impl<'g> Sweep<'g> {
 
     /// Whether the sweep has used up its queries or its timeouts.
     fn spent(&self) -> bool {
-        self.out_of_queries() || self.stats.timeouts >= self.limits.timeouts
+        self.out_of_queries()
+            || self.timed_out >= self.limits.timeouts as u64 * self.limits.conflicts as u64
     }
 
     fn find(&self, x: NodeId) -> NodeId {
@@ -445,15 +458,22 @@ impl<'g> Sweep<'g> {
         if !self.normal[m.index()] {
             return;
         }
-        if let Some(r) = self.first_proved(m, sig, Target::Node) {
-            self.merge(m, r);
-            return;
-        }
+        let mut targets: Vec<Target> = self
+            .first_candidates(sig)
+            .into_iter()
+            .map(Target::Node)
+            .collect();
         if let Some((w, nsig)) = neg {
-            if let Some(r) = self.first_proved(m, nsig, |r| Target::Neg(r, w)) {
-                self.merge_neg(m, r, w);
-                return;
-            }
+            targets.extend(
+                self.first_candidates(nsig)
+                    .into_iter()
+                    .map(|r| Target::Neg(r, w)),
+            );
+        }
+        match self.first_proved(m, targets) {
+            Some(Target::Node(r)) => return self.merge(m, r),
+            Some(Target::Neg(r, w)) => return self.merge_neg(m, r, w),
+            _ => {}
         }
         // Last, the constant the vectors suggest: a borrow that is rarely 1 looks
         // constant too, and its query only runs out of conflicts.
@@ -511,34 +531,34 @@ impl<'g> Sweep<'g> {
         self.by_sig.get(&sig).map_or(&[], |v| v.as_slice())
     }
 
-    /// The first of the first `limits.candidates` IR nodes with signature `sig` that a
-    /// query proves `m` equal to as `target(r)`.
-    fn first_proved(
-        &mut self,
-        m: NodeId,
-        sig: u64,
-        target: impl Fn(NodeId) -> Target,
-    ) -> Option<NodeId> {
+    /// The first of `targets` (IR nodes, or their negations) that a query proves `m`
+    /// equal to.
+    fn first_proved(&mut self, m: NodeId, targets: Vec<Target>) -> Option<Target> {
         // No region is worth computing when no query will be asked (the first pass).
         if self.spent() {
             return None;
         }
-        // The candidate with the smallest region first: where the IR computes one value
-        // twice (a word and its copy through a select), the query against the copy
-        // nearer to the program's node is often a tenth of the other's size.
-        let mut regions: Vec<(usize, NodeId, Vec<NodeId>)> = Vec::new();
-        for r in self.first_candidates(sig) {
-            if let Some(region) = self.region(m, target(r)) {
-                regions.push((region.len(), r, region));
+        // The target with the smallest region first, equal nodes and negations alike:
+        // where the IR computes one value twice (a word and its copy through a select),
+        // the query against the copy nearer to the program's node is often a tenth of
+        // the other's size; and a borrow clang keeps as the signed word 0 or -1 is the
+        // negation of the IR's borrow across a few nodes, while the word that simulates
+        // alike (a rarely-set mask) is equal to it, if at all, only across a reduction
+        // (clang's secp256k1 `from_montgomery`: three large queries of 0.6 s each
+        // before the negations' queries of a few nodes).
+        let mut regions: Vec<(usize, usize, Target, Vec<NodeId>)> = Vec::new();
+        for (i, t) in targets.into_iter().enumerate() {
+            if let Some(region) = self.region(m, t) {
+                regions.push((region.len(), i, t, region));
             }
         }
-        regions.sort_by_key(|&(len, r, _)| (len, r));
-        for (_, r, region) in regions {
+        regions.sort_by_key(|&(len, i, _, _)| (len, i));
+        for (_, _, t, region) in regions {
             if self.spent() {
                 return None;
             }
-            if self.solve(m, target(r), false, region) {
-                return Some(r);
+            if self.solve(m, t, false, region) {
+                return Some(t);
             }
         }
         None
@@ -676,6 +696,7 @@ impl<'g> Sweep<'g> {
         }
         if r.is_none() && !large {
             self.stats.timeouts += 1;
+            self.timed_out += budget.min(self.limits.conflicts) as u64;
         }
         r == Some(false)
     }
