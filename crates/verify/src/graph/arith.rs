@@ -438,6 +438,14 @@ impl Graph {
         let mut ts: Vec<(NodeId, u128)> = Vec::with_capacity(args.len());
         let mut work: Vec<NodeId> = args.iter().rev().copied().collect();
         while let Some(a) = work.pop() {
+            if let Some((parts, ka)) = self.disjoint.get(&a) {
+                if let Some(sum) = kk.checked_add(*ka) {
+                    kk = sum;
+                    work.extend(parts.iter().rev());
+                    self.fire(Rule::CarryFlatten);
+                    continue;
+                }
+            }
             if let Node::Add { w, k: ka, terms } = &self.nodes[a.index()] {
                 let fits = terms.iter().all(|&(_, c)| c == 1)
                     && terms

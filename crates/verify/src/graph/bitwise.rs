@@ -242,7 +242,11 @@ impl Graph {
         if apart {
             self.fire(Rule::BitwiseDisjointSum);
             let terms: Vec<(NodeId, u128)> = xs.iter().map(|&x| (x, 1)).collect();
-            return self.add(w, &terms, kk);
+            let sum = self.add(w, &terms, kk);
+            self.disjoint
+                .entry(sum)
+                .or_insert_with(|| (xs.into_boxed_slice(), kk));
+            return sum;
         }
         if !is_xor && seen & !kk == 0 {
             self.fire(Rule::BitwiseAbsorb);

@@ -514,13 +514,16 @@ fn cases() -> Vec<Case> {
         Case {
             rule: Rule::BitwiseDisjointSum,
             what: "lo(-2^32·a) | hi(a·(2^32 - 1)) = lo(-2^32·a) + hi(a·(2^32 - 1)); so is ^",
-            build: |g, [a, ..]| {
+            build: |g, [a, b, ..]| {
                 let lo = g.add(64, &[(a, M64 << 32 & M64)], 0);
                 let c = g.konst(0xffff_ffff);
                 let p = g.prod(a, c);
                 let hi = g.slice(p, 64, 64);
                 let l = g.or(64, &[lo, hi]);
                 assert_eq!(g.xor(64, &[hi, lo]), l);
+                // A carry over it is a carry over its parts (`carry-flatten`), as the
+                // IR adds them: the sum's linear form alone could wrap.
+                assert_eq!(g.carry(64, &[l, b], 0), g.carry(64, &[lo, hi, b], 0));
                 (l, Some(g.add(64, &[(lo, 1), (hi, 1)], 0)))
             },
             reference: |v| m64(v[0].wrapping_neg() << 32) | (v[0] * 0xffff_ffff) >> 64,

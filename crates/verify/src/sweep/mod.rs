@@ -20,7 +20,7 @@
 //!    node's candidates (equal IR nodes and negated ones alike), the one with the
 //!    smallest region is asked first (the IR often has a value twice, as a word and as
 //!    its copy through a select). Queries that run out of conflicts use up the sweep
-//!    by their budgets (`Limits::timeouts`): a bit's weighs a fifth of a word's.
+//!    (`Limits::timeouts`), a bit's by two thirds of what a word's does.
 //!    Before any query, a candidate the node is congruent to (the same operation on
 //!    arguments already merged) is taken: no query, and the IR's structure above it
 //!    stays usable. A program node with no equal IR node may be the *negation* of one
@@ -127,11 +127,12 @@ pub(crate) struct Limits {
     /// Large queries per sweep after which only outputs' last chances may be large.
     pub large: usize,
     /// Queries that may run out of conflicts before the sweep gives up, counted in
-    /// queries of `conflicts`: one that runs out weighs its budget up to that (a bit's
-    /// query a fifth). Bits are cheap to give up on and often wrong (in clang's
-    /// signed final subtraction of secp256k1 `from_montgomery` seven of them ran out
-    /// before the words, each the negation of the IR's borrow across a few nodes, were
-    /// asked; counted whole, four used the sweep up).
+    /// words': a bit's query of `bit_conflicts` counts two thirds. Bits are cheaper to
+    /// give up on and mostly wrong candidates: in clang's signed final subtraction of
+    /// secp256k1 `from_montgomery` four of them ran out before the words, each the
+    /// negation of the IR's borrow across a few nodes, were asked, and counted whole
+    /// they used the sweep up; counted as a fifth, gcc's `from_montgomery` went on to
+    /// large queries that proved nothing (1 s -> 3.9 s).
     pub timeouts: usize,
 }
 
@@ -233,9 +234,9 @@ struct Sweep<'g> {
     mark_b: Vec<u32>,
     stamp: u32,
     stats: Stats,
-    /// Conflicts spent by queries that ran out of them, each counted up to
-    /// `limits.conflicts` (see [`Limits::timeouts`]).
-    timed_out: u64,
+    /// Queries that ran out of conflicts, in thirds of a word's (see
+    /// [`Limits::timeouts`]).
+    timed_out: usize,
     /// The exact-integer form, told of every merge: tried on a candidate before a SAT
     /// query, and, with the merges below a node known, it compares nodes whose
     /// arguments' forms differ (a condition computed from words proved equal). Its own
@@ -335,8 +336,7 @@ impl<'g> Sweep<'g> {
 
     /// Whether the sweep has used up its queries or its timeouts.
     fn spent(&self) -> bool {
-        self.out_of_queries()
-            || self.timed_out >= self.limits.timeouts as u64 * self.limits.conflicts as u64
+        self.out_of_queries() || self.timed_out >= 3 * self.limits.timeouts
     }
 
     fn find(&self, x: NodeId) -> NodeId {
@@ -696,7 +696,12 @@ impl<'g> Sweep<'g> {
         }
         if r.is_none() && !large {
             self.stats.timeouts += 1;
-            self.timed_out += budget.min(self.limits.conflicts) as u64;
+            // In thirds of a word's (see `Limits::timeouts`).
+            self.timed_out += if budget == self.limits.bit_conflicts {
+                2
+            } else {
+                3
+            };
         }
         r == Some(false)
     }
