@@ -9,6 +9,9 @@ use super::arena::{Graph, Node, NodeId};
 use super::range::{mask, sh_l, sh_r, sig, Info, M64};
 use super::rules::Rule;
 
+/// Terms of a sum: `(node, coefficient)`.
+type Terms = Vec<(NodeId, u128)>;
+
 impl Graph {
     /// `(k + Σ c·t) mod 2^w`.
     pub fn add(&mut self, w: u32, terms: &[(NodeId, u128)], k: u128) -> NodeId {
@@ -397,28 +400,91 @@ impl Graph {
         (self.shl(x, p, 64) == a).then_some(p)
     }
 
-    /// The terms `c·t mod 2^w` of a sum `a = (k + Σ c·t) mod 2^w` of two to four terms,
-    /// some with a coefficient other than 1, as nodes of their own (`x << 32` for
-    /// `2^32·x`), when these and `k` add up to less than `2^w`: then no wrap occurs and
-    /// `a` is exactly `k + Σ (c·t mod 2^w)` (rule `carry-flatten`, for the low word of
-    /// `x·(2^64 - 2^32)` plus a carry: its low 32 bits are zero, so the sum never wraps).
+    /// Parts of a sum `a = (k + Σ c·t) mod 2^w`, some coefficient not 1, that add up to
+    /// `a` exactly (no wrap), as nodes of their own (rule `carry-flatten`):
+    ///
+    /// * of two to four terms, its terms `c·t mod 2^w` (`x << 32` for `2^32·x`), when
+    ///   these and `k` add up to less than `2^w`, or when their bits are disjoint, one's
+    ///   perhaps only by its trailing zeros (the low word of `x·(2^64 - 2^32)` plus a
+    ///   carry, or plus `hi(m·(2^32 - 1))` as clang adds it);
+    /// * of any number, the sum of the terms whose coefficients are multiples of `2^s`
+    ///   (a multiple of `2^s` below `2^w`) and the sum of the others, when those and
+    ///   `k` stay below `2^s`: `lo(-2^32·m) + hi(m·(2^32 - 1))` with `m` a sum itself,
+    ///   flattened (Fiat adds the two as words, clang with `or`, rule
+    ///   `bitwise-disjoint-sum`).
     fn scaled_parts(&mut self, a: NodeId) -> Option<Vec<NodeId>> {
         let Node::Add { w, k, terms } = &self.nodes[a.index()] else {
             return None;
         };
         // (A single term is its own part: nothing to flatten.)
-        if !(2..=4).contains(&terms.len()) || terms.iter().all(|&(_, c)| c == 1) {
+        if terms.len() < 2 || terms.iter().all(|&(_, c)| c == 1) {
             return None;
         }
         let (w, k, terms) = (*w as u32, *k, terms.clone());
-        let mut bound = k;
+        if terms.len() <= 4 {
+            if let Some(parts) = self.term_parts(w, k, &terms) {
+                return Some(parts);
+            }
+        }
+        self.aligned_parts(w, k, &terms)
+    }
+
+    /// The first kind of [`Graph::scaled_parts`]: each term a part.
+    fn term_parts(&mut self, w: u32, k: u128, terms: &[(NodeId, u128)]) -> Option<Vec<NodeId>> {
+        let mut bound = Some(k);
+        let mut seen = k;
+        let mut apart = true;
         let mut parts = Vec::with_capacity(terms.len());
-        for (t, c) in terms.iter().copied() {
+        for &(t, c) in terms {
             let n = self.add(w, &[(t, c)], 0);
-            bound = bound.checked_add(self.ub(n))?;
+            bound = bound.and_then(|b| b.checked_add(self.ub(n)));
+            let nz = self.nz(n) & !mask(self.low_zeros(n));
+            apart &= nz & seen == 0;
+            seen |= nz;
             parts.push(n);
         }
-        (bound <= mask(w)).then_some(parts)
+        (bound.is_some_and(|b| b <= mask(w)) || apart).then_some(parts)
+    }
+
+    /// The second kind of [`Graph::scaled_parts`]: the terms whose coefficients are
+    /// multiples of `2^s`, for the largest `s` under which the others stay below `2^s`.
+    fn aligned_parts(&mut self, w: u32, k: u128, terms: &[(NodeId, u128)]) -> Option<Vec<NodeId>> {
+        let mut shifts: Vec<u32> = terms.iter().map(|&(_, c)| c.trailing_zeros()).collect();
+        shifts.sort_unstable();
+        shifts.dedup();
+        for &s in shifts.iter().rev() {
+            if s == 0 || s >= w {
+                continue;
+            }
+            let (high, low): (Terms, Terms) =
+                terms.iter().partition(|&&(_, c)| c.trailing_zeros() >= s);
+            if low.is_empty() {
+                continue;
+            }
+            let bound = low
+                .iter()
+                .try_fold(k, |b, &(t, c)| self.ub(t).checked_mul(c)?.checked_add(b));
+            if bound.is_some_and(|b| b < 1 << s) {
+                let h = self.add(w, &high, 0);
+                let l = self.add(w, &low, 0);
+                return Some(vec![h, l]);
+            }
+        }
+        None
+    }
+
+    /// The bits `k` and `xs` may set together, when no two of them may set the same bit
+    /// (counting a sum's known trailing zeros, `low_zeros`): their sum is their `|`.
+    fn disjoint_bits(&self, xs: &[NodeId], k: u128) -> Option<u128> {
+        let mut seen = k;
+        for &x in xs {
+            let nz = self.nz(x) & !mask(self.low_zeros(x));
+            if nz & seen != 0 {
+                return None;
+            }
+            seen |= nz;
+        }
+        Some(seen)
     }
 
     /// The constant and arguments of `t` if it is a 64-bit carry.
@@ -504,6 +570,19 @@ impl Graph {
         let bound = xs
             .iter()
             .try_fold(kk, |acc, &a| acc.checked_add(self.ub(a)));
+        // The arguments as written bound the same exact sum, tighter where a spliced
+        // sum's parts overcount it (`lo(-2^32·m) + hi(m·(2^32 - 1))` is below 2^64, its
+        // parts' bounds add up above), and arguments whose bits are disjoint (one's
+        // perhaps only by a sum's trailing zeros) add up to at most their bits
+        // together: Fiat's carry out of `hi(m·p0) + lo(m·p1)` for P-384, which clang
+        // never computes.
+        let written = args
+            .iter()
+            .try_fold(k, |acc, &a| acc.checked_add(self.ub(a)));
+        let bound = [bound, written, self.disjoint_bits(&xs, kk)]
+            .into_iter()
+            .flatten()
+            .min();
         if let Some(b) = bound {
             if sh_r(b, shift) == 0 {
                 self.fire(Rule::CarryZero);

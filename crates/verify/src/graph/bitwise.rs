@@ -132,7 +132,7 @@ impl Graph {
     /// sum those every term's coefficient (times its node's) and the constant have
     /// (the range analysis does not track a sum's trailing zeros: its masks are kept
     /// coarse, and this is asked only where `|` and `^` look for disjoint operands).
-    fn low_zeros(&self, x: NodeId) -> u32 {
+    pub(super) fn low_zeros(&self, x: NodeId) -> u32 {
         let own = self.nz(x).trailing_zeros();
         let Node::Add { w, k, terms } = &self.nodes[x.index()] else {
             return own;

@@ -294,6 +294,32 @@ fn cases() -> Vec<Case> {
             reference: |v| (v[3] + v[2] + v[0]) >> 64,
         },
         Case {
+            rule: Rule::CarryFlatten,
+            what: "carry of lo(-2^32·m) + hi(m·(2^32 - 1)) + x, added as words, = carry of the \
+                   three (disjoint bits; m = a + b a sum itself, its terms flattened)",
+            build: |g, [a, b, _, x, _]| {
+                let parts = |g: &mut Graph, m: NodeId| {
+                    let lo = g.add(64, &[(m, M64 << 32 & M64)], 0);
+                    let c = g.konst(0xffff_ffff);
+                    let p = g.prod(m, c);
+                    (lo, g.slice(p, 64, 64))
+                };
+                // A word `m`: two terms, disjoint.
+                let (lo, hi) = parts(g, a);
+                let s = g.sum(64, &[lo, hi]);
+                assert_eq!(g.carry(64, &[s, x], 0), g.carry(64, &[lo, hi, x], 0));
+                // A sum `m`: its terms scaled by -2^32, and the high word.
+                let m = g.sum(64, &[a, b]);
+                let (lo, hi) = parts(g, m);
+                let s = g.sum(64, &[lo, hi]);
+                (g.carry(64, &[s, x], 0), Some(g.carry(64, &[lo, hi, x], 0)))
+            },
+            reference: |v| {
+                let m = m64(v[0] + v[1]);
+                (m64(m.wrapping_neg() << 32) + ((m * 0xffff_ffff) >> 64) + v[3]) >> 64
+            },
+        },
+        Case {
             rule: Rule::WideAddSplit,
             what: "u128 a·b + c·d = the add/adc chain of mulx halves",
             build: |g, [a, b, _, c, d]| {
