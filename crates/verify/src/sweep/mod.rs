@@ -19,7 +19,9 @@
 //!    it: each query covers only the few nodes where the two programs part ways. Of a
 //!    node's candidates (equal IR nodes and negated ones alike), the one with the
 //!    smallest region is asked first (the IR often has a value twice, as a word and as
-//!    its copy through a select). Queries that run out of conflicts use up the sweep
+//!    its copy through a select); a negation's candidates are chosen among four times
+//!    as many, since a borrow that is almost always 1 simulates like every other such
+//!    bit of the IR, and the one in the same chain is the one with a small region. Queries that run out of conflicts use up the sweep
 //!    (`Limits::timeouts`), a bit's by two thirds of what a word's does.
 //!    Before any query, a candidate the node is congruent to (the same operation on
 //!    arguments already merged) is taken: no query, and the IR's structure above it
@@ -92,7 +94,9 @@ use congruence::{combine, congruent, find};
 pub(crate) struct Limits {
     /// Input vectors simulated.
     pub vectors: usize,
-    /// Candidates tried per program node.
+    /// Candidates tried per program node: of equal IR nodes the first ones, of negated
+    /// ones those with the smallest regions among four times as many; at most twice
+    /// this many queries.
     pub candidates: usize,
     /// Nodes bit-blasted per query.
     pub region: usize,
@@ -464,11 +468,9 @@ impl<'g> Sweep<'g> {
             .map(Target::Node)
             .collect();
         if let Some((w, nsig)) = neg {
-            targets.extend(
-                self.first_candidates(nsig)
-                    .into_iter()
-                    .map(|r| Target::Neg(r, w)),
-            );
+            let all = self.candidates(nsig);
+            let n = all.len().min(4 * self.limits.candidates);
+            targets.extend(all[..n].iter().map(|&r| Target::Neg(r, w)));
         }
         match self.first_proved(m, targets) {
             Some(Target::Node(r)) => return self.merge(m, r),
@@ -553,6 +555,7 @@ impl<'g> Sweep<'g> {
             }
         }
         regions.sort_by_key(|&(len, i, _, _)| (len, i));
+        regions.truncate(2 * self.limits.candidates);
         for (_, _, t, region) in regions {
             if self.spent() {
                 return None;
