@@ -407,11 +407,13 @@ impl Graph {
     ///   these and `k` add up to less than `2^w`, or when their bits are disjoint, one's
     ///   perhaps only by its trailing zeros (the low word of `x·(2^64 - 2^32)` plus a
     ///   carry, or plus `hi(m·(2^32 - 1))` as clang adds it);
-    /// * of any number, the sum of the terms whose coefficients are multiples of `2^s`
-    ///   (a multiple of `2^s` below `2^w`) and the sum of the others, when those and
-    ///   `k` stay below `2^s`: `lo(-2^32·m) + hi(m·(2^32 - 1))` with `m` a sum itself,
-    ///   flattened (Fiat adds the two as words, clang with `or`, rule
-    ///   `bitwise-disjoint-sum`).
+    /// * of any number, the sum of the terms whose coefficients are multiples of
+    ///   `2^s` (a multiple of `2^s` below `2^w`) and the sum of the others, when those
+    ///   and `k` stay below `2^s`: `lo(-2^32·m) + hi(m·(2^32 - 1))` with `m` a sum
+    ///   itself, flattened (Fiat adds the two as words, clang with `or`, rule
+    ///   `bitwise-disjoint-sum`); a doubled sum plus a carried bit (`2·x + b`: gcc's
+    ///   curve25519 Solinas multiplication needs it, its squaring's proof takes 1 s
+    ///   longer with it).
     fn scaled_parts(&mut self, a: NodeId) -> Option<Vec<NodeId>> {
         let Node::Add { w, k, terms } = &self.nodes[a.index()] else {
             return None;

@@ -619,12 +619,17 @@ impl<'g> Sweep<'g> {
         self.stats.queries += 1;
         let g = self.g;
         let cap = self.vars_allowed(m, target, last);
+        let t = std::time::Instant::now();
         let mut q = query::Query::new(g, &self.parent, &self.known, &self.neg, &region);
         for &id in &region {
             q.bits(id);
             if q.c.vars() > cap {
                 if debug() >= 2 {
-                    eprintln!("sweep: query over {cap} variables: not asked");
+                    eprintln!(
+                        "sweep: query over {cap} variables: not asked ({} nodes, {:?})",
+                        region.len(),
+                        t.elapsed()
+                    );
                 }
                 return false;
             }
