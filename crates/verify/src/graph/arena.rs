@@ -169,11 +169,6 @@ pub struct Graph {
     /// The first written form of each sum, carry and borrow whose constructor flattened
     /// a sum among its operands (see [`Graph::written`]).
     pub(super) written: HashMap<NodeId, Node>,
-    /// The operands and constant of every sum made from an `|` or `^` of words whose
-    /// bits are disjoint (rule `bitwise-disjoint-sum`): their exact sum is the node's
-    /// value, so a carry or borrow splices them in (rule `carry-flatten`) as it does a
-    /// sum that cannot wrap, which the sum's own linear form no longer shows.
-    pub(super) disjoint: HashMap<NodeId, (Box<[NodeId]>, u128)>,
 }
 
 impl Graph {

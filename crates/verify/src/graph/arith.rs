@@ -433,19 +433,13 @@ impl Graph {
 
     /// The first kind of [`Graph::scaled_parts`]: each term a part.
     fn term_parts(&mut self, w: u32, k: u128, terms: &[(NodeId, u128)]) -> Option<Vec<NodeId>> {
-        let mut bound = Some(k);
-        let mut seen = k;
-        let mut apart = true;
-        let mut parts = Vec::with_capacity(terms.len());
-        for &(t, c) in terms {
-            let n = self.add(w, &[(t, c)], 0);
-            bound = bound.and_then(|b| b.checked_add(self.ub(n)));
-            let nz = self.nz(n) & !mask(self.low_zeros(n));
-            apart &= nz & seen == 0;
-            seen |= nz;
-            parts.push(n);
-        }
-        (bound.is_some_and(|b| b <= mask(w)) || apart).then_some(parts)
+        let parts: Vec<NodeId> = terms
+            .iter()
+            .map(|&(t, c)| self.add(w, &[(t, c)], 0))
+            .collect();
+        let bound = parts.iter().try_fold(k, |b, &n| b.checked_add(self.ub(n)));
+        let fits = bound.is_some_and(|b| b <= mask(w));
+        (fits || self.disjoint_bits(&parts, k).is_some()).then_some(parts)
     }
 
     /// The second kind of [`Graph::scaled_parts`]: the terms whose coefficients are
@@ -475,20 +469,6 @@ impl Graph {
         None
     }
 
-    /// The bits `k` and `xs` may set together, when no two of them may set the same bit
-    /// (counting a sum's known trailing zeros, `low_zeros`): their sum is their `|`.
-    fn disjoint_bits(&self, xs: &[NodeId], k: u128) -> Option<u128> {
-        let mut seen = k;
-        for &x in xs {
-            let nz = self.nz(x) & !mask(self.low_zeros(x));
-            if nz & seen != 0 {
-                return None;
-            }
-            seen |= nz;
-        }
-        Some(seen)
-    }
-
     /// The constant and arguments of `t` if it is a 64-bit carry.
     fn carry64(&self, t: NodeId) -> Option<(u128, &[NodeId])> {
         match &self.nodes[t.index()] {
@@ -506,14 +486,6 @@ impl Graph {
         let mut ts: Vec<(NodeId, u128)> = Vec::with_capacity(args.len());
         let mut work: Vec<NodeId> = args.iter().rev().copied().collect();
         while let Some(a) = work.pop() {
-            if let Some((parts, ka)) = self.disjoint.get(&a) {
-                if let Some(sum) = kk.checked_add(*ka) {
-                    kk = sum;
-                    work.extend(parts.iter().rev());
-                    self.fire(Rule::CarryFlatten);
-                    continue;
-                }
-            }
             if let Node::Add { w, k: ka, terms } = &self.nodes[a.index()] {
                 let fits = terms.iter().all(|&(_, c)| c == 1)
                     && terms

@@ -128,26 +128,6 @@ impl Graph {
         Some((bit, m, zero))
     }
 
-    /// How many low bits of `x` are known zero: those of its possible bits, and of a
-    /// sum those every term's coefficient (times its node's) and the constant have
-    /// (the range analysis does not track a sum's trailing zeros: its masks are kept
-    /// coarse, and this is asked only where `|` and `^` look for disjoint operands).
-    pub(super) fn low_zeros(&self, x: NodeId) -> u32 {
-        let own = self.nz(x).trailing_zeros();
-        let Node::Add { w, k, terms } = &self.nodes[x.index()] else {
-            return own;
-        };
-        let mut tz = if *k == 0 {
-            u32::from(*w)
-        } else {
-            k.trailing_zeros()
-        };
-        for &(t, c) in terms.iter() {
-            tz = tz.min(c.trailing_zeros() + self.nz(t).trailing_zeros());
-        }
-        tz.min(u32::from(*w)).max(own)
-    }
-
     fn or_xor(&mut self, w: u32, args: &[NodeId], is_xor: bool) -> NodeId {
         // Selects by one bit, and constants (rule `select-lift`).
         let mut cond = None;
@@ -232,21 +212,10 @@ impl Graph {
         // Disjoint only by a sum's trailing zeros: the sum of the arguments (rule
         // `bitwise-disjoint-sum`; a concatenation of a sum would not meet the sum the
         // IR adds the two with).
-        let mut low = kk;
-        let mut apart = true;
-        for &x in &xs {
-            let nz = self.nz(x) & !mask(self.low_zeros(x));
-            apart &= nz & low == 0;
-            low |= nz;
-        }
-        if apart {
+        if self.disjoint_bits(&xs, kk).is_some() {
             self.fire(Rule::BitwiseDisjointSum);
             let terms: Vec<(NodeId, u128)> = xs.iter().map(|&x| (x, 1)).collect();
-            let sum = self.add(w, &terms, kk);
-            self.disjoint
-                .entry(sum)
-                .or_insert_with(|| (xs.into_boxed_slice(), kk));
-            return sum;
+            return self.add(w, &terms, kk);
         }
         if !is_xor && seen & !kk == 0 {
             self.fire(Rule::BitwiseAbsorb);

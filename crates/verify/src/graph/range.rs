@@ -8,7 +8,7 @@
 //! leaves' declared bounds can exceed: a range that is too tight makes the checker
 //! unsound. A range that is too loose only makes it incomplete.
 
-use super::arena::{Graph, NodeId, Seg};
+use super::arena::{Graph, Node, NodeId, Seg};
 
 /// What the range analysis knows about a node: `value ≤ ub` and `value & !nz == 0`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -71,6 +71,39 @@ impl Graph {
     /// An upper bound of node `id`.
     pub(super) fn ub(&self, id: NodeId) -> u128 {
         self.info[id.index()].ub
+    }
+
+    /// How many low bits of `x` are known zero: those of its possible bits, and of a
+    /// sum those every term's coefficient (times its node's) and the constant have.
+    /// Not part of [`Info`]: a sum's masks are kept coarse (trailing zeros in every
+    /// sum's mask changed normal forms that gcc's Solinas multiplication is proved
+    /// by); this is asked only where operands are tested for disjoint bits.
+    pub(super) fn low_zeros(&self, x: NodeId) -> u32 {
+        let own = self.nz(x).trailing_zeros();
+        let Node::Add { w, k, terms } = &self.nodes[x.index()] else {
+            return own;
+        };
+        let w = u32::from(*w);
+        let mut tz = if *k == 0 { w } else { k.trailing_zeros() };
+        for &(t, c) in terms.iter() {
+            tz = tz.min(c.trailing_zeros() + self.nz(t).trailing_zeros());
+        }
+        tz.min(w).max(own)
+    }
+
+    /// The bits `k` and `xs` may set together, when no two of them may set the same bit
+    /// (counting a sum's known trailing zeros, [`Graph::low_zeros`]): then their sum is
+    /// their `|`, with no carry between them. `None` when two may overlap.
+    pub(super) fn disjoint_bits(&self, xs: &[NodeId], k: u128) -> Option<u128> {
+        let mut seen = k;
+        for &x in xs {
+            let nz = self.nz(x) & !mask(self.low_zeros(x));
+            if nz & seen != 0 {
+                return None;
+            }
+            seen |= nz;
+        }
+        Some(seen)
     }
 
     /// The range of `(k + Σ c·t) mod (m + 1)`: the exact bound when the sum cannot wrap,

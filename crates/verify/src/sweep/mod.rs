@@ -21,8 +21,9 @@
 //!    smallest region is asked first (the IR often has a value twice, as a word and as
 //!    its copy through a select); a negation's candidates are chosen among four times
 //!    as many, since a borrow that is almost always 1 simulates like every other such
-//!    bit of the IR, and the one in the same chain is the one with a small region. Queries that run out of conflicts use up the sweep
-//!    (`Limits::timeouts`), a bit's by two thirds of what a word's does.
+//!    bit of the IR, and the one in the same chain is the one with a small region.
+//!    Queries that run out of conflicts use up the sweep (`Limits::timeouts`), a bit's
+//!    by two thirds of what a word's does.
 //!    Before any query, a candidate the node is congruent to (the same operation on
 //!    arguments already merged) is taken: no query, and the IR's structure above it
 //!    stays usable. A program node with no equal IR node may be the *negation* of one
