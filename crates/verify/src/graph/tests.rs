@@ -295,6 +295,19 @@ fn cases() -> Vec<Case> {
         },
         Case {
             rule: Rule::CarryFlatten,
+            what: "carry of (a² + c) mod 2^64 + b = carry of lo(a²) + c + b: the sum's term \
+                   counts by its low word, which a bit cannot wrap (bit 1 of a square is 0)",
+            build: |g, [a, b, c, ..]| {
+                let sq = g.prod(a, a);
+                let s = g.add(64, &[(sq, 1), (c, 1)], 0);
+                let l = g.carry(64, &[s, b], 0);
+                let lo = g.slice(sq, 0, 64);
+                (l, Some(g.carry(64, &[lo, c, b], 0)))
+            },
+            reference: |v| (m64(v[0] * v[0]) + v[2] + v[1]) >> 64,
+        },
+        Case {
+            rule: Rule::CarryFlatten,
             what: "carry of lo(-2^32·m) + hi(m·(2^32 - 1)) + x, added as words, = carry of the \
                    three (disjoint bits; m = a + b a sum itself, its terms flattened)",
             build: |g, [a, b, _, x, _]| {

@@ -30,6 +30,10 @@ pub(crate) struct Query<'a> {
     bits: HashMap<NodeId, Bits>,
     /// The sums that have bits, by width (bases for the linear relation).
     sums: HashMap<u8, Vec<NodeId>>,
+    /// The sums just below the region (arguments of its nodes, free), by width: bases
+    /// too, before they have bits (`lo(s + 1)` in the region, `s` the carry's argument
+    /// beside it, is `s + 1` however late the query reaches `s`).
+    below: HashMap<u8, Vec<NodeId>>,
 }
 
 impl<'a> Query<'a> {
@@ -40,15 +44,28 @@ impl<'a> Query<'a> {
         neg: &'a HashMap<NodeId, (NodeId, u8)>,
         region: &[NodeId],
     ) -> Query<'a> {
+        let inside: HashSet<NodeId> = region.iter().copied().collect();
+        let mut below: HashMap<u8, Vec<NodeId>> = HashMap::new();
+        for &id in region {
+            g.for_each_arg(id, |a| {
+                let a = super::find(parent, a);
+                if let Node::Add { w, .. } = g.node(a) {
+                    if !inside.contains(&a) && !below.get(w).is_some_and(|v| v.contains(&a)) {
+                        below.entry(*w).or_default().push(a);
+                    }
+                }
+            });
+        }
         Query {
             g,
             parent,
             known,
             neg,
-            region: region.iter().copied().collect(),
+            region: inside,
             c: Circuit::new(),
             bits: HashMap::new(),
             sums: HashMap::new(),
+            below,
         }
     }
 
@@ -111,11 +128,12 @@ impl<'a> Query<'a> {
         x
     }
 
-    /// The sum of width `w` with bits and a smaller id whose terms differ least from
-    /// `terms`, if it differs in fewer terms than `terms` has.
+    /// The sum of width `w` with bits or just below the region, and a smaller id, whose
+    /// terms differ least from `terms`, if it differs in fewer terms than `terms` has.
     fn base(&self, id: NodeId, w: u8, terms: &[(NodeId, u128)]) -> Option<NodeId> {
         let mut best: Option<(usize, NodeId)> = None;
-        for &x in self.sums.get(&w).into_iter().flatten() {
+        let (sums, below) = (self.sums.get(&w), self.below.get(&w));
+        for &x in sums.into_iter().chain(below).flatten() {
             if x >= id {
                 continue;
             }

@@ -363,3 +363,25 @@ fn large_queries_are_for_words() {
         assert_eq!(s.vars_allowed(m, target, true), large, "last chance");
     }
 }
+
+/// A sum in the region that differs by a constant from a sum just below it (`lo(s + 1)`
+/// beside the carry of `s + 1`, `s` a long sum of products) is blasted as that sum plus
+/// the constant, not from its products: a few hundred variables, not tens of thousands.
+#[test]
+fn a_sum_below_the_region_is_a_base() {
+    let mut g = Graph::new();
+    let [x, y, _, u, v] = leaves(&mut g);
+    let (p, q) = (g.prod(x, y), g.prod(u, v));
+    let (k1, k2) = (0x4de9_f12b_03de_e531, 0x2bac_7d8b_2aec_e900);
+    let s = g.add(64, &[(p, k1), (q, k2)], 0);
+    let lo = g.add(64, &[(p, k1), (q, k2)], 1);
+    let carry = g.carry(64, &[s], 1);
+    let region = [lo, carry];
+    let parent: Vec<NodeId> = (0..g.len() as u32).map(NodeId).collect();
+    let (known, neg) = (HashMap::new(), HashMap::new());
+    let mut q = query::Query::new(&g, &parent, &known, &neg, &region);
+    for id in region {
+        q.bits(id);
+    }
+    assert!(q.c.vars() < 1000, "{} variables", q.c.vars());
+}
