@@ -3,11 +3,12 @@
 //!
 //! Free values keep what is known of them without blasting their cones:
 //! * their **range** (the analysis's upper bound and possibly-nonzero bits);
-//! * for modular sums, their **linear relation** to the sums already in the query: a sum
-//!   `Y = k' + Σ c'·t mod 2^w` that differs from a sum `X` already blasted in a few terms
-//!   is blasted as `X + (k' - k) + Σ (c' - c)·t mod 2^w` — an identity of linear forms,
-//!   true for all values — so that, say, `lo(s + k)` and the carry of `s + k` stay tied
-//!   to `s` although none of the three is computed from the products beneath.
+//! * for modular sums, their **linear relation** to the sums already in the query or just
+//!   below its region: a sum `Y = k' + Σ c'·t mod 2^w` that differs from such a sum `X`
+//!   in a few terms is blasted as `X + (k' - k) + Σ (c' - c)·t mod 2^w` — an identity
+//!   of linear forms, true for all values — so that, say, `lo(s + k)` and the carry of
+//!   `s + k` stay tied to `s` although none of the three is computed from the products
+//!   beneath.
 //!
 //! This module must never give a node bits that are not its value for every value of the
 //! free nodes within their ranges.
