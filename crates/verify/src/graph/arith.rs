@@ -412,8 +412,7 @@ impl Graph {
     ///   and `k` stay below `2^s`: `lo(-2^32·m) + hi(m·(2^32 - 1))` with `m` a sum
     ///   itself, flattened (Fiat adds the two as words, clang with `or`, rule
     ///   `bitwise-disjoint-sum`); a doubled sum plus a carried bit (`2·x + b`: gcc's
-    ///   curve25519 Solinas multiplication needs it, its squaring's proof takes 1 s
-    ///   longer with it).
+    ///   curve25519 Solinas multiplication needs it).
     fn scaled_parts(&mut self, a: NodeId) -> Option<Vec<NodeId>> {
         let Node::Add { w, k, terms } = &self.nodes[a.index()] else {
             return None;
