@@ -486,16 +486,13 @@ impl Graph {
         let mut work: Vec<NodeId> = args.iter().rev().copied().collect();
         while let Some(a) = work.pop() {
             if let Node::Add { w, k: ka, terms } = &self.nodes[a.index()] {
-                // Each term counts by its value mod 2^w (a product's low word, whose
-                // bit 1 may be known zero: `lo(x²) + b` for a bit `b` cannot wrap).
+                // Each term counts by its value mod 2^w (`lo(x²) + b` for a bit `b`
+                // cannot wrap), and is spliced as that value.
                 let m = mask(*w as u32);
                 let fits = terms.iter().all(|&(_, c)| c == 1)
                     && terms
                         .iter()
-                        .try_fold(*ka, |acc, &(t, _)| {
-                            let i = self.info[t.index()];
-                            acc.checked_add(i.ub.min(i.nz & m))
-                        })
+                        .try_fold(*ka, |acc, &(t, _)| acc.checked_add(self.ub_mod(t, m)))
                         .is_some_and(|b| b <= m);
                 if let (true, Some(sum)) = (fits, kk.checked_add(*ka)) {
                     let (w, ts) = (*w as u32, terms.clone());

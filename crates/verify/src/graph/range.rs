@@ -106,14 +106,19 @@ impl Graph {
         Some(seen)
     }
 
+    /// An upper bound of `t mod (m + 1)` for `m = 2^w - 1`: `t`'s bound, or its possible
+    /// bits below `2^w` (the low word of a square is at most `2^64 - 3`: its bit 1 is 0).
+    pub(super) fn ub_mod(&self, t: NodeId, m: u128) -> u128 {
+        self.ub(t).min(self.nz(t) & m)
+    }
+
     /// The range of `(k + Σ c·t) mod (m + 1)`: the exact bound when the sum cannot wrap,
     /// else `m`.
     pub(super) fn add_range(&self, terms: &[(NodeId, u128)], k: u128, m: u128) -> Info {
         let mut bound = Some(k);
         for &(t, c) in terms {
             bound = bound.and_then(|b| {
-                self.ub(t)
-                    .min(m)
+                self.ub_mod(t, m)
                     .checked_mul(c)
                     .and_then(|p| b.checked_add(p))
             });
