@@ -11,7 +11,7 @@ use cryptopt_ir::{Aliasing, Function};
 use cryptopt_measure::timing::{Config, Mode};
 use cryptopt_search::Params;
 
-use crate::optimize::Progress;
+use crate::progress::Display;
 
 /// An optimizing compiler for straight-line cryptographic arithmetic.
 #[derive(Parser, Debug)]
@@ -375,20 +375,10 @@ pub(crate) enum VisibilityArg {
     Hidden,
 }
 
-/// A C identifier (what `--symbol` must be: the header declares it).
-fn c_identifier(s: &str) -> std::result::Result<String, String> {
-    let mut chars = s.chars();
-    let ok = chars
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_');
-    if ok {
-        Ok(s.to_string())
-    } else {
-        Err(format!(
-            "`{s}` is not a C identifier (letters, digits and `_`, not starting with a digit)"
-        ))
-    }
+/// A C identifier (what `--symbol` must be: the header declares it), by the emitters'
+/// one rule (`cryptopt_emit::ident`).
+fn c_identifier(s: &str) -> std::result::Result<String, cryptopt_emit::Error> {
+    cryptopt_emit::ident::c_identifier(s).map(|()| s.to_string())
 }
 
 /// The built-in field generator: `--field p256 --op mul`.
@@ -585,9 +575,10 @@ pub(crate) struct OptimizeArgs {
     /// throughput: repeated independent calls; latency: each call's output feeds the next.
     #[arg(long, value_enum, default_value = "throughput")]
     pub measure: MeasureArg,
-    /// CPU to pin the measuring thread to.
-    #[arg(long, default_value_t = 0)]
-    pub cpu: usize,
+    /// CPU to pin the measuring thread to [default: the first CPU this process may use
+    /// (its affinity mask: `taskset`, a cluster job's cpuset)].
+    #[arg(long)]
+    pub cpu: Option<usize>,
     /// The clock batches are timed with.
     #[arg(long, value_enum, default_value = "auto")]
     pub counter: CounterArg,
@@ -827,7 +818,7 @@ impl SearchArgs {
     }
 
     /// Progress lines labelled `label`, every `--progress-every` seconds.
-    pub(crate) fn progress(&self, label: String) -> Progress {
-        Progress::Lines(label, self.progress_every)
+    pub(crate) fn progress(&self, label: String) -> Display {
+        Display::Lines(label, self.progress_every)
     }
 }

@@ -14,11 +14,12 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use crate::args::{
     CheckArgs, CodegenArgs, EmitCArgs, GenArgs, InterpArgs, IrArgs, ListArgs, OrderArg, Syntax,
 };
-use crate::checks::{check_natively, prove, CheckFailed};
-use crate::files::{load_input, read, write_atomically};
+use cryptopt_driver::checks::{check_natively, prove};
+use cryptopt_driver::files::{load, load_all, read, write_atomically};
+use cryptopt_driver::Error;
 
 pub(crate) fn list(a: ListArgs, out: &mut dyn Write) -> Result<()> {
-    for f in crate::files::load_all(&a.input)? {
+    for f in load_all(&a.input)? {
         writeln!(out, "{}", signature(&f))?;
     }
     Ok(())
@@ -52,7 +53,7 @@ pub(crate) fn ir(a: IrArgs, out: &mut dyn Write) -> Result<()> {
 
 pub(crate) fn emit_c(a: EmitCArgs, out: &mut dyn Write) -> Result<()> {
     let f = load_input(&a.input, false)?;
-    write!(out, "{}", cryptopt_measure::c::emit(&f))?;
+    write!(out, "{}", cryptopt_emit::c::emit(&f))?;
     Ok(())
 }
 
@@ -61,7 +62,7 @@ pub(crate) fn gen(a: GenArgs, out: &mut dyn Write) -> Result<()> {
         bail!("gen needs --field (a preset or a prime)");
     }
     let (f, _) = a.field.function()?.expect("--field given");
-    let json = cryptopt_gen::to_fiat_json(&f)?;
+    let json = cryptopt_emit::to_fiat_json(&f)?;
     writeln!(
         out,
         "{}",
@@ -132,7 +133,8 @@ pub(crate) fn check(a: CheckArgs, out: &mut dyn Write) -> Result<()> {
             writeln!(out, "{verdict}\n{report}")?;
             out.flush()?;
             return Err(
-                CheckFailed(format!("{} is {relation} {}", a.program.display(), f.name)).into(),
+                Error::CheckFailed(format!("{} is {relation} {}", a.program.display(), f.name))
+                    .into(),
             );
         }
     }
@@ -208,4 +210,9 @@ fn parse_args(f: &Function, json: &str) -> Result<Vec<Vec<u128>>> {
         inputs.push(vals);
     }
     Ok(inputs)
+}
+
+/// The function a command's `INPUT [--function NAME]` names, lowered if asked.
+fn load_input(i: &crate::args::InputArgs, lowered: bool) -> Result<Function> {
+    Ok(load(&i.input, i.function.as_deref(), lowered)?)
 }

@@ -1,7 +1,8 @@
 //! `cryptopt`: the command-line front of the library crates.
 //!
 //! A thin binary (ripgrep's shape): this file only parses the command line, dispatches,
-//! and turns errors into exit codes: 0 success; 1 a check failed ([`CheckFailed`]);
+//! and turns errors into exit codes: 0 success; 1 a check failed
+//! ([`cryptopt_driver::Error::CheckFailed`]); 130 interrupted;
 //! 2 usage or input error, with one line on stderr naming the problem. It never panics
 //! on bad input.
 //!
@@ -9,21 +10,17 @@
 //!   args (clap) ─▶ main ─▶ commands (list, interp, ir, emit-c, gen, codegen, check)
 //!                       ├▶ optimize (one function: search, prove, write)
 //!                       └▶ bench (several functions against C compilers)
-//!   checks: native run against the interpreter + proof, used by all of them
-//!   files: reading inputs, atomic writes          report: log.csv, progress.svg
+//!                       └▶ primitive (a Diffie–Hellman library from optimized code)
+//!   progress: the driver's Progress drawn on stderr     the pipeline: cryptopt-driver
 //! ```
 
 mod args;
 mod bench;
-mod checks;
 mod commands;
-mod dispatch;
-mod files;
+mod flags;
 mod optimize;
-mod pool;
 mod primitive;
-mod report;
-mod rust;
+mod progress;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -32,7 +29,7 @@ use anyhow::Result;
 use clap::Parser;
 
 use args::{Cli, Cmd};
-use checks::CheckFailed;
+use cryptopt_driver::ExitClass;
 
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
@@ -42,16 +39,15 @@ fn main() -> ExitCode {
     match dispatch(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS, // `cryptopt ... | head`
-        Err(e) if e.downcast_ref::<checks::Interrupted>().is_some() => ExitCode::from(130),
         Err(e) => {
-            // One line: the chain of causes joined.
-            let msg: Vec<String> = e.chain().map(|c| c.to_string()).collect();
-            eprintln!("cryptopt: error: {}", msg.join(": ").replace('\n', " "));
-            if e.downcast_ref::<CheckFailed>().is_some() {
-                ExitCode::from(1)
-            } else {
-                ExitCode::from(2)
+            let class = e
+                .downcast_ref::<cryptopt_driver::Error>()
+                .map_or(ExitClass::Input, |d| d.exit_class());
+            if class == ExitClass::Interrupted {
+                return ExitCode::from(130);
             }
+            eprintln!("cryptopt: error: {}", flags::message(&e));
+            ExitCode::from(if class == ExitClass::CheckFailed { 1 } else { 2 })
         }
     }
 }

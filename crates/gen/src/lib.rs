@@ -2,7 +2,7 @@
 //! read from another tool, verified like everything a front end reads.
 //!
 //! ```text
-//!   "p256", "2^255 - 19" ──fields──▶ Function (Fiat dialect) ──to_fiat_json──▶ Fiat JSON
+//!   "p256", "2^255 - 19" ──fields──▶ Function (Fiat dialect) (cryptopt-emit writes it as Fiat JSON)
 //!   "x25519-ladderstep" ──formulas──▶ one Function composed of the field operations
 //! ```
 //!
@@ -11,8 +11,9 @@
 //!   function by its Fiat name.
 //! * [`formulas`]: whole curve formulas (the X25519 ladder step) as one function, the
 //!   field operations composed with reductions only where bounds need them;
-//! * [`fiat_json`]: any Fiat-dialect function written as Fiat JSON (`cryptopt gen`), the
-//!   inverse of the Fiat front end on what it reads and on what the generators make.
+//!
+//! Writing a generated function out as Fiat JSON is `cryptopt_emit::to_fiat_json`'s job
+//! (the emitters' crate); this crate only builds functions.
 //!
 //! Adding a generator is adding a module here (see ARCHITECTURE.md, "Adding a
 //! generator"). Every generated function passes `cryptopt_ir::validate` before it is
@@ -21,9 +22,7 @@
 //! [`FieldError`](fields::FieldError) is this crate's one error type: every message is
 //! one line a user can act on.
 
-pub mod fiat_json;
 pub mod fields;
 pub mod formulas;
 
-pub use fiat_json::to_fiat_json;
 pub use fields::FieldError;

@@ -133,7 +133,7 @@ fn check(spec: &FieldSpec, op: FieldOp, samples: usize) -> Result<Checked, Strin
     let f = generate(spec, op).map_err(|e| e.to_string())?;
     let name = &f.name;
     // JSON round trip: identical function.
-    let json = cryptopt_gen::to_fiat_json(&f)
+    let json = cryptopt_emit::to_fiat_json(&f)
         .map_err(|e| e.to_string())?
         .to_string();
     let back = fiat::parse_functions(&json).map_err(|e| format!("{name}: reparse: {e}"))?;
@@ -499,7 +499,7 @@ fn fiat_json_round_trip_of_fiat_files() {
     let mut n = 0;
     for (file, funcs) in common::all_files(&dir) {
         for f in funcs {
-            let json = cryptopt_gen::to_fiat_json(&f)
+            let json = cryptopt_emit::to_fiat_json(&f)
                 .unwrap_or_else(|e| panic!("{file}: {e}"))
                 .to_string();
             let back = fiat::parse_functions(&json).unwrap_or_else(|e| panic!("{file}: {e}"));
@@ -519,7 +519,7 @@ fn fiat_json_round_trip_of_fiat_files() {
 fn generated_json_has_fiat_shape() {
     let spec = fields::preset("curve25519").unwrap();
     let f = generate(&spec, FieldOp::Mul).unwrap();
-    let j = cryptopt_gen::to_fiat_json(&f).unwrap();
+    let j = cryptopt_emit::to_fiat_json(&f).unwrap();
     assert_eq!(j["operation"], "fiat_25519_carry_mul");
     assert_eq!(j["arguments"][0]["name"], "arg1");
     assert_eq!(j["arguments"][0]["datatype"], "u64[5]");
@@ -530,7 +530,7 @@ fn generated_json_has_fiat_shape() {
     assert_eq!(body[0]["name"][0], "x1");
     assert_eq!(body.last().unwrap()["name"][0], "out1[4]");
     let p256 = generate(&fields::preset("p256").unwrap(), FieldOp::Mul).unwrap();
-    let j = cryptopt_gen::to_fiat_json(&p256).unwrap();
+    let j = cryptopt_emit::to_fiat_json(&p256).unwrap();
     assert_eq!(j["body"][0]["operation"], "mulx");
     assert_eq!(j["body"][0]["datatype"], "(auto)");
     assert_eq!(j["body"][0]["parameters"]["size"], 64);
@@ -542,7 +542,7 @@ fn lowered_functions_are_refused_by_the_json_writer() {
     let spec = fields::preset("curve25519").unwrap();
     let f = generate(&spec, FieldOp::Mul).unwrap();
     let low = lower::lower(&f).unwrap();
-    let e = cryptopt_gen::to_fiat_json(&low).unwrap_err().to_string();
+    let e = cryptopt_emit::to_fiat_json(&low).unwrap_err().to_string();
     assert!(
         e.starts_with("cannot write `fiat_25519_carry_mul` as Fiat JSON: "),
         "{e}"

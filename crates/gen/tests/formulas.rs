@@ -202,7 +202,7 @@ fn reductions_only_where_bounds_need_them() {
 #[test]
 fn ladderstep_survives_its_fiat_json_round_trip() {
     let (_, f, _) = ladderstep();
-    let json = cryptopt_gen::to_fiat_json(&f).unwrap();
+    let json = cryptopt_emit::to_fiat_json(&f).unwrap();
     let text = serde_json::to_string(&serde_json::Value::Array(vec![json])).unwrap();
     let back = fiat::parse_functions(&text).unwrap();
     assert_eq!(back, vec![f]);
@@ -251,7 +251,7 @@ fn bad_requests_name_the_choices() {
     let err = formulas::generate(Formula::X25519Ladderstep, &mont)
         .unwrap_err()
         .to_string();
-    assert!(err.contains("--repr solinas"), "{err}");
+    assert!(err.contains("the solinas representation"), "{err}");
 }
 
 /// The ladder step as C over a library: the operations it calls (each a function of its

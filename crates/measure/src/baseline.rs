@@ -1,4 +1,4 @@
-//! The C-compiler baseline: C source (from [`crate::c`]) compiled by gcc or clang
+//! The C-compiler baseline: C source (from `cryptopt_emit::c`) compiled by gcc or clang
 //! into a shared object, loaded into this process, so that the optimizer's code can be
 //! measured against what a C compiler makes of the same function.
 //!
@@ -318,7 +318,7 @@ mod tests {
                 SOURCE,
                 "cryptopt-no-such-cc",
                 &["cryptopt_answer"],
-                "compiler `cryptopt-no-such-cc` not found: install it or choose another with --cc",
+                "compiler `cryptopt-no-such-cc` not found: install it or choose another C compiler",
             ),
             ("int f( {", "gcc", &["f"], "compiling with `gcc` failed"),
             (

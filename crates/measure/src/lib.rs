@@ -14,8 +14,6 @@
 //!
 //! * [`diff`]: differential testing of machine code against the reference interpreter.
 //!
-//! * [`c`]: the C the baseline compilers get (the function in the shape of Fiat's C).
-//!
 //! * [`baseline`]: C source compiled by gcc/clang into a shared object and loaded, the
 //!   baseline the optimizer's code is measured against.
 //!
@@ -34,7 +32,6 @@
 compile_error!("cryptopt-measure runs x86-64 machine code in-process: it needs an x86-64 Unix");
 
 pub mod baseline;
-pub mod c;
 pub mod counter;
 pub mod diff;
 pub mod error;

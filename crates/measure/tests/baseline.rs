@@ -1,5 +1,5 @@
 //! The C baseline against the interpreter. Every function of every file in
-//! ../shared/fiat-json, emitted as C by `cryptopt_measure::c` — in the Fiat dialect and, to
+//! ../shared/fiat-json, emitted as C by `cryptopt_emit::c` — in the Fiat dialect and, to
 //! exercise the lowered operations too, after lowering — is compiled with gcc and
 //! clang-19 (one shared object per file, dialect and compiler), called natively on 200
 //! random inputs within bounds plus the edge cases, and must agree with the reference
@@ -14,9 +14,9 @@
 
 use std::path::Path;
 
+use cryptopt_emit::c;
 use cryptopt_ir::{inputs, interp, lower, validate, Function, Op, Operand, Param, Ty};
 use cryptopt_measure::baseline::{self, CompiledC};
-use cryptopt_measure::c;
 use cryptopt_measure::diff::{Pairing, Runner};
 use cryptopt_measure::Error;
 use rand::SeedableRng;

@@ -18,12 +18,12 @@ use anyhow::{bail, Context, Result};
 
 use cryptopt_gen::formulas::{self, Library};
 use cryptopt_measure::baseline::CompiledC;
-use cryptopt_measure::c;
+use cryptopt_emit::c;
 use cryptopt_x86::Program;
 
 use super::Benched;
 use crate::args::BenchArgs;
-use crate::checks::check_baseline;
+use cryptopt_driver::checks::check_baseline;
 
 /// The column of the formula built from separately optimized operations.
 pub(super) const COLUMN: &str = "ops";
@@ -121,12 +121,12 @@ pub(super) fn build(
             bail!("{}: no optimized program for the driver", op.name);
         };
         let path = ops_dir.join(format!("{}.s", op.name));
-        crate::files::write_atomically(&path, cryptopt_x86::print::gas(&p).as_bytes())?;
+        cryptopt_driver::files::write_atomically(&path, cryptopt_x86::print::gas(&p).as_bytes())?;
         files.push(path.to_string_lossy().into_owned());
     }
     let source = from.source();
     let driver = ops_dir.join(format!("{}.c", from.library.symbol));
-    crate::files::write_atomically(&driver, source.as_bytes())?;
+    cryptopt_driver::files::write_atomically(&driver, source.as_bytes())?;
     let flags: Vec<&str> = files.iter().map(String::as_str).collect();
     let compiled = CompiledC::build(&source, &from.library.symbol, "gcc", &flags)?;
     check_baseline(

@@ -17,7 +17,7 @@ use cryptopt_measure::{baseline, counter};
 
 use super::{Line, Ours};
 use crate::args::{BenchArgs, OptimizeForArg};
-use crate::files::write_atomically;
+use cryptopt_driver::files::write_atomically;
 
 /// What the reports say about the run besides the numbers.
 pub(super) struct Setting<'a> {

@@ -23,7 +23,7 @@ use cryptopt_measure::counter;
 use super::{archive_name, in_scratch, make, run, Settings};
 use crate::args::{BenchArgs, PrimitiveName};
 use crate::bench::report::{escape, plot_error, STYLE};
-use crate::files::{ensure_writable, write_atomically};
+use cryptopt_driver::files::{ensure_writable, write_atomically};
 
 /// One implementation's ticks per call.
 struct Timing {

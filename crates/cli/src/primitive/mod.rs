@@ -28,9 +28,9 @@ use cryptopt_ir::Function;
 use cryptopt_measure::timing::{self, Mode};
 
 use crate::args::{PrimitiveArgs, PrimitiveName, SearchArgs};
-use crate::files::ensure_writable;
-use crate::optimize::{human_seconds, optimize, Job};
-use crate::pool;
+use cryptopt_driver::files::ensure_writable;
+use cryptopt_driver::progress::human_seconds;
+use cryptopt_driver::{cpus, optimize, Job};
 
 mod bench;
 mod ecdh;
@@ -181,7 +181,8 @@ pub(crate) fn make(name: PrimitiveName, s: &Settings, out: &Path) -> Result<Path
     );
 
     let stop = AtomicBool::new(false);
-    let outcomes = pool::run(recipe.pieces.len(), s.search.jobs, |i, worker| {
+    let cpus = cpus::allowed();
+    let outcomes = cpus::run(recipe.pieces.len(), s.search.jobs, &cpus, |i, cpu| {
         let piece = &recipe.pieces[i];
         // The primitive chains its calls (each step's output is the next one's input):
         // searched for latency where the signature allows it (out1 like arg1); the ladder
@@ -193,6 +194,7 @@ pub(crate) fn make(name: PrimitiveName, s: &Settings, out: &Path) -> Result<Path
         };
         let job = Job {
             f: &piece.f,
+            vector: None,
             input: PathBuf::from(format!(
                 "the built-in field generator (primitive {})",
                 name.as_str()
@@ -204,15 +206,15 @@ pub(crate) fn make(name: PrimitiveName, s: &Settings, out: &Path) -> Result<Path
             resume: None,
             cfg: s.search.config(mode),
             cc: s.cc.clone(),
-            cpu: worker,
+            cpu,
             counter: s.search.counter.choice(),
             out: out.to_path_buf(),
-            progress: s.search.progress(piece.f.name.clone()),
             // Proved, or `optimize` fails: no library is ever made of an unproved piece.
             verify: true,
             verify_every: 0,
         };
-        optimize(job, &stop).with_context(|| format!("optimizing {}", piece.f.name))
+        let mut progress = s.search.progress(piece.f.name.clone()).show();
+        optimize(job, &mut progress, &stop).with_context(|| format!("optimizing {}", piece.f.name))
     });
     let mut sources = Vec::new();
     for (piece, outcome) in recipe.pieces.iter().zip(outcomes) {

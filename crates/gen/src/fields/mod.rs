@@ -82,6 +82,8 @@
 //! conditional subtraction).
 
 pub(crate) mod build;
+#[cfg(test)]
+mod json_round_trip;
 pub(crate) mod montgomery;
 mod prime;
 pub(crate) mod saturated;
@@ -143,7 +145,8 @@ pub enum FieldError {
         repr: String,
         supported: &'static str,
     },
-    #[error("--scmul {c}: the constant must be 1 to 2^32 - 1 (a small multiplier)")]
+    /// A multiplier for multiplication by a small constant out of range.
+    #[error("multiplier {c}: the constant must be 1 to 2^32 - 1 (a small multiplier)")]
     BadConstant { c: u64 },
     #[error("modulus {p} is even")]
     Even { p: String },
@@ -151,7 +154,9 @@ pub enum FieldError {
     TooSmall { p: String, bits: u64 },
     #[error("modulus {p} is too large: {bits} bits, at most {MAX_BITS} are supported")]
     TooLarge { p: String, bits: u64 },
-    #[error("modulus {p} is not prime (use --allow-composite)")]
+    /// A composite modulus, and composite moduli were not allowed
+    /// ([`FieldOptions::allow_composite`]).
+    #[error("modulus {p} is not prime (allow composite moduli to use it)")]
     Composite { p: String },
     /// The requested limb count cannot hold the unsaturated Solinas representation.
     #[error("{form} does not fit {limbs}: {reason}")]
@@ -171,16 +176,40 @@ pub enum FieldError {
     },
     #[error("{p} has no saturated Solinas representation: 2^{bits} mod p = {c} is not below 2^32; use the Montgomery representation")]
     NotSaturated { p: String, bits: u32, c: String },
-    #[error("--limbs applies to the unsaturated Solinas representation; Montgomery uses {needed} limbs for this modulus")]
+    /// A limb count ([`FieldOptions::limbs`]) asked of the Montgomery representation.
+    #[error("the limb count applies to the unsaturated Solinas representation; Montgomery uses {needed} limbs for this modulus")]
     LimbsForMontgomery { needed: u32 },
     #[error("invalid field name `{name}`: use letters, digits and `_`")]
     BadName { name: String },
     /// A function that Fiat's JSON cannot express (lowered-dialect operations).
     #[error("cannot write `{function}` as Fiat JSON: {message}")]
     Json { function: String, message: String },
+    /// Why operations cannot be composed into a generated function: a bound that could
+    /// overflow, a representation that cannot hold a value, a shape that does not fit.
+    /// The generators report it inside the error that names the field or the function
+    /// ([`FieldError::Internal`], [`FieldError::SolinasLimbs`],
+    /// [`FieldError::NotSolinas`]).
+    #[error("{message}")]
+    Compose { message: String },
     /// A generated function failed verification: a bug in this module.
     #[error("internal error: generated function `{function}` is invalid: {message}")]
     Internal { function: String, message: String },
+}
+
+impl FieldError {
+    /// A [`FieldError::Compose`] saying `message`.
+    pub(crate) fn compose(message: impl Into<String>) -> FieldError {
+        FieldError::Compose {
+            message: message.into(),
+        }
+    }
+}
+
+/// What the vector dialect's builder refuses, while composing a generated function.
+impl From<cryptopt_ir::Error> for FieldError {
+    fn from(e: cryptopt_ir::Error) -> FieldError {
+        FieldError::compose(e.to_string())
+    }
 }
 
 /// The operations the generator provides.

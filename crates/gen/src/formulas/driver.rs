@@ -13,7 +13,7 @@
 //! multiplication by a small constant, the same code the inline formula uses (`inline`), so
 //! the driver computes exactly the formula's limbs whenever the inline composition
 //! needed no carry beyond the multiplications' (the case for the X25519 ladder step).
-//! The C declarations are the C emitter's (`cryptopt_measure::c`), not this module's: it
+//! The C declarations are the C emitter's (`cryptopt_emit::c`), not this module's: it
 //! only writes the body. The driver must never branch on data (the swap is masks) and
 //! never call an operation with an element outside that operation's input bounds: it
 //! tracks which elements are tight and which loose, and refuses a formula that would
@@ -76,19 +76,19 @@ impl Driver<'_> {
     }
 
     /// A new temporary = `call(args…)`; with `tight_in`, every argument must be tight.
-    fn call(&mut self, call: Call, args: &[&Elem], tight_in: bool) -> Result<Elem, String> {
+    fn call(&mut self, call: Call, args: &[&Elem], tight_in: bool) -> Result<Elem, FieldError> {
         if let Some(a) = args.iter().find(|a| tight_in && !a.tight) {
-            return Err(format!(
+            return Err(FieldError::compose(format!(
                 "{call:?} needs tight operands and `{}` is loose (no carry operation to call)",
                 a.name
-            ));
+            )));
         }
         if !self.used.contains_key(&call) {
             let f = match call {
                 Call::Field(op) => crate::fields::generate(self.spec, op),
                 Call::Scmul(c) => scmul(self.spec, c),
             };
-            self.used.insert(call, f.map_err(|e| e.to_string())?);
+            self.used.insert(call, f?);
         }
         let name = self.used[&call].name.clone();
         let t = self.temp();
@@ -114,20 +114,20 @@ impl Driver<'_> {
 
 impl Ops for Driver<'_> {
     type Fe = Elem;
-    fn add(&mut self, a: &Elem, b: &Elem) -> Result<Elem, String> {
+    fn add(&mut self, a: &Elem, b: &Elem) -> Result<Elem, FieldError> {
         self.call(Call::Field(FieldOp::Add), &[a, b], true)
     }
-    fn sub(&mut self, a: &Elem, b: &Elem) -> Result<Elem, String> {
+    fn sub(&mut self, a: &Elem, b: &Elem) -> Result<Elem, FieldError> {
         self.call(Call::Field(FieldOp::Sub), &[a, b], true)
     }
-    fn mul(&mut self, a: &Elem, b: &Elem, square: bool) -> Result<Elem, String> {
+    fn mul(&mut self, a: &Elem, b: &Elem, square: bool) -> Result<Elem, FieldError> {
         if square {
             self.call(Call::Field(FieldOp::Square), &[a], false)
         } else {
             self.call(Call::Field(FieldOp::Mul), &[a, b], false)
         }
     }
-    fn mul_small(&mut self, a: &Elem, c: u64) -> Result<Elem, String> {
+    fn mul_small(&mut self, a: &Elem, c: u64) -> Result<Elem, FieldError> {
         self.call(Call::Scmul(c), &[a], false)
     }
     /// A `static const` array holding `c` in the representation (`FieldSpec::encode`:
@@ -211,7 +211,9 @@ pub fn library(formula: Formula, spec: &FieldSpec, f: &Function) -> Result<Libra
         .collect();
     // The text's order: one call at a time as written (scheduling across operations
     // is what the formula as one function adds).
-    let outs = formula.text(&mut d, args).map_err(internal)?;
+    let outs = formula
+        .text(&mut d, args)
+        .map_err(|e| internal(e.to_string()))?;
     let places = formula
         .params_out()
         .iter()

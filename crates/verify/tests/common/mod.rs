@@ -101,7 +101,7 @@ pub fn compiler_output_with(
 ) -> Option<String> {
     std::fs::create_dir_all(dir).ok()?;
     let c = dir.join(format!("{}.c", f.name));
-    std::fs::write(&c, cryptopt_measure::c::emit(f)).ok()?;
+    std::fs::write(&c, cryptopt_emit::c::emit(f)).ok()?;
     let tag: String = flags
         .concat()
         .chars()

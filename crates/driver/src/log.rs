@@ -12,6 +12,11 @@ use std::path::Path;
 
 use plotters::prelude::*;
 
+/// A plotting failure as the driver's error.
+fn plot_error(e: impl std::fmt::Display) -> crate::Error {
+    crate::Error::Plot(e.to_string())
+}
+
 /// One row of `log.csv`.
 pub struct Row {
     pub index: u64,
@@ -144,11 +149,11 @@ impl Log {
 /// The progress plot: for each walk, the best speed-up over the baseline its rankings
 /// have shown so far (its current candidate and the baseline measured side by side),
 /// against the evaluation index; the baseline is the line at 1.
-pub fn progress_svg(title: &str, points: &[Point], walks: usize) -> Result<String, String> {
+pub fn progress_svg(title: &str, points: &[Point], walks: usize) -> crate::Result<String> {
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (960, 540)).into_drawing_area();
-        root.fill(&WHITE).map_err(|e| e.to_string())?;
+        root.fill(&WHITE).map_err(plot_error)?;
         let max_x = points.iter().map(|p| p.index).max().unwrap_or(1).max(2) as f64;
         let (lo, hi) = points.iter().fold((1.0f64, 1.0f64), |(a, b), p| {
             (a.min(p.speedup), b.max(p.speedup))
@@ -160,13 +165,13 @@ pub fn progress_svg(title: &str, points: &[Point], walks: usize) -> Result<Strin
             .x_label_area_size(50)
             .y_label_area_size(70)
             .build_cartesian_2d((1f64..max_x).log_scale(), lo..hi)
-            .map_err(|e| e.to_string())?;
+            .map_err(plot_error)?;
         chart
             .configure_mesh()
             .x_desc("evaluations (log scale)")
             .y_desc("best speed-up so far (baseline time / ours)")
             .draw()
-            .map_err(|e| e.to_string())?;
+            .map_err(plot_error)?;
         for w in 0..walks {
             let mut best = f64::NEG_INFINITY;
             let pts: Vec<(f64, f64)> = points
@@ -183,7 +188,7 @@ pub fn progress_svg(title: &str, points: &[Point], walks: usize) -> Result<Strin
             let color = Palette99::pick(w).to_rgba();
             chart
                 .draw_series(LineSeries::new(pts, color.stroke_width(2)))
-                .map_err(|e| e.to_string())?
+                .map_err(plot_error)?
                 .label(format!("walk {w}"))
                 .legend(move |(x, y)| {
                     PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
@@ -194,7 +199,7 @@ pub fn progress_svg(title: &str, points: &[Point], walks: usize) -> Result<Strin
                 vec![(1.0, 1.0), (max_x, 1.0)],
                 BLACK.stroke_width(2),
             ))
-            .map_err(|e| e.to_string())?
+            .map_err(plot_error)?
             .label("baseline (1.0)")
             .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLACK.stroke_width(2)));
         chart
@@ -203,8 +208,8 @@ pub fn progress_svg(title: &str, points: &[Point], walks: usize) -> Result<Strin
             .border_style(BLACK)
             .background_style(WHITE.mix(0.8))
             .draw()
-            .map_err(|e| e.to_string())?;
-        root.present().map_err(|e| e.to_string())?;
+            .map_err(plot_error)?;
+        root.present().map_err(plot_error)?;
     }
     Ok(svg)
 }

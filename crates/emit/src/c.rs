@@ -300,64 +300,20 @@ fn wrap(e: &Expr, ty: Ty) -> String {
     format!("(({})(({sx})({masked} ^ {h}) - ({sx}){h}))", t.name())
 }
 
-/// C keywords and names the emitted code uses, which a variable must not take.
-const RESERVED: &[&str] = &[
-    "auto",
-    "break",
-    "case",
-    "char",
-    "const",
-    "continue",
-    "default",
-    "do",
-    "double",
-    "else",
-    "enum",
-    "extern",
-    "float",
-    "for",
-    "goto",
-    "if",
-    "inline",
-    "int",
-    "long",
-    "register",
-    "restrict",
-    "return",
-    "short",
-    "signed",
-    "sizeof",
-    "static",
-    "struct",
-    "switch",
-    "typedef",
-    "union",
-    "unsigned",
-    "void",
-    "volatile",
-    "while",
-    "bool",
-    "true",
-    "false",
-    "asm",
-    "typeof",
-    "fiat_uint1",
-    "fiat_int1",
-    "fiat_uint128",
-    "fiat_int128",
-];
+/// Names the emitted code itself uses, which a variable must not take.
+const EMITTED_NAMES: &[&str] = &["fiat_uint1", "fiat_int1", "fiat_uint128", "fiat_int128"];
 
-/// A usable C identifier: `[A-Za-z][A-Za-z0-9_]*`, not reserved, not a `*_t` type name,
-/// not a `UINT64_C`-style macro.
+/// A usable local name: a C identifier ([`crate::ident::is_c_identifier`]: no keyword)
+/// starting with a letter, not one of [`EMITTED_NAMES`], not a `*_t` type name, not a
+/// `UINT64_C`-style macro.
 fn usable(name: &str) -> bool {
-    let mut chars = name.chars();
-    chars.next().is_some_and(|c| c.is_ascii_alphabetic())
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+    name.starts_with(|c: char| c.is_ascii_alphabetic())
+        && crate::ident::is_c_identifier(name)
         && !name.ends_with("_t")
         && !name.starts_with("INT")
         && !name.starts_with("UINT")
         && !name.starts_with("CRYPTOPT")
-        && !RESERVED.contains(&name)
+        && !EMITTED_NAMES.contains(&name)
 }
 
 struct Emitter<'a> {

@@ -1,12 +1,13 @@
-//! Fiat JSON out: the inverse of [`cryptopt_frontend::fiat`] (crate cryptopt-frontend) on the functions it produces and on
-//! the generator's canonical functions (see [`crate::fields`]'s builder).
+//! Fiat JSON out: the inverse of `cryptopt_frontend::fiat` (crate cryptopt-frontend) on the
+//! functions it produces and on the field generator's canonical functions (`cryptopt_gen`'s
+//! builder).
 //!
 //! A named value becomes a statement binding its name; an unnamed value with one use
 //! (what the front end makes of a nested expression or of `out1[0] = expr`) is written
 //! nested inside its user; loads are implicit (`arg1[3]` at each read). Reading the text
 //! back with `cryptopt_frontend::fiat::parse_functions` gives an identical [`Function`] for every
 //! function the front end itself produced (tested over all of ../shared/fiat-json) and
-//! for everything [`crate::fields::generate`] returns. For other functions the output is still a
+//! for everything `cryptopt_gen::fields::generate` returns. For other functions the output is still a
 //! valid Fiat function computing the same thing, with `static_cast`s added where a store
 //! reads a named value.
 
@@ -14,12 +15,12 @@ use serde_json::{json, Value as Json};
 
 use cryptopt_ir::func::{Function, Inst, Op, Operand, Param, Value};
 
-use crate::fields::FieldError;
+use crate::Error;
 
 /// `f` as one Fiat JSON function object (`operation`, `arguments`, `returns`, `body`).
 /// Fails on lowered-dialect operations (`sar`, `sext`, `shrd`), which Fiat's JSON cannot
 /// express, and on an unnamed value that is read more than once.
-pub fn to_fiat_json(f: &Function) -> Result<Json, FieldError> {
+pub fn to_fiat_json(f: &Function) -> Result<Json, Error> {
     let mut uses = vec![0u32; f.values.len()];
     for data in &f.insts {
         for a in &data.args {
@@ -103,8 +104,8 @@ struct Writer<'a> {
 }
 
 impl Writer<'_> {
-    fn err(&self, message: String) -> FieldError {
-        FieldError::Json {
+    fn err(&self, message: String) -> Error {
+        Error::FiatJson {
             function: self.f.name.clone(),
             message,
         }
@@ -120,7 +121,7 @@ impl Writer<'_> {
             && self.uses[v.index()] == 1
     }
 
-    fn arg(&self, a: Operand) -> Result<Json, FieldError> {
+    fn arg(&self, a: Operand) -> Result<Json, Error> {
         match a {
             Operand::Const(c) => Ok(json!(format!("{c:#x}"))),
             Operand::Value(v) => {
@@ -144,7 +145,7 @@ impl Writer<'_> {
     }
 
     /// The expression object of instruction `i`, binding `names`.
-    fn node(&self, i: Inst, names: Vec<String>) -> Result<Json, FieldError> {
+    fn node(&self, i: Inst, names: Vec<String>) -> Result<Json, Error> {
         let data = self.f.inst(i);
         let (opname, size) = match data.op {
             Op::Cast => ("static_cast", None),
@@ -188,60 +189,5 @@ impl Writer<'_> {
         }
         node.insert("arguments".into(), Json::Array(args));
         Ok(Json::Object(node))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::fields::build::{Builder, Opnd};
-    use cryptopt_ir::func::Ty;
-
-    fn arr(name: &str, n: u32) -> Param {
-        Param::unbounded(name, Ty::U64, Some(n))
-    }
-
-    /// Every way the generators store an output survives the round trip: a value
-    /// computed right before its store, a value read again later, an argument, a literal;
-    /// and an unused second result is written as `_`.
-    #[test]
-    fn canonical_forms_round_trip() {
-        let mut b = Builder::new(
-            "f".into(),
-            vec![
-                arr("arg1", 2),
-                Param {
-                    len: None,
-                    lbound: vec![0],
-                    ubound: vec![1],
-                    ty: Ty::U1,
-                    name: "arg2".into(),
-                },
-            ],
-            vec![arr("out1", 5)],
-        );
-        let (s, _carry) = b.op2(
-            Op::AddCarry { size: 64 },
-            &[Opnd::Arg(1, 0), Opnd::Arg(0, 0), Opnd::Arg(0, 1)],
-            [Ty::U64, Ty::U1],
-        );
-        let t = b.op1(Op::Mul, &[s, Opnd::K(19)], Ty::U64);
-        b.store(0, 0, t); // direct: computed right before, read once
-        let u = b.op1(Op::Xor, &[s, Opnd::K(1)], Ty::U64);
-        b.store(0, 1, s); // read twice: through a cast
-        b.store(0, 2, Opnd::Arg(0, 1)); // an argument: through a cast
-        b.store(0, 3, Opnd::K(7)); // a literal: through a cast
-        b.store(0, 4, u); // not right before its store: through a cast
-        let f = b.finish().unwrap();
-        let j = to_fiat_json(&f).unwrap();
-        assert_eq!(j["body"][0]["name"], json!(["x1", "_"]));
-        assert_eq!(
-            j["body"][0]["arguments"],
-            json!(["arg2", "arg1[0]", "arg1[1]"])
-        );
-        assert_eq!(j["body"][1]["name"], json!(["out1[0]"]));
-        assert_eq!(j["body"][1]["operation"], "*");
-        let back = cryptopt_frontend::fiat::parse_functions(&j.to_string()).unwrap();
-        assert_eq!(back, [f]);
     }
 }

@@ -1,4 +1,4 @@
-//! The C emitter (`cryptopt_measure::c`): a golden file for the running example (and the first
+//! The C emitter (`cryptopt_emit::c`): a golden file for the running example (and the first
 //! lines of fiat_p256_mul), and the shape of the C for every function of
 //! ../shared/fiat-json: no branches, every output element assigned exactly once, the
 //! prototype is the definition's first line. Whether the C computes what the interpreter
@@ -13,7 +13,7 @@ use std::path::Path;
 
 use cryptopt_frontend::fiat;
 use cryptopt_ir::Function;
-use cryptopt_measure::c;
+use cryptopt_emit::c;
 
 /// Where the golden files are (rewrite them with CRYPTOPT_BLESS=1, then review the diff).
 const GOLDEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden");

@@ -18,24 +18,27 @@
 //! writes text; it never makes or changes a program.
 
 use std::fmt::Write;
-use std::path::{Path, PathBuf};
 
-use anyhow::{anyhow, bail, Result};
-use cryptopt_codegen::{Abi, Options};
-use cryptopt_ir::{inputs, interp, Function, Param};
-use cryptopt_measure::c;
+use cryptopt_ir::{inputs, interp, Aliasing, Function, Param};
 use cryptopt_x86::object::{Format, Object};
-use cryptopt_x86::{Feature, Mem, Operand, Program, Reg};
+use cryptopt_x86::{Abi, Feature, Mem, Operand, Program, Reg};
 
-use crate::files::write_atomically;
-use crate::optimize::{aliasing_contract, argument, Outcome};
+use crate::c;
+use crate::header::{aliasing_contract, argument};
+use crate::ident::{is_rust_identifier, RUST_KEYWORDS as KEYWORDS};
+use crate::{Error, Result};
 
 /// How the module is written: the run's choices besides the program.
-pub(crate) struct How<'a> {
+pub struct How<'a> {
     /// The `.S` file's object conventions (symbol, visibility); each block gets its own
     /// format.
     pub object: &'a Object,
-    pub opts: &'a Options,
+    /// The calling convention the program was made for.
+    pub abi: Abi,
+    /// Which outputs callers may pass as the same memory as which inputs.
+    pub aliasing: Aliasing,
+    /// Whether the program may use the red zone (then no COFF block: Windows has none).
+    pub red_zone: bool,
     /// How the limbs stand for a field element, where known.
     pub representation: Option<&'a str>,
     /// Seed of the random known-answer inputs.
@@ -47,12 +50,12 @@ const RANDOM_CASES: usize = 4;
 
 /// Refuses, in one line, a function whose name Rust cannot take (`--symbol`, or the
 /// input's name): called before the search, so that a long run is not lost to it.
-pub(crate) fn check(f: &Function, object: &Object) -> Result<()> {
+pub fn check(f: &Function, object: &Object) -> Result<()> {
     let name = object.symbol.as_deref().unwrap_or(&f.name);
-    if !is_identifier(name) || KEYWORDS.contains(&name) {
-        bail!(
-            "--emit rust: `{name}` cannot be a Rust function's name (a keyword, or not an identifier); choose another with --symbol"
-        );
+    if !is_rust_identifier(name) {
+        return Err(Error::RustName {
+            name: name.to_string(),
+        });
     }
     for p in f.returns.iter().chain(&f.params) {
         rust_type(p)?;
@@ -60,20 +63,15 @@ pub(crate) fn check(f: &Function, object: &Object) -> Result<()> {
     Ok(())
 }
 
-/// Writes `<name>.rs` beside the optimization's `.S`; returns its path.
-pub(crate) fn write(f: &Function, o: &Outcome, how: &How<'_>) -> Result<PathBuf> {
-    check(f, how.object)?;
-    let dir = o.gas_path.parent().unwrap_or(Path::new("."));
-    let path = dir.join(format!("{}.rs", how.object.c_name(&o.program)));
-    let text = module(f, &o.program, &o.header, how)?;
-    write_atomically(&path, text.as_bytes())?;
-    Ok(path)
+/// The module's file name: `<name>.rs`, the name the assembly defines.
+pub fn file_name(p: &Program, object: &Object) -> String {
+    format!("{}.rs", object.c_name(p))
 }
 
 /// The calling convention's name in `extern "…"`: the one the program is made for
 /// (`--abi`), explicit so that it holds on every OS.
-fn abi_keyword(opts: &Options) -> &'static str {
-    match opts.abi {
+fn abi_keyword(abi: Abi) -> &'static str {
+    match abi {
         Abi::SysV => "sysv64",
         Abi::Win64 => "win64",
     }
@@ -94,28 +92,13 @@ fn rust_type(p: &Param) -> Result<&'static str> {
         "uint32_t" => "u32",
         "uint64_t" => "u64",
         "fiat_uint128" => "u128",
-        other => bail!(
-            "--emit rust: {} has C type {other}, which has no Rust type here",
-            p.name
-        ),
+        other => {
+            return Err(Error::RustType {
+                param: p.name.clone(),
+                c_type: other,
+            })
+        }
     })
-}
-
-/// Rust's strict and reserved keywords (2015 to 2024 editions).
-const KEYWORDS: &[&str] = &[
-    "_", "as", "break", "const", "continue", "crate", "else", "enum", "extern", "false", "fn",
-    "for", "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub", "ref",
-    "return", "self", "Self", "static", "struct", "super", "trait", "true", "type", "unsafe",
-    "use", "where", "while", "async", "await", "dyn", "abstract", "become", "box", "do", "final",
-    "macro", "override", "priv", "typeof", "unsized", "virtual", "yield", "try", "gen",
-];
-
-fn is_identifier(s: &str) -> bool {
-    let mut chars = s.chars();
-    chars
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 /// One argument as the Rust text sees it.
@@ -198,11 +181,13 @@ fn args(f: &Function) -> Result<Vec<Arg<'_>>> {
         .collect()
 }
 
-/// The whole module.
-fn module(f: &Function, p: &Program, header: &[String], how: &How<'_>) -> Result<String> {
+/// The whole module: `header` (the written program's provenance lines) on top, then the
+/// blocks of the module doc's picture. Refuses what [`check`] refuses.
+pub fn module(f: &Function, p: &Program, header: &[String], how: &How<'_>) -> Result<String> {
+    check(f, how.object)?;
     let name = how.object.c_name(p);
     let args = args(f)?;
-    let abi = abi_keyword(how.opts);
+    let abi = abi_keyword(how.abi);
     let features = p.required_features();
     let needs = if features.is_empty() {
         "nothing beyond baseline x86-64".to_string()
@@ -213,7 +198,7 @@ fn module(f: &Function, p: &Program, header: &[String], how: &How<'_>) -> Result
             .collect::<Vec<_>>()
             .join(" + ")
     };
-    let contract = aliasing_contract(how.opts.aliasing);
+    let contract = aliasing_contract(how.aliasing);
     let mut s = String::new();
 
     // The header: the .S file's lines, and how to use the module.
@@ -271,7 +256,7 @@ compile_error!(\"{name}.rs is x86-64 code\");
     ];
     for (cfg, format, what) in blocks {
         let _ = writeln!(s, "\n// {what}.\n#[cfg({cfg})]");
-        if format == Format::Coff && how.opts.red_zone && below_stack_pointer(p) {
+        if format == Format::Coff && how.red_zone && below_stack_pointer(p) {
             let _ = writeln!(
                 s,
                 "compile_error!(\"{name} was made with System V's red zone (it keeps values below rsp), which Windows does not preserve; make it with --no-red-zone to use it on Windows\");"
@@ -446,7 +431,7 @@ pub fn {name}_supported() -> bool {{
         memory = wrap(
             "/// * ",
             "///   ",
-            &match how.opts.aliasing {
+            &match how.aliasing {
                 cryptopt_ir::Aliasing::None => {
                     format!("memory: {contract}; no two outputs overlap{end}")
                 }
@@ -498,7 +483,7 @@ fn tests(
     // out1 and arg1 one buffer, where the contract allows it and their shapes agree.
     let in_place = match (outs.first(), ins.first()) {
         (Some(o), Some(i))
-            if how.opts.aliasing.may_alias(0, 0)
+            if how.aliasing.may_alias(0, 0)
                 && o.p.len.is_some()
                 && o.p.len == i.p.len
                 && o.ty == i.ty =>
@@ -523,7 +508,10 @@ mod tests {{
     );
     let mut in_place_body = String::new();
     for (label, input) in &cases {
-        let output = interp::run(f, input).map_err(|e| anyhow!("{}: {e}", f.name))?;
+        let output = interp::run(f, input).map_err(|source| Error::Interp {
+            function: f.name.clone(),
+            source,
+        })?;
         // The safe wrapper.
         let _ = writeln!(s, "        // {label}");
         for (k, o) in outs.iter().enumerate() {
@@ -721,7 +709,7 @@ mod tests {
     /// the known answers.
     #[test]
     fn module_shape() {
-        use cryptopt_codegen::{Candidate, Generator};
+        use cryptopt_codegen::{Candidate, Generator, Options};
         let f = cryptopt_gen::fields::builtin("fiat_p256_mul")
             .expect("a preset")
             .expect("generates");
@@ -737,12 +725,15 @@ mod tests {
             red_zone: false,
             ..Options::default()
         };
-        let how = How {
+        let how_of = |opts: &Options| How {
             object: &object,
-            opts: &opts,
+            abi: opts.abi,
+            aliasing: opts.aliasing,
+            red_zone: opts.red_zone,
             representation: Some("Montgomery"),
             seed: 1,
         };
+        let how = how_of(&opts);
         let p = program(opts);
         let text = module(&f, &p, &["header line".to_string()], &how).expect("module");
         let blocks = |text: &str| text.matches("core::arch::global_asm!(").count();
@@ -776,7 +767,7 @@ mod tests {
             ..opts
         };
         let p = program(red);
-        let text = module(&f, &p, &[], &How { opts: &red, ..how }).expect("module");
+        let text = module(&f, &p, &[], &how_of(&red)).expect("module");
         if below_stack_pointer(&p) {
             assert_eq!(blocks(&text), 2, "{text}");
             assert!(text.contains("--no-red-zone"), "{text}");
@@ -789,7 +780,7 @@ mod tests {
             ..opts
         };
         let p = program(win);
-        let text = module(&f, &p, &[], &How { opts: &win, ..how }).expect("module");
+        let text = module(&f, &p, &[], &how_of(&win)).expect("module");
         assert!(text.contains("unsafe extern \"win64\""), "{text}");
         assert_eq!(blocks(&text), 3, "{text}");
     }

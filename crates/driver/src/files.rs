@@ -1,22 +1,25 @@
 //! Files: reading inputs (with the path in every error), loading a function from Fiat
-//! JSON, and writing outputs atomically. Nothing is ever left half-written.
+//! JSON or LLVM IR, and writing outputs atomically. Nothing is ever left half-written:
+//! every write goes through [`write_atomically`].
 
 use std::path::Path;
 
-use anyhow::{anyhow, bail, Context, Result};
 use cryptopt_frontend::{fiat, llvm};
 use cryptopt_ir::{lower, Function};
 
+use crate::{Error, Result, Within};
+
 /// Writes `bytes` to `path` through a temporary file in the same folder and a rename, so
 /// that no half-written file is ever left behind.
-pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
     let dir = path
         .parent()
         .filter(|d| !d.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .ok_or_else(|| anyhow!("{} is not a file name", path.display()))?;
+    let Some(name) = path.file_name() else {
+        let e = std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a file name");
+        return Err(Error::io("write", path, e));
+    };
     let tmp = dir.join(format!(
         ".{}.tmp{}",
         name.to_string_lossy(),
@@ -26,30 +29,26 @@ pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
     if result.is_err() {
         let _ = std::fs::remove_file(&tmp);
     }
-    result.with_context(|| format!("cannot write {}", path.display()))
+    result.map_err(|e| Error::io("write", path, e))
 }
 
 /// Makes folder `dir` and checks that files can be written there (a probe file is
 /// written and removed): called before a long run, so that a bad `--out` fails at once.
-pub(crate) fn ensure_writable(dir: &Path) -> Result<()> {
+pub fn ensure_writable(dir: &Path) -> Result<()> {
     let probe = dir.join(format!(".cryptopt-probe{}", std::process::id()));
     std::fs::create_dir_all(dir)
         .and_then(|()| std::fs::write(&probe, b""))
         .and_then(|()| std::fs::remove_file(&probe))
-        .with_context(|| format!("cannot write results to {}", dir.display()))
+        .map_err(|e| Error::io("write results to", dir, e))
 }
 
-pub(crate) fn read(path: &Path) -> Result<String> {
-    std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))
-}
-
-/// The function a command's `INPUT [--function NAME]` names, lowered if asked.
-pub(crate) fn load_input(i: &crate::args::InputArgs, lowered: bool) -> Result<Function> {
-    load(&i.input, i.function.as_deref(), lowered)
+/// The text of `path`.
+pub fn read(path: &Path) -> Result<String> {
+    std::fs::read_to_string(path).map_err(|e| Error::io("read", path, e))
 }
 
 /// Whether `path` is LLVM IR text (`.ll`) rather than Fiat JSON.
-pub(crate) fn is_llvm(path: &Path) -> bool {
+pub fn is_llvm(path: &Path) -> bool {
     path.extension().is_some_and(|e| e == "ll")
 }
 
@@ -76,35 +75,49 @@ fn reader(path: &Path) -> (ParseFn, NamesFn, AllFn) {
 }
 
 /// Every function in an input file (Fiat JSON, or LLVM IR for `.ll`).
-pub(crate) fn load_all(path: &Path) -> Result<Vec<Function>> {
+pub fn load_all(path: &Path) -> Result<Vec<Function>> {
     let text = read(path)?;
-    reader(path).2(&text).with_context(|| path.display().to_string())
+    reader(path).2(&text).within(|| path.display().to_string())
 }
 
 /// Reads the named function (or the only one) from a Fiat JSON file or an LLVM IR file
 /// (`.ll`), lowered if asked.
-pub(crate) fn load(path: &Path, name: Option<&str>, lowered: bool) -> Result<Function> {
+pub fn load(path: &Path, name: Option<&str>, lowered: bool) -> Result<Function> {
     let text = read(path)?;
     let ctx = || path.display().to_string();
     let (parse, names, _) = reader(path);
     let f = match name {
-        Some(n) => parse(&text, n).with_context(ctx)?,
+        Some(n) => parse(&text, n).within(ctx)?,
         None => {
-            let names = names(&text).with_context(ctx)?;
+            let names = names(&text).within(ctx)?;
             match &names[..] {
-                [one] => parse(&text, one).with_context(ctx)?,
-                _ => bail!(
-                    "{} has {} functions; choose one with --function (e.g. {})",
-                    path.display(),
-                    names.len(),
-                    names.first().map_or("none", |s| s.as_str())
-                ),
+                [one] => parse(&text, one).within(ctx)?,
+                _ => {
+                    return Err(Error::param(
+                        "function",
+                        format!(
+                            "must be named: {} has {} functions (e.g. {})",
+                            path.display(),
+                            names.len(),
+                            names.first().map_or("none", |s| s.as_str())
+                        ),
+                    ))
+                }
             }
         }
     };
     if lowered {
-        Ok(lower::lower(&f).with_context(ctx)?)
+        lower::lower(&f).within(ctx)
     } else {
         Ok(f)
     }
+}
+
+/// Writes `files` (name, contents) into `dir`, each atomically.
+pub fn write_all(dir: &Path, files: &[(String, String)]) -> Result<()> {
+    std::fs::create_dir_all(dir).map_err(|e| Error::io("create", dir, e))?;
+    for (name, text) in files {
+        write_atomically(&dir.join(name), text.as_bytes())?;
+    }
+    Ok(())
 }

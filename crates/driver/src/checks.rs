@@ -1,9 +1,9 @@
 //! The checks every emitted program passes before it is written or measured: natively
 //! against the interpreter (every aliasing the options allow) and, where asked, the
-//! equivalence checker. A failed check is a [`CheckFailed`] (exit code 1). This module
-//! is the one place the binary decides what "checked" means; it never writes files.
+//! equivalence checker, always against the *original* function. A failed check is an
+//! [`Error::CheckFailed`] (the binary's exit code 1). This module is the one place that
+//! decides what "checked" means; it never writes files and never changes a program.
 
-use anyhow::Result;
 use cryptopt_codegen::{Abi, Options};
 use cryptopt_ir::Function;
 use cryptopt_measure::diff::{pairings, Pairing, Runner};
@@ -11,34 +11,11 @@ use cryptopt_measure::ExecMem;
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-/// A check of the produced code failed: exit code 1.
-#[derive(Debug)]
-pub(crate) struct CheckFailed(pub(crate) String);
-
-impl std::fmt::Display for CheckFailed {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for CheckFailed {}
-
-/// The run was stopped by Ctrl-C after writing what it had: exit code 130 (the shell's
-/// code for SIGINT), no error line (the result line and the resume hint are printed).
-#[derive(Debug)]
-pub(crate) struct Interrupted;
-
-impl std::fmt::Display for Interrupted {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("interrupted")
-    }
-}
-
-impl std::error::Error for Interrupted {}
+use crate::{Error, Result};
 
 /// Proves `program` equivalent to `f` under the aliasing `opts` allows; a program that
 /// is not proved is a CheckFailed (exit 1) with the checker's report.
-pub(crate) fn prove(f: &Function, program: &cryptopt_x86::Program, opts: &Options) -> Result<()> {
+pub fn prove(f: &Function, program: &cryptopt_x86::Program, opts: &Options) -> Result<()> {
     let opts = cryptopt_verify::CheckOptions {
         aliasing: opts.aliasing,
         abi: opts.abi,
@@ -60,12 +37,11 @@ pub(crate) fn prove(f: &Function, program: &cryptopt_x86::Program, opts: &Option
                 .chars()
                 .take(400)
                 .collect();
-            Err(CheckFailed(format!(
+            Err(Error::CheckFailed(format!(
                 "the equivalence checker did not prove {} ({} problem(s)); first: {first}",
                 f.name,
                 report.problems.len()
-            ))
-            .into())
+            )))
         }
     }
 }
@@ -75,18 +51,17 @@ pub(crate) fn prove(f: &Function, program: &cryptopt_x86::Program, opts: &Option
 /// First, the program must use only instructions its target has (code generation's
 /// templates ask the target too; this is the check of what is written out, on every
 /// path that writes, proved or not, so `prove` does not repeat it).
-pub(crate) fn check_natively(
+pub fn check_natively(
     f: &Function,
     program: &cryptopt_x86::Program,
     opts: &Options,
     seed: u64,
 ) -> Result<()> {
     if let Some((k, i, feature)) = opts.target.beyond(program).next() {
-        return Err(CheckFailed(format!(
+        return Err(Error::CheckFailed(format!(
             "the code for {}: instruction {k} `{i}` needs {feature}, which target {} does not have",
             f.name, opts.target
-        ))
-        .into());
+        )));
     }
     let mem = ExecMem::from_program(program)?;
     let alias = pairings(f, opts.aliasing);
@@ -102,7 +77,7 @@ pub(crate) fn check_natively(
 /// # Safety
 /// `ptr` must be executable code with `f`'s signature under `abi` (it is called through
 /// the ABI-checking trampoline).
-pub(crate) unsafe fn check_code(
+pub unsafe fn check_code(
     f: &Function,
     ptr: *const u8,
     abi: Abi,
@@ -121,9 +96,9 @@ pub(crate) unsafe fn check_code(
             // SAFETY: the caller's promise.
             match unsafe { runner.check_at(ptr, f, x, &want, a) } {
                 Err(cryptopt_measure::Error::Mismatch(m)) => {
-                    return Err(
-                        CheckFailed(format!("{what} differs from the interpreter: {m}")).into(),
-                    )
+                    return Err(Error::CheckFailed(format!(
+                        "{what} differs from the interpreter: {m}"
+                    )))
                 }
                 r => r?,
             }
@@ -134,7 +109,57 @@ pub(crate) unsafe fn check_code(
 
 /// A C baseline (or any program taken as given) must compute what the interpreter
 /// computes before it is measured.
-pub(crate) fn check_baseline(f: &Function, ptr: *const u8, abi: Abi, what: &str) -> Result<()> {
+pub fn check_baseline(f: &Function, ptr: *const u8, abi: Abi, what: &str) -> Result<()> {
     // SAFETY: `ptr` is compiled (or assembled) code with f's signature under `abi`.
     unsafe { check_code(f, ptr, abi, &[Pairing::Distinct], 100, 99, what) }
+}
+
+/// Someone else's program (`bench --compare`, a program read back): proved equivalent
+/// to `f` under `aliasing` (no overlap for an external program), then run against the
+/// interpreter (an error names it `what`), before it may be measured.
+pub fn check_program(
+    f: &Function,
+    program: &cryptopt_x86::Program,
+    aliasing: cryptopt_ir::Aliasing,
+    what: &str,
+) -> Result<()> {
+    let opts = cryptopt_verify::CheckOptions {
+        aliasing,
+        ..Default::default()
+    };
+    if let cryptopt_verify::Verdict::NotEquivalent(r) = cryptopt_verify::check(f, program, opts)? {
+        let first = r.problems.first().map(|p| p.to_string()).unwrap_or_default();
+        return Err(Error::CheckFailed(format!(
+            "{what}: not proved equivalent to {}: {first}",
+            f.name
+        )));
+    }
+    let mem = ExecMem::from_program(program)?;
+    check_baseline(f, mem.ptr(), opts.abi, what)
+}
+
+/// A program an earlier run wrote (`path`, the function `f.name` in it), read back and
+/// checked again as if new (the file may have been edited since): run natively under
+/// every aliasing `opts` allows, and proved.
+pub fn reread(
+    f: &Function,
+    path: &std::path::Path,
+    opts: &Options,
+    seed: u64,
+) -> Result<cryptopt_x86::Program> {
+    let text = crate::files::read(path)?;
+    let programs =
+        cryptopt_x86::parse::parse(&text).map_err(|e| Error::In {
+            context: path.display().to_string(),
+            source: Box::new(e.into()),
+        })?;
+    let program = programs
+        .into_iter()
+        .find(|p| p.name == f.name)
+        .ok_or_else(|| {
+            Error::Unsupported(format!("{} has no function `{}`", path.display(), f.name))
+        })?;
+    check_natively(f, &program, opts, seed)?;
+    prove(f, &program, opts)?;
+    Ok(program)
 }
