@@ -737,6 +737,17 @@ impl PrimitiveName {
         PrimitiveName::Kummer,
     ];
 
+    /// The primitive the driver builds.
+    pub(crate) fn primitive(self) -> cryptopt_driver::primitive::Primitive {
+        use cryptopt_driver::primitive::Primitive;
+        match self {
+            PrimitiveName::X25519 => Primitive::X25519,
+            PrimitiveName::P256 => Primitive::P256,
+            PrimitiveName::Secp256k1 => Primitive::Secp256k1,
+            PrimitiveName::Kummer => Primitive::Kummer,
+        }
+    }
+
     /// The name in files and symbols: `x25519`.
     pub(crate) fn as_str(self) -> &'static str {
         match self {

@@ -132,10 +132,12 @@ pub(crate) fn check(a: CheckArgs, out: &mut dyn Write) -> Result<()> {
             };
             writeln!(out, "{verdict}\n{report}")?;
             out.flush()?;
-            return Err(
-                Error::CheckFailed(format!("{} is {relation} {}", a.program.display(), f.name))
-                    .into(),
-            );
+            return Err(Error::CheckFailed(format!(
+                "{} is {relation} {}",
+                a.program.display(),
+                f.name
+            ))
+            .into());
         }
     }
     Ok(())

@@ -17,6 +17,37 @@ const FLAGS: &[(&str, &str)] = &[
     ("jobs", "--jobs"),
 ];
 
+/// Phrases of the libraries' messages that stand for a flag, and the flag's words.
+const PHRASES: &[(&str, &str)] = &[
+    (
+        "(allow composite moduli to use it)",
+        "(use --allow-composite)",
+    ),
+    ("the limb count applies to", "--limbs applies to"),
+    (
+        "the solinas representation (unsaturated limbs) or the saturated one",
+        "--repr solinas (unsaturated limbs) or --repr saturated",
+    ),
+    (
+        "the montgomery representation (saturated limbs)",
+        "--repr montgomery (saturated limbs)",
+    ),
+    (
+        "the ifma representation with the formula x25519-ladderstep over the field curve25519 only",
+        "--repr ifma with --formula x25519-ladderstep --field curve25519 only",
+    ),
+    ("the ifma representation", "--repr ifma"),
+    ("the vector representation", "--repr ifma"),
+    (
+        "latency measurement is not available",
+        "--measure latency is not available",
+    ),
+    ("counter core-cycles: ", "--counter core-cycles: "),
+    ("choose another C compiler", "choose another with --cc"),
+    ("the Rust module: ", "--emit rust: "),
+    ("choose another symbol", "choose another with --symbol"),
+];
+
 /// The flag that sets `param` (the parameter's own name where no flag does).
 pub(crate) fn flag(param: &str) -> String {
     FLAGS
@@ -43,13 +74,37 @@ pub(crate) fn message(e: &anyhow::Error) -> String {
         let said = format!("{param} {problem}");
         out = out.replacen(&said, &format!("{} {problem}", flag(param)), 1);
     }
+    for (said, flagged) in PHRASES {
+        out = out.replacen(said, flagged, 1);
+    }
+    if let Some(c) = e
+        .chain()
+        .find_map(|c| match c.downcast_ref::<cryptopt_gen::FieldError>() {
+            Some(cryptopt_gen::FieldError::BadConstant { c, .. }) => Some(*c),
+            _ => None,
+        })
+    {
+        out = out.replacen(&format!("multiplier {c}:"), &format!("--scmul {c}:"), 1);
+    }
     out.replace('\n', " ")
 }
 
 /// The parameter an error (of any library crate) is about, and what is wrong with it.
 fn param_of(e: &(dyn std::error::Error + 'static)) -> Option<(&'static str, String)> {
-    match e.downcast_ref::<cryptopt_driver::Error>()? {
-        cryptopt_driver::Error::Param { param, problem } => Some((param, problem.clone())),
+    use cryptopt_driver::Error as Driver;
+    // The driver's nested errors are boxed (`Error::In`); its transparent variants hide
+    // the wrapped error from the chain.
+    let driver = e
+        .downcast_ref::<Driver>()
+        .or_else(|| e.downcast_ref::<Box<Driver>>().map(|b| &**b));
+    let search = match driver {
+        Some(Driver::Param { param, problem }) => return Some((param, problem.clone())),
+        Some(Driver::Search(s)) => Some(s),
+        Some(_) => None,
+        None => e.downcast_ref::<cryptopt_search::Error>(),
+    };
+    match search {
+        Some(cryptopt_search::Error::Param { param, problem }) => Some((param, problem.clone())),
         _ => None,
     }
 }
@@ -60,8 +115,15 @@ mod tests {
 
     #[test]
     fn parameters_are_spelled_as_flags() {
-        let e: anyhow::Error = cryptopt_driver::Error::param("cycle goal", "must be at least 1").into();
+        let e: anyhow::Error =
+            cryptopt_driver::Error::param("cycle goal", "must be at least 1").into();
         assert_eq!(message(&e), "--cycle-goal must be at least 1");
+        let search: anyhow::Error = cryptopt_driver::Error::from(cryptopt_search::Error::param(
+            "bet ratio",
+            "must be between 0 and 1",
+        ))
+        .into();
+        assert_eq!(message(&search), "--bet-ratio must be between 0 and 1");
         let nested = cryptopt_driver::Error::In {
             context: "f.json".into(),
             source: Box::new(cryptopt_driver::Error::param("function", "must be named")),

@@ -47,7 +47,11 @@ fn main() -> ExitCode {
                 return ExitCode::from(130);
             }
             eprintln!("cryptopt: error: {}", flags::message(&e));
-            ExitCode::from(if class == ExitClass::CheckFailed { 1 } else { 2 })
+            ExitCode::from(if class == ExitClass::CheckFailed {
+                1
+            } else {
+                2
+            })
         }
     }
 }

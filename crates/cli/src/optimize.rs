@@ -98,7 +98,11 @@ pub fn command(args: OptimizeArgs) -> Result<()> {
                 symbol: Some(cryptopt_emit::dispatch::symbol(&public, t)),
                 ..object.clone()
             };
-            let o = run(job(Options { target: t, ..opts }, named, out.join(t.name())))?;
+            let o = run(job(
+                Options { target: t, ..opts },
+                named,
+                out.join(t.name()),
+            ))?;
             print_result(&f, &o, &format!(" target={t}"));
             if o.stopped {
                 return Err(Error::Interrupted.into());

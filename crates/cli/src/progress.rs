@@ -88,7 +88,7 @@ impl Progress for Shown {
     fn step(&mut self, index: u64, status: &dyn Fn() -> String) {
         if !self.bar.is_hidden() {
             self.bar.set_position(index);
-            if index % 16 == 0 {
+            if index.is_multiple_of(16) {
                 self.bar.set_message(status());
             }
         }

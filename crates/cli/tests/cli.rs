@@ -544,7 +544,7 @@ fn optimize_usage_errors_exit_2() {
                 "--out",
                 "/proc/cryptopt-x",
             ],
-            "cannot pin to --cpu 4095 (this machine lets it use",
+            "--cpu 4095 cannot be used",
         ),
         (
             &[

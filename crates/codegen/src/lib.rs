@@ -14,7 +14,8 @@
 //!   its own child module) and its templates (`gen::select`, documented there as a
 //!   table);
 //! * [`bounds`]: the range analysis that saves truncations;
-//! * [`vector`]: the vector dialect's code generation (`ymm` registers, AVX-512 IFMA).
+//! * [`vector`]: the vector dialect's code generation (`ymm` registers, AVX-512 IFMA);
+//! * `evict`: the one register-eviction policy (furthest next use) both allocators use.
 //!
 //! The generator is the hot path of the optimizer: reuse one [`Generator`] per function
 //! and options. It must never emit branches or data-dependent addresses.
@@ -22,6 +23,7 @@
 pub mod bounds;
 pub mod candidate;
 pub mod error;
+mod evict;
 pub mod gen;
 pub mod options;
 pub mod vector;

@@ -6,8 +6,9 @@
 //! * each instruction is one x86 instruction (a select three, a multiply-add whose
 //!   accumulator lives on one more for the copy);
 //! * registers: the sixteen `ymm`s, allocated in the order given; when none is free, the
-//!   value used furthest in the future goes to a 32-byte stack slot (a constant is
-//!   reloaded from the program's constant pool instead: it is never spilled);
+//!   value used furthest in the future (the scalar allocator's policy, `crate::evict`)
+//!   goes to a 32-byte stack slot (a constant is reloaded from the program's constant
+//!   pool instead: it is never spilled);
 //! * the last source operand of most instructions may be memory: a spilled value or a
 //!   constant is read from there without a register;
 //! * constants live in the program's read-only data ([`cryptopt_x86::Program::data`]);
@@ -25,6 +26,7 @@ use cryptopt_x86::{
 };
 
 use crate::error::{Error, Result};
+use crate::evict::{self, Holder};
 
 const Y: Size = Size::B256;
 const NREGS: usize = 16;
@@ -515,13 +517,22 @@ impl Emitter<'_> {
         {
             return Ok(VReg(k as u8));
         }
-        let victim = (0..NREGS)
+        // Offered from the highest register down: of holders used equally far away,
+        // the highest-numbered one goes (the policy takes the first offered). Every
+        // holder counts as costly to drop, so the policy's preference for a cheap one
+        // never applies here.
+        let holders = (0..NREGS)
+            .rev()
             .filter(|&k| !avoid.contains(&VReg(k as u8)))
             .filter_map(|k| self.holder[k].map(|v| (k, v)))
             .filter(|(_, v)| !keep.contains(v))
-            .max_by_key(|&(_, v)| self.uses[v].last().copied().unwrap_or(u32::MAX))
+            .map(|(k, v)| Holder {
+                reg: (k, v),
+                next_use: self.uses[v].last().copied().unwrap_or(u32::MAX),
+                cheap: false,
+            });
+        let (k, v) = evict::victim(holders)
             .ok_or_else(|| Error::Unsupported("no vector register to spill".into()))?;
-        let (k, v) = victim;
         if self.const_of(v).is_none() && self.homes[v].slot.is_none() {
             let s = self.nslots;
             self.nslots += 1;

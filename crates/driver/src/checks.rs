@@ -107,9 +107,21 @@ pub unsafe fn check_code(
     Ok(())
 }
 
+/// A compiled C function (a baseline, a formula's driver) must compute what the
+/// interpreter computes on `f` before it is measured; `c` is loaded code of `f`'s
+/// symbol, compiled from C with `f`'s signature.
+pub fn check_compiled(
+    f: &Function,
+    c: &cryptopt_measure::baseline::CompiledC,
+    abi: Abi,
+    what: &str,
+) -> Result<()> {
+    check_baseline(f, c.ptr(), abi, what)
+}
+
 /// A C baseline (or any program taken as given) must compute what the interpreter
 /// computes before it is measured.
-pub fn check_baseline(f: &Function, ptr: *const u8, abi: Abi, what: &str) -> Result<()> {
+pub(crate) fn check_baseline(f: &Function, ptr: *const u8, abi: Abi, what: &str) -> Result<()> {
     // SAFETY: `ptr` is compiled (or assembled) code with f's signature under `abi`.
     unsafe { check_code(f, ptr, abi, &[Pairing::Distinct], 100, 99, what) }
 }
@@ -128,7 +140,11 @@ pub fn check_program(
         ..Default::default()
     };
     if let cryptopt_verify::Verdict::NotEquivalent(r) = cryptopt_verify::check(f, program, opts)? {
-        let first = r.problems.first().map(|p| p.to_string()).unwrap_or_default();
+        let first = r
+            .problems
+            .first()
+            .map(|p| p.to_string())
+            .unwrap_or_default();
         return Err(Error::CheckFailed(format!(
             "{what}: not proved equivalent to {}: {first}",
             f.name
@@ -148,11 +164,10 @@ pub fn reread(
     seed: u64,
 ) -> Result<cryptopt_x86::Program> {
     let text = crate::files::read(path)?;
-    let programs =
-        cryptopt_x86::parse::parse(&text).map_err(|e| Error::In {
-            context: path.display().to_string(),
-            source: Box::new(e.into()),
-        })?;
+    let programs = cryptopt_x86::parse::parse(&text).map_err(|e| Error::In {
+        context: path.display().to_string(),
+        source: Box::new(e.into()),
+    })?;
     let program = programs
         .into_iter()
         .find(|p| p.name == f.name)

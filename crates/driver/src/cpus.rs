@@ -109,9 +109,16 @@ mod tests {
             });
             let want: Vec<usize> = (0..tasks).map(|t| t * 10).collect();
             assert_eq!(got, want, "{tasks} tasks on {workers} workers");
-            let allowed = if cpus.is_empty() { vec![0] } else { cpus.clone() };
+            let allowed = if cpus.is_empty() {
+                vec![0]
+            } else {
+                cpus.clone()
+            };
             let used = used.into_inner().unwrap();
-            assert!(used.iter().all(|c| allowed.contains(c)), "{used:?} not in {allowed:?}");
+            assert!(
+                used.iter().all(|c| allowed.contains(c)),
+                "{used:?} not in {allowed:?}"
+            );
         }
     }
 

@@ -33,10 +33,7 @@ pub enum Error {
     },
     /// An error of another crate, with where it happened (a path, a function).
     #[error("{context}: {source}")]
-    In {
-        context: String,
-        source: Box<Error>,
-    },
+    In { context: String, source: Box<Error> },
     /// The progress plot could not be drawn.
     #[error("plotting failed: {0}")]
     Plot(String),

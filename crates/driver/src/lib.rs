@@ -18,17 +18,21 @@
 //!   over them, one search per CPU.
 //! * [`files`], [`write`], [`state`], [`log`]: inputs read, results written atomically,
 //!   `state.json`, `log.csv` and `progress.svg`.
+//! * [`bench_report`]: `bench`'s reports (`bench.md`, `bench.csv`, `bench.html`).
+//! * [`primitive`]: what a Diffie–Hellman primitive is made of, its build and self-test.
 //!
 //! What it must never do: write a program that has not passed [`checks`] against the
 //! original function; print (the binary prints, through [`Progress`]); name a
 //! command-line flag in an error ([`Error::Param`] names the parameter).
 
+pub mod bench_report;
 pub mod checks;
 pub mod cpus;
 mod error;
 pub mod files;
 pub mod log;
 pub mod optimize;
+pub mod primitive;
 pub mod progress;
 pub mod session;
 pub mod state;

@@ -41,7 +41,9 @@ pub fn write_program(
         let rescue =
             std::env::temp_dir().join(format!("cryptopt-rescue-{name}-{}", std::process::id()));
         if let Err(again) = write_all(&rescue, &files) {
-            return Err(Error::Unsupported(format!("{e}; rescue failed too: {again}")));
+            return Err(Error::Unsupported(format!(
+                "{e}; rescue failed too: {again}"
+            )));
         }
         return Err(Error::Unsupported(format!(
             "{e}; the results were written to {} instead",
@@ -94,7 +96,10 @@ pub fn write_dispatch(
     std::fs::create_dir_all(&dir).map_err(|e| Error::io("create", &dir, e))?;
     for (t, path) in gas {
         let text = std::fs::read(path).map_err(|e| Error::io("read", path, e))?;
-        write_atomically(&dir.join(format!("{}.S", dispatch::symbol(public, *t))), &text)?;
+        write_atomically(
+            &dir.join(format!("{}.S", dispatch::symbol(public, *t))),
+            &text,
+        )?;
     }
     write_atomically(
         &dir.join(format!("{public}.h")),

@@ -11,9 +11,9 @@ use cryptopt_testkit as common;
 
 use std::path::Path;
 
+use cryptopt_emit::c;
 use cryptopt_frontend::fiat;
 use cryptopt_ir::Function;
-use cryptopt_emit::c;
 
 /// Where the golden files are (rewrite them with CRYPTOPT_BLESS=1, then review the diff).
 const GOLDEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden");

@@ -13,7 +13,7 @@ pub enum Error {
     /// the function and the path inside it (`fiat_p256_mul: body[12].arguments[1]`).
     #[error("{location}: {message}")]
     Input { location: String, message: String },
-    /// `--function NAME` names nothing in the file.
+    /// The function name asked for names nothing in the file.
     #[error("no function named `{name}` in the input{suggestion} (it has: {available})")]
     NoSuchFunction {
         name: String,

@@ -16,6 +16,11 @@ pub enum Error {
         function: String,
         problems: Vec<Problem>,
     },
+    /// The vector dialect's builder ([`crate::vector::Builder`]) refuses an operation:
+    /// one whose lanes could wrap or lose bits, or a parameter, return or element that
+    /// does not exist or is written twice.
+    #[error("{message}")]
+    Vector { message: String },
     /// Concrete inputs handed to the interpreter do not fit the function's signature.
     #[error("bad inputs for `{function}`: {message}")]
     BadInputs { function: String, message: String },

@@ -144,6 +144,14 @@ impl L {
     }
 }
 
+/// What lowering cannot do in `f`.
+fn unsupported(f: &Function, what: impl std::fmt::Display) -> Error {
+    Error::Input {
+        location: f.name.clone(),
+        message: format!("lowering: {what}"),
+    }
+}
+
 struct Legalizer<'a> {
     old: &'a Function,
     new: Function,
@@ -153,16 +161,12 @@ struct Legalizer<'a> {
 /// Splits values wider than 64 bits into limbs, makes signedness explicit, and turns
 /// casts into explicit extensions and truncations.
 pub fn legalize(f: &Function) -> Result<Function> {
-    let unsupported = |what: String| Error::Input {
-        location: f.name.clone(),
-        message: format!("lowering: {what}"),
-    };
     let unsign = |p: &Param| -> Result<Param> {
         if p.ty.bits > 64 {
-            return Err(unsupported(format!(
-                "`{}` of type {} is wider than 64 bits",
-                p.name, p.ty
-            )));
+            return Err(unsupported(
+                f,
+                format!("`{}` of type {} is wider than 64 bits", p.name, p.ty),
+            ));
         }
         Ok(Param {
             ty: Ty::uint(p.ty.bits),
@@ -177,7 +181,7 @@ pub fn legalize(f: &Function) -> Result<Function> {
         map: vec![None; f.values.len()],
     };
     for data in &f.insts {
-        lz.inst(data).map_err(unsupported)?;
+        lz.inst(data)?;
     }
     Ok(lz.new)
 }
@@ -275,7 +279,7 @@ impl Legalizer<'_> {
         }
     }
 
-    fn inst(&mut self, data: &InstData) -> std::result::Result<(), String> {
+    fn inst(&mut self, data: &InstData) -> Result<()> {
         let res_ty = |k: usize| self.old.ty(data.results[k]);
         let result: L = match data.op {
             Op::Load { param, index } => {
@@ -292,7 +296,10 @@ impl Legalizer<'_> {
                 let mut args = Vec::with_capacity(3);
                 for &a in &data.args {
                     if self.get(a).1.is_some_and(|t| t.signed) {
-                        return Err(format!("signed operand of {}", data.op.name()));
+                        return Err(unsupported(
+                            self.old,
+                            format!("signed operand of {}", data.op.name()),
+                        ));
                     }
                     args.push(self.conv(a, 64, false).lo());
                 }
@@ -304,7 +311,10 @@ impl Legalizer<'_> {
                 return Ok(());
             }
             Op::Sar { .. } | Op::Sext { .. } | Op::Shrd { .. } => {
-                return Err(format!("`{}` is not a Fiat operation", data.op.name()));
+                return Err(unsupported(
+                    self.old,
+                    format!("`{}` is not a Fiat operation", data.op.name()),
+                ));
             }
             _ => {
                 let rt = res_ty(0);
@@ -316,7 +326,7 @@ impl Legalizer<'_> {
     }
 
     /// A one-result operation with result type `rt`.
-    fn compute(&mut self, data: &InstData, rt: Ty) -> std::result::Result<L, String> {
+    fn compute(&mut self, data: &InstData, rt: Ty) -> Result<L> {
         let w = rt.bits;
         let wide = w > 64;
         let lo_ty = if wide { Ty::U64 } else { Ty::uint(w) };
@@ -426,7 +436,8 @@ impl Legalizer<'_> {
                 }
             }
             Op::Shl => {
-                let n = konst(1).ok_or("variable shift amount")? as u32;
+                let n =
+                    konst(1).ok_or_else(|| unsupported(self.old, "variable shift amount"))? as u32;
                 // Shifting by 0 is a plain conversion: the result must be truncated.
                 let a = self.conv(args[0], w, n != 0);
                 if n >= w as u32 {
@@ -492,8 +503,10 @@ impl Legalizer<'_> {
 
     /// `a >> n`, exact on the operand (logical or arithmetic by its old type), then
     /// converted to the result type.
-    fn shr(&mut self, data: &InstData, rt: Ty) -> std::result::Result<L, String> {
-        let n = data.args[1].constant().ok_or("variable shift amount")?;
+    fn shr(&mut self, data: &InstData, rt: Ty) -> Result<L> {
+        let n = data.args[1]
+            .constant()
+            .ok_or_else(|| unsupported(self.old, "variable shift amount"))?;
         let (l, ty) = self.get(data.args[0]);
         let ty = match ty {
             Some(t) => t,

@@ -18,8 +18,16 @@
 //! This module must never know about x86: which instructions implement the operations
 //! is code generation's business.
 
+use crate::error::Error;
 use crate::func::{Function, Op, Operand, Param, Ty};
 use std::collections::HashMap;
+
+/// What the builder refuses ([`Error::Vector`]).
+fn refused(message: impl Into<String>) -> Error {
+    Error::Vector {
+        message: message.into(),
+    }
+}
 
 /// A vector value: the result of instruction [`VVal::index`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -211,20 +219,20 @@ impl Builder {
         v
     }
 
-    fn param(&self, param: u32, index: u32) -> Result<(u128, u128), String> {
+    fn param(&self, param: u32, index: u32) -> Result<(u128, u128), Error> {
         let p = self
             .f
             .params
             .get(param as usize)
-            .ok_or_else(|| format!("no parameter {param}"))?;
+            .ok_or_else(|| refused(format!("no parameter {param}")))?;
         let i = index as usize;
         if i >= p.elems() || p.ty != Ty::U64 {
-            return Err(format!("`{}` has no u64 element {index}", p.name));
+            return Err(refused(format!("`{}` has no u64 element {index}", p.name)));
         }
         Ok((p.lbound[i], p.ubound[i]))
     }
 
-    pub fn load(&mut self, param: u32, index: u32) -> Result<VVal, String> {
+    pub fn load(&mut self, param: u32, index: u32) -> Result<VVal, Error> {
         let mut b = [(0, 0); LANES];
         for (k, l) in b.iter_mut().enumerate() {
             *l = self.param(param, index + k as u32)?;
@@ -232,12 +240,12 @@ impl Builder {
         Ok(self.push(VOp::Load { param, index }, &[], b))
     }
 
-    pub fn splat(&mut self, param: u32, index: u32) -> Result<VVal, String> {
+    pub fn splat(&mut self, param: u32, index: u32) -> Result<VVal, Error> {
         let b = self.param(param, index)?;
         Ok(self.push(VOp::Splat { param, index }, &[], [b; LANES]))
     }
 
-    pub fn gather(&mut self, params: [u32; LANES], index: u32) -> Result<VVal, String> {
+    pub fn gather(&mut self, params: [u32; LANES], index: u32) -> Result<VVal, Error> {
         let mut b = [(0, 0); LANES];
         for (k, l) in b.iter_mut().enumerate() {
             *l = self.param(params[k], index)?;
@@ -245,12 +253,14 @@ impl Builder {
         Ok(self.push(VOp::Gather { params, index }, &[], b))
     }
 
-    pub fn mask(&mut self, param: u32) -> Result<VVal, String> {
+    pub fn mask(&mut self, param: u32) -> Result<VVal, Error> {
         match self.f.params.get(param as usize) {
             Some(p) if p.ty == Ty::U1 && p.len.is_none() => {
                 Ok(self.push(VOp::Mask { param }, &[], [(0, W64); LANES]))
             }
-            _ => Err(format!("a mask needs a u1 scalar parameter, not {param}")),
+            _ => Err(refused(format!(
+                "a mask needs a u1 scalar parameter, not {param}"
+            ))),
         }
     }
 
@@ -267,68 +277,68 @@ impl Builder {
         &mut self,
         op: VOp,
         args: &[VVal],
-        f: impl Fn(&[(u128, u128)]) -> Result<(u128, u128), String>,
-    ) -> Result<VVal, String> {
+        f: impl Fn(&[(u128, u128)]) -> Result<(u128, u128), Error>,
+    ) -> Result<VVal, Error> {
         let mut b = [(0, 0); LANES];
         for (k, l) in b.iter_mut().enumerate() {
             let xs: Vec<(u128, u128)> = args.iter().map(|a| self.bounds[a.index()][k]).collect();
-            *l = f(&xs).map_err(|e| format!("{} (lane {k}): {e}", op.name()))?;
+            *l = f(&xs).map_err(|e| refused(format!("{} (lane {k}): {e}", op.name())))?;
             if l.1 > W64 {
-                return Err(format!("{} (lane {k}) may exceed 2^64", op.name()));
+                return Err(refused(format!("{} (lane {k}) may exceed 2^64", op.name())));
             }
         }
         Ok(self.push(op, args, b))
     }
 
-    pub fn add(&mut self, a: VVal, b: VVal) -> Result<VVal, String> {
+    pub fn add(&mut self, a: VVal, b: VVal) -> Result<VVal, Error> {
         self.lanewise(VOp::Add, &[a, b], |x| {
             Ok((x[0].0 + x[1].0, x[0].1 + x[1].1))
         })
     }
 
-    pub fn sub(&mut self, a: VVal, b: VVal) -> Result<VVal, String> {
+    pub fn sub(&mut self, a: VVal, b: VVal) -> Result<VVal, Error> {
         self.lanewise(VOp::Sub, &[a, b], |x| {
             if x[0].0 < x[1].1 {
-                return Err(format!("{} may be below {}", x[0].0, x[1].1));
+                return Err(refused(format!("{} may be below {}", x[0].0, x[1].1)));
             }
             Ok((x[0].0 - x[1].1, x[0].1 - x[1].0))
         })
     }
 
     /// `a & c` for a constant `c` (the bounds of a mask are those of a constant's).
-    pub fn and(&mut self, a: VVal, c: VVal) -> Result<VVal, String> {
+    pub fn and(&mut self, a: VVal, c: VVal) -> Result<VVal, Error> {
         self.lanewise(VOp::And, &[a, c], |x| Ok((0, x[0].1.min(x[1].1))))
     }
 
-    pub fn shr(&mut self, a: VVal, n: u8) -> Result<VVal, String> {
+    pub fn shr(&mut self, a: VVal, n: u8) -> Result<VVal, Error> {
         if n >= 64 {
-            return Err(format!("shift by {n}"));
+            return Err(refused(format!("shift by {n}")));
         }
         self.lanewise(VOp::Shr(n), &[a], |x| Ok((x[0].0 >> n, x[0].1 >> n)))
     }
 
-    pub fn shl(&mut self, a: VVal, n: u8) -> Result<VVal, String> {
+    pub fn shl(&mut self, a: VVal, n: u8) -> Result<VVal, Error> {
         if n >= 64 {
-            return Err(format!("shift by {n}"));
+            return Err(refused(format!("shift by {n}")));
         }
         self.lanewise(VOp::Shl(n), &[a], |x| Ok((x[0].0 << n, x[0].1 << n)))
     }
 
-    pub fn mul_lo(&mut self, a: VVal, b: VVal) -> Result<VVal, String> {
+    pub fn mul_lo(&mut self, a: VVal, b: VVal) -> Result<VVal, Error> {
         self.lanewise(VOp::MulLo, &[a, b], |x| {
             Ok((x[0].0 * x[1].0, x[0].1.saturating_mul(x[1].1)))
         })
     }
 
     /// `acc + lo52(a·b)` (`hi`: `acc + hi52(a·b)`), with `a` and `b` below 2^52.
-    pub fn madd52(&mut self, acc: VVal, a: VVal, b: VVal, hi: bool) -> Result<VVal, String> {
+    pub fn madd52(&mut self, acc: VVal, a: VVal, b: VVal, hi: bool) -> Result<VVal, Error> {
         let op = if hi { VOp::Madd52Hi } else { VOp::Madd52Lo };
         self.lanewise(op, &[acc, a, b], |x| {
             if x[1].1 > M52 as u128 || x[2].1 > M52 as u128 {
-                return Err(format!(
+                return Err(refused(format!(
                     "an operand may exceed 2^52 ({}, {})",
                     x[1].1, x[2].1
-                ));
+                )));
             }
             let p = x[1].1 * x[2].1;
             let part = if hi { p >> 52 } else { p.min(M52 as u128) };
@@ -336,9 +346,9 @@ impl Builder {
         })
     }
 
-    pub fn permute(&mut self, a: VVal, sel: [u8; LANES]) -> Result<VVal, String> {
+    pub fn permute(&mut self, a: VVal, sel: [u8; LANES]) -> Result<VVal, Error> {
         if sel.iter().any(|&s| s as usize >= LANES) {
-            return Err(format!("permute {sel:?}"));
+            return Err(refused(format!("permute {sel:?}")));
         }
         let x = self.bounds[a.index()];
         Ok(self.push(VOp::Permute(sel), &[a], sel.map(|s| x[s as usize])))
@@ -351,16 +361,16 @@ impl Builder {
     }
 
     /// `b` where the mask `m` is set, else `a`.
-    pub fn select(&mut self, m: VVal, a: VVal, b: VVal) -> Result<VVal, String> {
+    pub fn select(&mut self, m: VVal, a: VVal, b: VVal) -> Result<VVal, Error> {
         if !matches!(self.f.insts[m.index()].op, VOp::Mask { .. }) {
-            return Err("a select's mask must be a mask of a u1 argument".into());
+            return Err(refused("a select's mask must be a mask of a u1 argument"));
         }
         let (x, y) = (self.bounds[a.index()], self.bounds[b.index()]);
         let l = std::array::from_fn(|k| (x[k].0.min(y[k].0), x[k].1.max(y[k].1)));
         Ok(self.push(VOp::Select, &[m, a, b], l))
     }
 
-    pub fn store(&mut self, ret: u32, index: u32, a: VVal) -> Result<(), String> {
+    pub fn store(&mut self, ret: u32, index: u32, a: VVal) -> Result<(), Error> {
         let x = self.bounds[a.index()];
         for (k, l) in x.iter().enumerate() {
             self.write(ret, index + k as u32, l.1)?;
@@ -369,7 +379,7 @@ impl Builder {
         Ok(())
     }
 
-    pub fn scatter(&mut self, rets: [u32; LANES], index: u32, a: VVal) -> Result<(), String> {
+    pub fn scatter(&mut self, rets: [u32; LANES], index: u32, a: VVal) -> Result<(), Error> {
         let x = self.bounds[a.index()];
         for (k, l) in x.iter().enumerate() {
             self.write(rets[k], index, l.1)?;
@@ -379,26 +389,28 @@ impl Builder {
     }
 
     /// Records that element `index` of return `ret` is written, at most `ub`.
-    fn write(&mut self, ret: u32, index: u32, ub: u128) -> Result<(), String> {
+    fn write(&mut self, ret: u32, index: u32, ub: u128) -> Result<(), Error> {
         let slot = self
             .written
             .get_mut(ret as usize)
-            .ok_or_else(|| format!("no return {ret}"))?
+            .ok_or_else(|| refused(format!("no return {ret}")))?
             .get_mut(index as usize)
-            .ok_or_else(|| format!("return {ret} has no element {index}"))?;
+            .ok_or_else(|| refused(format!("return {ret} has no element {index}")))?;
         if slot.is_some() {
-            return Err(format!("element {index} of return {ret} written twice"));
+            return Err(refused(format!(
+                "element {index} of return {ret} written twice"
+            )));
         }
         *slot = Some(ub);
         Ok(())
     }
 
     /// The function, every return element written, its bounds what the stores derived.
-    pub fn finish(mut self) -> Result<VFunction, String> {
+    pub fn finish(mut self) -> Result<VFunction, Error> {
         for (r, w) in self.f.returns.iter_mut().zip(&self.written) {
             for (i, x) in w.iter().enumerate() {
                 r.ubound[i] =
-                    x.ok_or_else(|| format!("element {i} of `{}` not written", r.name))?;
+                    x.ok_or_else(|| refused(format!("element {i} of `{}` not written", r.name)))?;
                 r.lbound[i] = 0;
             }
         }
@@ -558,7 +570,7 @@ mod tests {
     /// What the builder refuses: a table of programs through one check.
     #[test]
     fn builder_refuses_what_could_lose_bits() {
-        fn check(build: fn(&mut Builder) -> Result<VVal, String>, refused: Option<&str>) {
+        fn check(build: fn(&mut Builder) -> Result<VVal, Error>, refused: Option<&str>) {
             let (p, r) = params();
             let mut b = Builder::new("t", p, r);
             let got = build(&mut b);
@@ -566,7 +578,7 @@ mod tests {
                 None => assert!(got.is_ok(), "{got:?}"),
                 Some(why) => {
                     let e = got.expect_err("refused");
-                    assert!(e.contains(why), "{e}");
+                    assert!(e.to_string().contains(why), "{e}");
                 }
             }
         }

@@ -158,15 +158,16 @@ const NOISE_TIE: f64 = 1.25;
 /// noise probe measures.
 pub fn choose(choice: Choice) -> Result<Chosen> {
     let (candidates, why) = match (choice, Pmc::open()) {
-        (Choice::Tsc, _) => (vec![Counter::Tsc], "--counter tsc".to_string()),
+        (Choice::Tsc, _) => (vec![Counter::Tsc], "counter tsc, as asked".to_string()),
         (Choice::CoreCycles, Err(why)) => {
-            return Err(Error::Counter(format!(
-                "--counter core-cycles: core cycles cannot be read here: {why}"
-            )))
+            return Err(Error::Counter {
+                counter: "core-cycles",
+                reason: why.to_string(),
+            })
         }
         (Choice::CoreCycles, Ok(p)) => (
             vec![Counter::CoreCycles(p)],
-            "--counter core-cycles".to_string(),
+            "counter core-cycles, as asked".to_string(),
         ),
         (Choice::Auto, Err(why)) => (
             vec![Counter::Tsc],
@@ -439,10 +440,17 @@ unsafe fn rdpmc(counter: u32) -> u64 {
     (u64::from(hi) << 32) | u64::from(lo)
 }
 
+/// Why core cycles cannot be read here ([`Error::NoCoreCycles`]).
+fn no_core_cycles(reason: impl Into<String>) -> Error {
+    Error::NoCoreCycles {
+        reason: reason.into(),
+    }
+}
+
 impl Pmc {
     /// Opens the cycle counter of the calling thread and maps its control page; refuses
     /// (with the reason) unless user-space rdpmc works and counts.
-    fn open() -> std::result::Result<Pmc, String> {
+    fn open() -> Result<Pmc> {
         let attr = PerfEventAttr {
             type_: PERF_TYPE_HARDWARE,
             size: mem::size_of::<PerfEventAttr>() as u32,
@@ -464,12 +472,13 @@ impl Pmc {
             )
         };
         if fd < 0 {
-            return Err(format!(
+            return Err(no_core_cycles(format!(
                 "perf_event_open(PERF_COUNT_HW_CPU_CYCLES) failed: {}",
                 io::Error::last_os_error()
-            ));
+            )));
         }
-        let fd = libc::c_int::try_from(fd).map_err(|_| format!("bad perf event fd {fd}"))?;
+        let fd = libc::c_int::try_from(fd)
+            .map_err(|_| no_core_cycles(format!("bad perf event fd {fd}")))?;
         // SAFETY: `fd` is a fresh file descriptor that nothing else owns.
         let fd = unsafe { OwnedFd::from_raw_fd(fd) };
         // SAFETY: sysconf has no preconditions.
@@ -490,23 +499,25 @@ impl Pmc {
             )
         };
         if p == libc::MAP_FAILED {
-            return Err(format!(
+            return Err(no_core_cycles(format!(
                 "mmap of the perf event page failed: {}",
                 io::Error::last_os_error()
-            ));
+            )));
         }
         let page = NonNull::new(p.cast::<MmapPage>())
-            .ok_or_else(|| "mmap of the perf event page returned null".to_string())?;
+            .ok_or_else(|| no_core_cycles("mmap of the perf event page returned null"))?;
         let pmc = Pmc { _fd: fd, page, len };
         // SAFETY: the page is mapped and readable for the Pmc's lifetime.
         let caps = unsafe { ptr::read_volatile(ptr::addr_of!((*pmc.page.as_ptr()).capabilities)) };
         if caps & CAP_USER_RDPMC == 0 {
-            return Err("the perf event page does not allow user-space rdpmc \
-                        (cap_user_rdpmc = 0)"
-                .to_string());
+            return Err(no_core_cycles(
+                "the perf event page does not allow user-space rdpmc (cap_user_rdpmc = 0)",
+            ));
         }
         if pmc.index() == 0 {
-            return Err("the cycle event is not on a hardware counter (index 0)".to_string());
+            return Err(no_core_cycles(
+                "the cycle event is not on a hardware counter (index 0)",
+            ));
         }
         // Does it count? A few thousand dependent adds are thousands of cycles.
         let t0 = pmc.read();
@@ -514,7 +525,9 @@ impl Pmc {
         let t1 = pmc.read();
         let d = t1.wrapping_sub(t0);
         if d == 0 || d > 1 << 40 {
-            return Err(format!("rdpmc does not count cycles ({t0} then {t1})"));
+            return Err(no_core_cycles(format!(
+                "rdpmc does not count cycles ({t0} then {t1})"
+            )));
         }
         Ok(pmc)
     }

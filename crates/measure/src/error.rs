@@ -9,9 +9,18 @@ use crate::exec::AbiViolation;
 
 #[derive(Debug, Error)]
 pub enum Error {
-    /// The counter asked for cannot be used here.
-    #[error("{0}")]
-    Counter(String),
+    /// The counter asked for cannot be used here: `counter` is its name
+    /// ([`Choice`](crate::counter::Choice)'s, `core-cycles`), `reason` why.
+    #[error("counter {counter}: core cycles cannot be read here: {reason}")]
+    Counter {
+        counter: &'static str,
+        reason: String,
+    },
+    /// Core cycles cannot be read on this thread (no PMU under KVM, a
+    /// `perf_event_paranoid` that forbids it, no user-space `rdpmc`); `reason` says which
+    /// step failed.
+    #[error("{reason}")]
+    NoCoreCycles { reason: String },
     /// `mmap` refused to give us memory.
     /// (The OS error is part of the message, not a `source`, so that error chains do not
     /// print it twice.)
@@ -62,7 +71,7 @@ pub enum Error {
     #[error("cannot measure `{function}`: {reason}")]
     Measure { function: String, reason: String },
     /// The C compiler for the baseline is not installed (not on `PATH`).
-    #[error("compiler `{cc}` not found: install it or choose another with --cc")]
+    #[error("compiler `{cc}` not found: install it or choose another C compiler")]
     CompilerNotFound { cc: String },
     /// The C compiler exists but could not be started.
     #[error("cannot run compiler `{cc}`: {err}")]

@@ -801,7 +801,7 @@ fn counter_choice() {
         Ok(c) => assert_eq!(c.counter.name(), "core-cycles"),
         Err(e) => assert!(
             e.to_string()
-                .starts_with("--counter core-cycles: core cycles cannot be read here"),
+                .starts_with("counter core-cycles: core cycles cannot be read here"),
             "{e}"
         ),
     }

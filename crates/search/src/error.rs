@@ -1,15 +1,23 @@
 //! The one error type of the search crate.
 //!
 //! A failed check must never lose its evidence: [`Error::Mismatch`] carries the
-//! offending candidate.
+//! offending candidate. A message must never name a command-line flag: a bad parameter
+//! is [`Error::Param`], naming the parameter, which the binary maps to its own flag.
 
 use thiserror::Error;
 
 #[derive(Debug, Error)]
 pub enum Error {
-    /// Bad search parameters (a usage error).
-    #[error("{0}")]
-    Params(String),
+    /// A search parameter that cannot be used as given (a usage error): `param` is
+    /// its name (`evals`, `bets`, `bet ratio`), `problem` what is wrong with it.
+    #[error("{param} {problem}")]
+    Param {
+        param: &'static str,
+        problem: String,
+    },
+    /// The function has a single schedule and no choices: there is nothing to search.
+    #[error("nothing to mutate: the function has a single schedule and no choices")]
+    NothingToMutate,
     /// A saved state that cannot be resumed.
     #[error("cannot resume: {0}")]
     State(String),
@@ -33,3 +41,13 @@ pub enum Error {
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    /// A parameter problem: `param` and what is wrong with it.
+    pub fn param(param: &'static str, problem: impl Into<String>) -> Error {
+        Error::Param {
+            param,
+            problem: problem.into(),
+        }
+    }
+}

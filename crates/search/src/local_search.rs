@@ -24,21 +24,27 @@
 //! ([`SearchState`], serde), so a run can be saved at any step and resumed; with the same
 //! seed and the same measurements it takes the same path.
 //!
+//! The steps themselves are the generic loop's ([`crate::rls`], over [`Candidate`]s);
+//! this module is its plan: which walk steps, the rankings, the elite, the winner.
+//!
 //! The search never looks at programs: an [`Evaluator`] generates, checks and measures.
 //! It must never draw random numbers in another order (a seed names a search path, and
 //! saved states resume on it).
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use serde::{Deserialize, Serialize};
 
-use cryptopt_codegen::{Candidate, Deps, Hot};
+use cryptopt_codegen::{Candidate, Deps};
 use cryptopt_ir::Function;
 
 use crate::error::{Error, Result};
-use crate::mutate::{self, Mutation};
+use crate::mutate::Mutation;
+use crate::rls::{self, Next, Plan, Stepped, WalkMut};
+
+pub use crate::rls::{Comparison, Evaluator, Ranking};
 
 /// Steps of a walk between two rankings of its current candidate against the baseline.
 pub const RANK_EVERY: u64 = 128;
@@ -50,67 +56,6 @@ pub const RETURN_MARGIN: f64 = 0.02;
 /// Consecutive rankings behind by more than [`RETURN_MARGIN`] before a return (one
 /// ranking is noisy too).
 pub const RETURN_AFTER: u32 = 2;
-
-/// What one paired measurement of the current candidate and a mutant gives.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Comparison {
-    /// Median ticks per call of the current candidate and of the mutant.
-    pub current: f64,
-    pub mutant: f64,
-    /// The mutant's time over the current's, paired by round (below 1: faster); what the
-    /// step decides on.
-    pub ratio: f64,
-    /// Rounds measured; 0 when nothing needed measuring (the mutant's code is the
-    /// current's, byte for byte: ratio 1).
-    pub rounds: usize,
-    /// Whether the sign test over the rounds decided which program is faster.
-    pub decided: bool,
-    /// Instructions of the current candidate and of the mutant.
-    pub lengths: [usize; 2],
-}
-
-impl Comparison {
-    /// The acceptance rule of a step: keep the mutant when its code is the current's,
-    /// when the measurement decided that it is faster, or, when the measurement could
-    /// not decide, when it was not slower and is not longer. Taking every undecided
-    /// "not slower" made walks drift: half of all steps ended undecided, most mutants
-    /// are slightly worse, and coin-flip acceptances let a walk on p521 go from 1.07×
-    /// to 1.3× gcc's time over 60k steps. The length is exact where the clock is not,
-    /// and fewer instructions is what these instruction-bound functions reward.
-    pub fn keeps(&self) -> bool {
-        if self.rounds == 0 {
-            return true;
-        }
-        if self.decided {
-            return self.ratio < 1.0;
-        }
-        self.ratio <= 1.0 && self.lengths[1] <= self.lengths[0]
-    }
-}
-
-/// What one side-by-side measurement of candidates and the baseline gives.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Ranking {
-    /// Per candidate (in the order given): its time over the baseline's, paired by round.
-    pub ratios: Vec<f64>,
-    /// Median ticks per call of the baseline.
-    pub baseline: f64,
-}
-
-/// Generates, checks and measures candidates. Implemented natively by
-/// [`crate::native::Native`]; tests use cost models.
-pub trait Evaluator {
-    /// Measures `current` against `mutant` in one paired run.
-    fn compare(&mut self, current: &Candidate, mutant: &Candidate) -> Result<Comparison>;
-    /// Measures `candidates` and the baseline side by side in one run.
-    fn rank(&mut self, candidates: &[&Candidate]) -> Result<Ranking>;
-    /// The hot decisions of the last generation of `c` (generating it if needed).
-    fn hot(&mut self, c: &Candidate) -> Result<&[Hot]>;
-    /// Told when a mutant was kept (after `compare`); an error stops the search.
-    fn kept(&mut self, _c: &Candidate) -> Result<()> {
-        Ok(())
-    }
-}
 
 /// The search parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -138,24 +83,32 @@ impl Params {
         (((self.evals as f64) * self.bet_ratio) as u64 / self.bets as u64).max(1)
     }
 
+    /// Refuses parameters the search cannot run with ([`Error::Param`] names the
+    /// parameter, never a command-line flag).
     pub fn check(&self) -> Result<()> {
         if self.evals == 0 {
-            return Err(Error::Params("--evals must be at least 1".into()));
+            return Err(Error::param("evals", "must be at least 1"));
         }
         if self.bets == 0 {
-            return Err(Error::Params("--bets must be at least 1".into()));
+            return Err(Error::param("bets", "must be at least 1"));
         }
         if !(self.bet_ratio > 0.0 && self.bet_ratio < 1.0) {
-            return Err(Error::Params(format!(
-                "--bet-ratio must be between 0 and 1 (exclusive), not {}",
-                self.bet_ratio
-            )));
+            return Err(Error::param(
+                "bet ratio",
+                format!(
+                    "must be between 0 and 1 (exclusive), not {}",
+                    self.bet_ratio
+                ),
+            ));
         }
         if self.bets > 1 && self.per_bet() * self.bets as u64 >= self.evals {
-            return Err(Error::Params(format!(
-                "--evals {} is too small for {} bets (each needs at least one evaluation and the best must continue)",
-                self.evals, self.bets
-            )));
+            return Err(Error::param(
+                "evals",
+                format!(
+                    "{} is too small for {} bets (each needs at least one evaluation and the best must continue)",
+                    self.evals, self.bets
+                ),
+            ));
         }
         Ok(())
     }
@@ -386,17 +339,32 @@ pub fn search(
     stop: &AtomicBool,
     on_event: &mut dyn FnMut(&Event),
 ) -> Result<()> {
-    // Buffers reused by every step: the hot loop allocates nothing once warm.
-    let mut scratch = Scratch::default();
-    loop {
-        if stop.load(Ordering::Relaxed) {
-            return Ok(());
-        }
+    let mut plan = BetAndRun {
+        state,
+        deps,
+        on_event,
+    };
+    rls::run(&mut plan, deps, ev, stop)
+}
+
+/// The scalar search's plan for the generic loop: the bets one after another, then the
+/// best of them for the rest of the budget, then the winner.
+struct BetAndRun<'a, 'e> {
+    state: &'a mut SearchState,
+    deps: &'a Deps,
+    on_event: &'a mut (dyn FnMut(&Event) + 'e),
+}
+
+impl Plan<Candidate, dyn Evaluator + '_> for BetAndRun<'_, '_> {
+    type Rng = Xoshiro256PlusPlus;
+
+    fn next(&mut self, ev: &mut (dyn Evaluator + '_)) -> Result<Next> {
+        let state = &mut *self.state;
         let per_bet = state.params.per_bet();
-        let w = match state.phase {
-            Phase::Done => return Ok(()),
+        match state.phase {
+            Phase::Done => Ok(Next::Done),
             Phase::Bets => match state.walks.iter().position(|w| w.evals < per_bet) {
-                Some(w) => w,
+                Some(w) => Ok(Next::Step(w)),
                 None => {
                     // Which bet continues: all of them side by side, not their last
                     // numbers from different runs.
@@ -408,19 +376,56 @@ pub fn search(
                     state.phase = Phase::Final {
                         walk: state.best_walk(),
                     };
-                    continue;
+                    Ok(Next::Continue)
                 }
             },
             Phase::Final { walk } => {
                 if state.evals >= state.params.evals {
-                    choose_winner(state, walk, deps, ev)?;
+                    choose_winner(state, walk, self.deps, ev)?;
                     state.phase = Phase::Done;
-                    continue;
+                    return Ok(Next::Continue);
                 }
-                walk
+                Ok(Next::Step(walk))
             }
-        };
-        step(state, w, deps, ev, &mut scratch, on_event)?;
+        }
+    }
+
+    fn walk(&mut self, w: usize) -> WalkMut<'_, Candidate, Xoshiro256PlusPlus> {
+        let walk = &mut self.state.walks[w];
+        WalkMut {
+            current: &mut walk.current,
+            rng: &mut walk.rng,
+            evals: &mut walk.evals,
+            accepted: &mut walk.accepted,
+        }
+    }
+
+    fn stepped(
+        &mut self,
+        w: usize,
+        s: &Stepped<Mutation>,
+        ev: &mut (dyn Evaluator + '_),
+    ) -> Result<()> {
+        let state = &mut *self.state;
+        // Ranked after its first step (so that reports have a ratio from the start), then
+        // every RANK_EVERY steps.
+        let ranked_now = (state.walks[w].evals - 1).is_multiple_of(RANK_EVERY);
+        state.evals += 1;
+        if ranked_now {
+            rank_walk(state, w, ev)?;
+        }
+        let (baseline, walk_speedup) = (state.walks[w].baseline, state.walks[w].speedup());
+        (self.on_event)(&Event {
+            index: state.evals,
+            walk: w,
+            mutation: s.mutation,
+            kept: s.kept,
+            cmp: s.cmp,
+            baseline,
+            walk_speedup,
+            phase: state.phase,
+        });
+        Ok(())
     }
 }
 
@@ -513,74 +518,5 @@ fn rank_walk(state: &mut SearchState, w: usize, ev: &mut dyn Evaluator) -> Resul
         walk.set_ranking(now, again.baseline);
     }
     elite.sort_by(by_ratio);
-    Ok(())
-}
-
-/// What [`step`] reuses from one evaluation to the next.
-#[derive(Default)]
-struct Scratch {
-    mutant: Option<Candidate>,
-    hot: Vec<Hot>,
-    pos: Vec<u32>,
-}
-
-/// One evaluation of walk `w`.
-fn step(
-    state: &mut SearchState,
-    w: usize,
-    deps: &Deps,
-    ev: &mut dyn Evaluator,
-    scratch: &mut Scratch,
-    on_event: &mut dyn FnMut(&Event),
-) -> Result<()> {
-    let walk = &mut state.walks[w];
-    let mutant = match &mut scratch.mutant {
-        Some(m) => {
-            m.clone_from(&walk.current);
-            m
-        }
-        none => none.insert(walk.current.clone()),
-    };
-    scratch.hot.clear();
-    scratch.hot.extend_from_slice(ev.hot(&walk.current)?);
-    let (hot, pos) = (&scratch.hot, &mut scratch.pos);
-    let decision_first = walk.rng.random_bool(0.5) && !hot.is_empty();
-    let mutation = if decision_first {
-        mutate::flip_decision(mutant, hot, &mut walk.rng)
-    } else {
-        mutate::permute(mutant, deps, pos, &mut walk.rng)
-            .or_else(|| mutate::flip_decision(mutant, hot, &mut walk.rng))
-    };
-    let Some(mutation) = mutation else {
-        return Err(Error::Params(
-            "nothing to mutate: the function has a single schedule and no choices".into(),
-        ));
-    };
-    let cmp = ev.compare(&walk.current, mutant)?;
-    let kept = cmp.keeps();
-    walk.evals += 1;
-    if kept {
-        ev.kept(mutant)?;
-        std::mem::swap(&mut walk.current, mutant);
-        walk.accepted += 1;
-    }
-    // Ranked after its first step (so that reports have a ratio from the start), then
-    // every RANK_EVERY steps.
-    let ranked_now = (walk.evals - 1).is_multiple_of(RANK_EVERY);
-    state.evals += 1;
-    if ranked_now {
-        rank_walk(state, w, ev)?;
-    }
-    let (baseline, walk_speedup) = (state.walks[w].baseline, state.walks[w].speedup());
-    on_event(&Event {
-        index: state.evals,
-        walk: w,
-        mutation,
-        kept,
-        cmp,
-        baseline,
-        walk_speedup,
-        phase: state.phase,
-    });
     Ok(())
 }

@@ -1,5 +1,6 @@
-//! The native evaluator: generates, encodes and loads candidates into executable
-//! memory, and measures them on this CPU.
+//! The native evaluator of scalar candidates: generates, encodes and loads them into
+//! executable memory, and measures them on this CPU (vector programs have theirs in
+//! [`crate::vector_native`]).
 //!
 //! * [`Evaluator::compare`]: the current candidate against the mutant in one paired,
 //!   interleaved run that stops as soon as the sign test has decided which is faster
@@ -66,7 +67,9 @@ pub struct Native<'f> {
     kept: u64,
 }
 
-/// Checks a kept candidate's program; `Err` carries the reason it is not proved.
+/// Checks a kept candidate's program; `Err` carries the reason it is not proved (the
+/// checker's own error, rendered by the caller: it becomes [`Error::Mismatch`]'s message
+/// with the candidate as evidence).
 pub type Verifier<'f> =
     Box<dyn FnMut(&cryptopt_x86::Program) -> std::result::Result<(), String> + 'f>;
 
@@ -195,14 +198,7 @@ impl Evaluator for Native<'_> {
         Self::load(&mut self.gen, &mut self.asm, &mut self.mutant, mutant)?;
         if self.cur.code == self.mutant.code {
             // The same program: nothing to measure or to check again.
-            return Ok(Comparison {
-                current: 0.0,
-                mutant: 0.0,
-                ratio: 1.0,
-                rounds: 0,
-                decided: false,
-                lengths: [self.cur.insts, self.mutant.insts],
-            });
+            return Ok(Comparison::same_code([self.cur.insts, self.mutant.insts]));
         }
         let programs = [self.cur.mem.ptr(), self.mutant.mem.ptr()];
         let cfg = Config {

@@ -1,18 +1,24 @@
 //! The search over vector programs ([`cryptopt_ir::vector`]): random local search over
 //! the order of the instructions, each order one program of
 //! [`cryptopt_codegen::vector`] (the order decides the schedule, the register
-//! allocation and the spills). Every mutant is timed against the current program in one
-//! paired, interleaved run that stops when the sign test has decided, kept by the scalar
-//! search's rule ([`Comparison::keeps`]), and every round's outputs are checked against
-//! the interpreter on the scalar expansion.
+//! allocation and the spills). One walk, stepped by the generic loop ([`crate::rls`]):
+//! every mutant is compared with the current program by the evaluator and kept by the
+//! scalar search's rule ([`Comparison::keeps`]); every [`Params::rank_every`] steps the
+//! current program is ranked against the baseline, for progress only.
 //!
 //! A mutation moves one instruction to another place between its last argument and its
 //! first user, loads before the first store and stores after the last load (what
 //! [`cryptopt_codegen::vector::check_order`] asks).
 //!
-//! It must never keep or report a program whose outputs it did not check in the same run.
+//! This module is the strategy only: it never generates, runs or times code itself. The
+//! native evaluator ([`crate::vector_native::VectorNative`]) does, and checks every
+//! round's outputs against the interpreter; it must never let a program be kept or
+//! reported whose outputs it did not check in the same run. The walk's generator is
+//! shared with that evaluator (its inputs are drawn from it between the mutations), so
+//! that a seed and the same measurements name the same search path.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::cell::RefCell;
+use std::sync::atomic::AtomicBool;
 
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -21,15 +27,13 @@ use cryptopt_codegen::vector as codegen;
 use cryptopt_ir::vector::VFunction;
 use cryptopt_ir::Function;
 use cryptopt_measure::counter::Counter;
-use cryptopt_measure::diff::Oracle;
-use cryptopt_measure::timing::{self, Config, EarlyStop};
-use cryptopt_measure::ExecMem;
-use cryptopt_x86::encode::Assembler;
+use cryptopt_measure::timing::Config;
 use cryptopt_x86::{Abi, Program};
 
-use crate::error::{Error, Result};
-use crate::local_search::Comparison;
-use crate::native::MIN_ROUNDS;
+use crate::error::Result;
+use crate::genome::Genome;
+use crate::rls::{self, Comparison, Evaluator, Next, Plan, Stepped, WalkMut};
+use crate::vector_native::{SharedRng, VectorNative};
 
 /// How long a vector search runs.
 #[derive(Clone, Copy, Debug)]
@@ -38,7 +42,7 @@ pub struct Params {
     pub evals: u64,
     pub seed: u64,
     /// A side-by-side measurement of the current program and the baseline every this
-    /// many evaluations (for progress), and one at the end.
+    /// many evaluations (for progress); 0: never.
     pub rank_every: u64,
 }
 
@@ -62,38 +66,115 @@ pub struct Found {
     pub evals: u64,
 }
 
-/// A program loaded in executable memory: two of them (current and mutant) are reused
-/// for the whole search, swapped when the mutant is kept.
-struct Slot {
-    mem: ExecMem,
-    code: Vec<u8>,
-    program: Program,
-    order: Vec<u32>,
+/// A vector function as the mutation reads it: per instruction its arguments, its
+/// users, and which instructions load and store.
+#[derive(Clone, Debug)]
+pub struct VectorSpace {
+    args: Vec<Vec<usize>>,
+    users: Vec<Vec<usize>>,
+    loads: Vec<usize>,
+    stores: Vec<usize>,
+    is_load: Vec<bool>,
+    is_store: Vec<bool>,
 }
 
-impl Slot {
-    fn empty() -> Result<Slot> {
-        Ok(Slot {
-            mem: ExecMem::with_capacity(1 << 16)?,
-            code: Vec::new(),
-            program: Program::default(),
-            order: Vec::new(),
-        })
+impl VectorSpace {
+    pub fn new(v: &VFunction) -> VectorSpace {
+        VectorSpace::with_users(v, users(v))
     }
 
-    /// Generates, encodes and loads the program of `order` (new pages only when the
-    /// code outgrows the old ones).
-    fn load(&mut self, v: &VFunction, order: Vec<u32>, asm: &mut Assembler) -> Result<()> {
-        self.program = codegen::emit(v, &order, Abi::SysV)?;
-        self.code.clear();
-        asm.encode_program(&self.program, &mut self.code)?;
-        if self.code.len() > self.mem.capacity() {
-            self.mem = ExecMem::with_capacity(self.code.len().next_power_of_two())?;
+    fn with_users(v: &VFunction, users: Vec<Vec<usize>>) -> VectorSpace {
+        let is_load: Vec<bool> = v.insts.iter().map(|i| i.op.is_load()).collect();
+        let is_store: Vec<bool> = v.insts.iter().map(|i| i.op.is_store()).collect();
+        let which = |flags: &[bool]| (0..flags.len()).filter(|&i| flags[i]).collect();
+        VectorSpace {
+            args: v
+                .insts
+                .iter()
+                .map(|i| i.args.iter().map(|a| a.index()).collect())
+                .collect(),
+            users,
+            loads: which(&is_load),
+            stores: which(&is_store),
+            is_load,
+            is_store,
         }
-        self.mem.load(&self.code)?;
-        self.order = order;
-        Ok(())
     }
+}
+
+/// What a vector mutation did: the instruction at position `from` went to `to`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Move {
+    pub from: u32,
+    pub to: u32,
+}
+
+/// A vector program's order. A mutation is a [`Move`], or none when the instructions
+/// drawn could not move (16 tries): the mutant is the current order then.
+impl Genome for Vec<u32> {
+    type Space = VectorSpace;
+    type Hint = ();
+    type Mutation = Option<Move>;
+    /// The positions of the instructions in the order.
+    type Scratch = Vec<usize>;
+
+    fn mutate<R: Rng + ?Sized>(
+        &mut self,
+        space: &VectorSpace,
+        _hints: &[()],
+        pos: &mut Vec<usize>,
+        rng: &mut R,
+    ) -> Result<Option<Move>> {
+        Ok(move_one(space, self, pos, rng))
+    }
+}
+
+/// Moves one instruction of `order` to another place its dependencies allow (see the
+/// module docs); `pos` is scratch space.
+fn move_one<R: Rng + ?Sized>(
+    s: &VectorSpace,
+    order: &mut [u32],
+    pos: &mut Vec<usize>,
+    rng: &mut R,
+) -> Option<Move> {
+    let n = order.len();
+    pos.clear();
+    pos.resize(n, 0);
+    for (p, &i) in order.iter().enumerate() {
+        pos[i as usize] = p;
+    }
+    let first_store = s.stores.iter().map(|&i| pos[i]).min().unwrap_or(n);
+    let last_load = s.loads.iter().map(|&i| pos[i] + 1).max().unwrap_or(0);
+    for _ in 0..16 {
+        let i = rng.random_range(0..n);
+        let mut lo = s.args[i].iter().map(|&a| pos[a] + 1).max().unwrap_or(0);
+        let mut hi = s.users[i].iter().map(|&u| pos[u]).min().unwrap_or(n) - 1;
+        if s.is_load[i] {
+            hi = hi.min(first_store - 1);
+        }
+        if s.is_store[i] {
+            lo = lo.max(last_load);
+        }
+        if lo >= hi {
+            continue;
+        }
+        let mut q = rng.random_range(lo..=hi);
+        if q == pos[i] {
+            q = if q == hi { lo } else { q + 1 };
+        }
+        // The instruction taken out at its position and put in at `q`.
+        let p = pos[i];
+        if q < p {
+            order[q..=p].rotate_right(1);
+        } else {
+            order[p..=q].rotate_left(1);
+        }
+        return Some(Move {
+            from: p as u32,
+            to: q as u32,
+        });
+    }
+    None
 }
 
 /// The order `v` is written in: its instructions as the generator built them.
@@ -101,8 +182,15 @@ pub fn program_order(v: &VFunction) -> Vec<u32> {
     (0..v.insts.len() as u32).collect()
 }
 
-/// Runs the search from `start` (see the module docs). `reference` is `v`'s scalar
-/// expansion; `baseline` a checked function of the same C signature, valid throughout.
+/// The generator a vector search with `seed` draws from (its mutations and, natively,
+/// its measurements' inputs).
+pub fn walk_rng(seed: u64) -> Xoshiro256PlusPlus {
+    Xoshiro256PlusPlus::seed_from_u64(seed ^ 0x7665_6374_6f72)
+}
+
+/// Runs the search from `start` natively (see the module docs). `reference` is `v`'s
+/// scalar expansion; `baseline` a checked function of the same C signature, valid
+/// throughout.
 #[allow(clippy::too_many_arguments)]
 pub fn search(
     v: &VFunction,
@@ -115,137 +203,110 @@ pub fn search(
     stop: &AtomicBool,
     on_step: &mut dyn FnMut(&Step),
 ) -> Result<Found> {
-    let mut asm = Assembler::new();
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(params.seed ^ 0x7665_6374_6f72);
-    let mut cur = Slot::empty()?;
-    cur.load(v, start, &mut asm)?;
-    let mut mutant = Slot::empty()?;
-    let users = users(v);
-    let names = ["current program", "mutant"];
-    let mut oracle = Oracle::new(reference, &names);
-    let mut evals = 0;
-    while evals < params.evals && !stop.load(Ordering::Relaxed) {
-        evals += 1;
-        let order = mutate(v, &users, &cur.order, &mut rng);
-        mutant.load(v, order, &mut asm)?;
-        let cmp = if mutant.code == cur.code {
-            Comparison {
-                current: 0.0,
-                mutant: 0.0,
-                ratio: 1.0,
-                rounds: 0,
-                decided: false,
-                lengths: [cur.program.insts.len(), mutant.program.insts.len()],
-            }
+    let rng = RefCell::new(walk_rng(params.seed));
+    let mut ev = VectorNative::new(v, reference, baseline, counter, cfg, SharedRng::new(&rng))?;
+    let space = VectorSpace::new(v);
+    let mut walk_rng = SharedRng::new(&rng);
+    search_with(
+        v,
+        &space,
+        start,
+        &mut ev,
+        &mut walk_rng,
+        params,
+        stop,
+        on_step,
+    )
+}
+
+/// The search with any evaluator (a cost model in tests) and generator (`rng`, usually
+/// [`walk_rng`]`(params.seed)`; natively shared with the evaluator): one walk from
+/// `start` for `params.evals` steps or until `stop` is set. `start` must be a valid
+/// order (it is generated once first).
+#[allow(clippy::too_many_arguments)]
+pub fn search_with<E, R>(
+    v: &VFunction,
+    space: &VectorSpace,
+    start: Vec<u32>,
+    ev: &mut E,
+    rng: &mut R,
+    params: Params,
+    stop: &AtomicBool,
+    on_step: &mut dyn FnMut(&Step),
+) -> Result<Found>
+where
+    E: Evaluator<Vec<u32>> + ?Sized,
+    R: Rng + ?Sized,
+{
+    codegen::emit(v, &start, Abi::SysV)?;
+    let mut walk = OneWalk {
+        current: start,
+        rng,
+        evals: 0,
+        accepted: 0,
+        params,
+        on_step,
+    };
+    rls::run(&mut walk, space, ev, stop)?;
+    Ok(Found {
+        program: codegen::emit(v, &walk.current, Abi::SysV)?,
+        order: walk.current,
+        evals: walk.evals,
+    })
+}
+
+/// The vector search's plan for the generic loop: one walk for the whole budget,
+/// ranked every `rank_every` steps for progress (the rankings decide nothing).
+struct OneWalk<'a, R: ?Sized> {
+    current: Vec<u32>,
+    rng: &'a mut R,
+    evals: u64,
+    accepted: u64,
+    params: Params,
+    on_step: &'a mut dyn FnMut(&Step),
+}
+
+impl<E, R> Plan<Vec<u32>, E> for OneWalk<'_, R>
+where
+    E: Evaluator<Vec<u32>> + ?Sized,
+    R: Rng + ?Sized,
+{
+    type Rng = R;
+
+    fn next(&mut self, _ev: &mut E) -> Result<Next> {
+        Ok(if self.evals < self.params.evals {
+            Next::Step(0)
         } else {
-            let cfg = Config {
-                early_stop: Some(EarlyStop {
-                    min_rounds: MIN_ROUNDS,
-                    a: 1,
-                    b: 0,
-                }),
-                ..cfg
-            };
-            let m = measure(
-                reference,
-                counter,
-                &mut rng,
-                &mut oracle,
-                &[&cur, &mutant],
-                &cfg,
-            )?;
-            Comparison {
-                current: m.per_call[0].median,
-                mutant: m.per_call[1].median,
-                ratio: m.paired_ratio(1, 0),
-                rounds: m.rounds(),
-                decided: m.paired_decided(1, 0),
-                lengths: [cur.program.insts.len(), mutant.program.insts.len()],
-            }
-        };
-        let kept = cmp.keeps();
-        if kept {
-            std::mem::swap(&mut cur, &mut mutant);
+            Next::Done
+        })
+    }
+
+    fn walk(&mut self, _w: usize) -> WalkMut<'_, Vec<u32>, R> {
+        WalkMut {
+            current: &mut self.current,
+            rng: &mut *self.rng,
+            evals: &mut self.evals,
+            accepted: &mut self.accepted,
         }
-        let (speedup, base) = if params.rank_every > 0 && evals % params.rank_every == 0 {
-            let (s, b) = rank(reference, counter, &mut rng, &cur, baseline, &cfg)?;
-            (Some(s), Some(b))
+    }
+
+    fn stepped(&mut self, _w: usize, s: &Stepped<Option<Move>>, ev: &mut E) -> Result<()> {
+        let every = self.params.rank_every;
+        let (speedup, baseline) = if every > 0 && self.evals.is_multiple_of(every) {
+            let r = ev.rank(&[&self.current])?;
+            (Some(1.0 / r.ratios[0]), Some(r.baseline))
         } else {
             (None, None)
         };
-        on_step(&Step {
-            index: evals,
-            kept,
-            cmp,
+        (self.on_step)(&Step {
+            index: self.evals,
+            kept: s.kept,
+            cmp: s.cmp,
             speedup,
-            baseline: base,
+            baseline,
         });
+        Ok(())
     }
-    Ok(Found {
-        order: cur.order,
-        program: cur.program,
-        evals,
-    })
-}
-
-/// The current program's speed-up over the baseline and the baseline's median ticks,
-/// side by side, all rounds.
-fn rank(
-    reference: &Function,
-    counter: &Counter,
-    rng: &mut Xoshiro256PlusPlus,
-    cur: &Slot,
-    baseline: *const u8,
-    cfg: &Config,
-) -> Result<(f64, f64)> {
-    let names = ["current program", "C baseline"];
-    let mut oracle = Oracle::new(reference, &names);
-    let mut check = |inputs: &[Vec<u128>], outs: &[Vec<Vec<u128>>]| oracle.check(inputs, outs);
-    let cfg = Config {
-        early_stop: None,
-        ..*cfg
-    };
-    // SAFETY: the program was generated for this signature (System V, checked against
-    // the interpreter every round); the baseline is the caller's promise.
-    let m = unsafe {
-        timing::measure(
-            reference,
-            &[cur.mem.ptr(), baseline],
-            &cfg,
-            counter,
-            rng,
-            &mut check,
-        )
-    };
-    let m = m.map_err(|e| match oracle.take_culprit() {
-        Some((0, message)) => Error::VectorMismatch {
-            message,
-            order: cur.order.clone(),
-        },
-        _ => e.into(),
-    })?;
-    Ok((1.0 / m.paired_ratio(0, 1), m.per_call[1].median))
-}
-
-fn measure(
-    reference: &Function,
-    counter: &Counter,
-    rng: &mut Xoshiro256PlusPlus,
-    oracle: &mut Oracle<'_>,
-    slots: &[&Slot],
-    cfg: &Config,
-) -> Result<timing::Measurement> {
-    let programs: Vec<*const u8> = slots.iter().map(|s| s.mem.ptr()).collect();
-    let mut check = |inputs: &[Vec<u128>], outs: &[Vec<Vec<u128>>]| oracle.check(inputs, outs);
-    // SAFETY: both programs were generated for this signature (System V).
-    let m = unsafe { timing::measure(reference, &programs, cfg, counter, rng, &mut check) };
-    m.map_err(|e| match oracle.take_culprit() {
-        Some((p, message)) => Error::VectorMismatch {
-            message,
-            order: slots[p].order.clone(),
-        },
-        None => e.into(),
-    })
 }
 
 /// Per instruction, the instructions that use its value.
@@ -260,59 +321,14 @@ fn users(v: &VFunction) -> Vec<Vec<usize>> {
 }
 
 /// `order` with one instruction moved to another place its dependencies allow (the
-/// same order when the one drawn cannot move).
+/// same order when the one drawn cannot move). `users` is, per instruction, the
+/// instructions that use its value. The search's own mutation ([`Genome::mutate`])
+/// draws the same numbers and reuses its buffers.
 pub fn mutate(v: &VFunction, users: &[Vec<usize>], order: &[u32], rng: &mut impl Rng) -> Vec<u32> {
-    let n = order.len();
-    let mut pos = vec![0usize; n];
-    for (p, &i) in order.iter().enumerate() {
-        pos[i as usize] = p;
-    }
-    let is = |i: usize, load: bool| {
-        let op = v.insts[i].op;
-        if load {
-            op.is_load()
-        } else {
-            op.is_store()
-        }
-    };
-    let first_store = (0..n)
-        .filter(|&i| is(i, false))
-        .map(|i| pos[i])
-        .min()
-        .unwrap_or(n);
-    let last_load = (0..n)
-        .filter(|&i| is(i, true))
-        .map(|i| pos[i] + 1)
-        .max()
-        .unwrap_or(0);
-    for _ in 0..16 {
-        let i = rng.random_range(0..n);
-        let mut lo = v.insts[i]
-            .args
-            .iter()
-            .map(|a| pos[a.index()] + 1)
-            .max()
-            .unwrap_or(0);
-        let mut hi = users[i].iter().map(|&u| pos[u]).min().unwrap_or(n) - 1;
-        if is(i, true) {
-            hi = hi.min(first_store - 1);
-        }
-        if is(i, false) {
-            lo = lo.max(last_load);
-        }
-        if lo >= hi {
-            continue;
-        }
-        let mut q = rng.random_range(lo..=hi);
-        if q == pos[i] {
-            q = if q == hi { lo } else { q + 1 };
-        }
-        let mut out = order.to_vec();
-        let x = out.remove(pos[i]);
-        out.insert(q, x);
-        return out;
-    }
-    order.to_vec()
+    let space = VectorSpace::with_users(v, users.to_vec());
+    let mut out = order.to_vec();
+    move_one(&space, &mut out, &mut Vec::new(), rng);
+    out
 }
 
 #[cfg(test)]

@@ -180,20 +180,32 @@ fn same_seed_same_search_and_resume_is_seamless() {
 fn bad_parameters_and_states_are_refused() {
     let f = example();
     let deps = Deps::new(&f, &Options::default());
-    for (p, want) in [
-        (params(0, 1, 0), "--evals must be at least 1"),
-        (params(10, 0, 0), "--bets must be at least 1"),
+    for (p, want_param, want) in [
+        (params(0, 1, 0), "evals", "evals must be at least 1"),
+        (params(10, 0, 0), "bets", "bets must be at least 1"),
         (
             Params {
                 bet_ratio: 1.5,
                 ..params(10, 2, 0)
             },
-            "--bet-ratio",
+            "bet ratio",
+            "bet ratio must be between 0 and 1 (exclusive), not 1.5",
         ),
-        (params(5, 10, 0), "too small for 10 bets"),
+        (
+            params(5, 10, 0),
+            "evals",
+            "evals 5 is too small for 10 bets",
+        ),
     ] {
-        let e = SearchState::new(&f, &deps, p).unwrap_err().to_string();
-        assert!(e.contains(want), "{e}");
+        let e = SearchState::new(&f, &deps, p).unwrap_err();
+        // The parameter, for the binary to name its flag; never a flag in the message.
+        assert!(
+            matches!(e, cryptopt_search::Error::Param { param, .. } if param == want_param),
+            "{e:?}"
+        );
+        let e = e.to_string();
+        assert!(e.starts_with(want), "{e}");
+        assert!(!e.contains("--"), "{e}");
     }
     let mut st = SearchState::new(&f, &deps, params(10, 1, 0)).unwrap();
     st.function = "other".into();

@@ -16,14 +16,14 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 
+use cryptopt_emit::c;
 use cryptopt_gen::formulas::{self, Library};
 use cryptopt_measure::baseline::CompiledC;
-use cryptopt_emit::c;
 use cryptopt_x86::Program;
 
 use super::Benched;
 use crate::args::BenchArgs;
-use cryptopt_driver::checks::check_baseline;
+use cryptopt_driver::checks::check_compiled;
 
 /// The column of the formula built from separately optimized operations.
 pub(super) const COLUMN: &str = "ops";
@@ -129,9 +129,9 @@ pub(super) fn build(
     cryptopt_driver::files::write_atomically(&driver, source.as_bytes())?;
     let flags: Vec<&str> = files.iter().map(String::as_str).collect();
     let compiled = CompiledC::build(&source, &from.library.symbol, "gcc", &flags)?;
-    check_baseline(
+    check_compiled(
         &from.function,
-        compiled.ptr(),
+        &compiled,
         cryptopt_codegen::Abi::SysV,
         "the formula from its optimized operations",
     )?;

@@ -17,7 +17,7 @@ use cryptopt_measure::stats::{self, Compared};
 use cryptopt_measure::timing::{self, Config, Mode};
 use cryptopt_measure::ExecMem;
 
-use super::{formula, Benched, External, Line, Ours, Winner, Winners};
+use super::{formula, ours, Benched, External, Line, Winner, Winners};
 use crate::args::BenchArgs;
 
 /// The `--compare NAME=FILE` implementations, read (proved later, per function).
@@ -179,7 +179,11 @@ fn field<'a>(
     programs.extend(compiled.iter().map(|c| c.ptr()));
     // Each program's name in mismatch messages, in measurement order.
     let mut names = vec!["cryptopt".to_string()];
-    names.extend(args.compilers.iter().map(|cc| format!("the C baseline of {cc}")));
+    names.extend(
+        args.compilers
+            .iter()
+            .map(|cc| format!("the C baseline of {cc}")),
+    );
     let mut columns: Vec<Option<usize>> = (1..programs.len()).map(Some).collect();
     // External programs: proved, run against the interpreter, then measured too.
     for e in externals {
@@ -236,10 +240,20 @@ fn line(
 ) -> Result<Line> {
     let spread = |c: Compared| Compared {
         means: std::iter::once(c.means[0])
-            .chain(field.columns.iter().map(|i| i.map_or(f64::NAN, |i| c.means[i])))
+            .chain(
+                field
+                    .columns
+                    .iter()
+                    .map(|i| i.map_or(f64::NAN, |i| c.means[i])),
+            )
             .collect(),
         ratios: std::iter::once(c.ratios[0])
-            .chain(field.columns.iter().map(|i| i.map_or(f64::NAN, |i| c.ratios[i])))
+            .chain(
+                field
+                    .columns
+                    .iter()
+                    .map(|i| i.map_or(f64::NAN, |i| c.ratios[i])),
+            )
             .collect(),
         ..c
     };
@@ -258,13 +272,13 @@ fn line(
             programs[0] = m.ptr();
         }
         let w = latency_w.as_ref().unwrap_or(&through_w);
-        Some((Ours::of(w), measure(&programs, Mode::Latency)?))
+        Some((ours(w), measure(&programs, Mode::Latency)?))
     } else {
         None
     };
     Ok(Line {
         function: f.name.clone(),
-        throughput: (Ours::of(&through_w), through),
+        throughput: (ours(&through_w), through),
         latency,
     })
 }

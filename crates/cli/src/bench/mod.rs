@@ -24,15 +24,14 @@ use cryptopt_driver::{cpus, optimize, Job};
 use cryptopt_frontend::fiat;
 use cryptopt_ir::names::did_you_mean;
 use cryptopt_ir::Function;
-use cryptopt_measure::stats::Compared;
 use cryptopt_measure::timing::{self, Mode};
 use cryptopt_x86::Program;
 
 use crate::args::{BenchArgs, OptimizeForArg};
+use cryptopt_driver::bench_report::{self as report, Line, Ours, Search};
 
 mod formula;
 mod measure;
-pub(crate) mod report;
 
 /// The paper's 18 functions: (file, function).
 pub const PAPER: [(&str, &str); 18] = [
@@ -72,33 +71,12 @@ struct Winner {
     search: Option<Search>,
 }
 
-/// Seconds and evaluations an optimization took.
-#[derive(Clone, Copy)]
-struct Search {
-    seconds: f64,
-    evals: u64,
-}
-
-impl Search {
-    fn rate(self) -> f64 {
-        self.evals as f64 / self.seconds.max(1e-9)
-    }
-}
-
 /// Our program in one table: what it is and what making it cost.
-struct Ours {
-    instructions: usize,
-    stack_bytes: u32,
-    search: Option<Search>,
-}
-
-impl Ours {
-    fn of(w: &Winner) -> Ours {
-        Ours {
-            instructions: w.program.insts.len(),
-            stack_bytes: w.program.stack_bytes(),
-            search: w.search,
-        }
+fn ours(w: &Winner) -> Ours {
+    Ours {
+        instructions: w.program.insts.len(),
+        stack_bytes: w.program.stack_bytes(),
+        search: w.search,
     }
 }
 
@@ -107,13 +85,6 @@ struct External {
     name: String,
     file: String,
     programs: Vec<Program>,
-}
-
-/// One function of the report: per table, our program and the comparison.
-struct Line {
-    function: String,
-    throughput: (Ours, Compared),
-    latency: Option<(Ours, Compared)>,
 }
 
 /// The measures one function is optimized for: one search per measure (latency only
@@ -200,8 +171,22 @@ pub fn command(args: BenchArgs) -> Result<()> {
         None => None,
     };
     let measured = measure::all(&args, &functions, winners, &externals, from_ops.as_ref())?;
-    report::write_reports(
-        &args,
+    let run = report::Run {
+        out: &args.out,
+        reuse: args.reuse,
+        evals: args.evals,
+        optimize_for: match args.optimize_for {
+            OptimizeForArg::Both => report::OptimizeFor::Both,
+            OptimizeForArg::Throughput => report::OptimizeFor::Throughput,
+            OptimizeForArg::Latency => report::OptimizeFor::Latency,
+        },
+        target: opts.target,
+        repeats: args.repeats,
+        batches: args.search.batches,
+        seed: args.search.seed,
+    };
+    let md = report::write_reports(
+        &run,
         &measured.columns,
         &measured.lines,
         &report::Setting {
@@ -217,6 +202,7 @@ pub fn command(args: BenchArgs) -> Result<()> {
             notes: &measured.notes,
         },
     )?;
+    print!("{md}");
     let missing_agreement = measured
         .lines
         .iter()
@@ -331,7 +317,7 @@ fn search_one(
         };
         let r = opts
             .and_then(|opts| reuse(f, args, opts, mode, cpu))
-            .map_err(|e| e.to_string());
+            .map_err(|e| format!("--reuse: {e}"));
         if let Err(e) = &r {
             eprintln!("reusing {what} failed: {e}");
         }
@@ -509,4 +495,3 @@ fn resolve(args: &BenchArgs) -> Result<(Vec<Benched>, String)> {
     }
     Ok((out, format!("Fiat JSON in {}", dir.display())))
 }
-

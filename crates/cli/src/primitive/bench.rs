@@ -20,10 +20,11 @@ use plotters::prelude::*;
 
 use cryptopt_measure::counter;
 
-use super::{archive_name, in_scratch, make, run, Settings};
+use super::{make, Settings};
 use crate::args::{BenchArgs, PrimitiveName};
-use crate::bench::report::{escape, plot_error, STYLE};
+use cryptopt_driver::bench_report::{escape, plot_error, STYLE};
 use cryptopt_driver::files::{ensure_writable, write_atomically};
+use cryptopt_driver::primitive::{archive_name, in_scratch, run};
 
 /// One implementation's ticks per call.
 struct Timing {
@@ -198,7 +199,7 @@ pub(crate) fn command(args: &BenchArgs, names: &[PrimitiveName]) -> Result<()> {
     // harness times beside it, as the Kummer row times cryptopt's X25519).
     let mut library = |name: PrimitiveName| -> Result<PathBuf> {
         let dir = args.out.join(name.as_str());
-        let lib = dir.join(archive_name(name));
+        let lib = dir.join(archive_name(name.primitive()));
         if args.reuse {
             if !lib.exists() {
                 bail!(
@@ -217,7 +218,7 @@ pub(crate) fn command(args: &BenchArgs, names: &[PrimitiveName]) -> Result<()> {
                 made.push(name);
             }
         } else if !made.contains(&name) {
-            make(name, &settings, &dir)?;
+            make(name.primitive(), &settings, &dir)?;
             made.push(name);
         }
         Ok(dir)
@@ -239,9 +240,11 @@ pub(crate) fn command(args: &BenchArgs, names: &[PrimitiveName]) -> Result<()> {
     Ok(())
 }
 
-/// Builds the harness against the library in `dir` and runs it on CPU 0.
+/// Builds the harness against the library in `dir` and runs it on the first CPU this
+/// process may use.
 fn measure(name: PrimitiveName, dir: &Path, cc: &str, calls: u64) -> Result<Measured> {
-    let said = in_scratch(dir, "bench", |scratch| {
+    let cpu = cryptopt_driver::cpus::allowed()[0];
+    let said = in_scratch(dir, "bench", |scratch| -> Result<String> {
         let h = harness(name);
         let src = scratch.join("bench.c");
         std::fs::write(&src, &h.source)
@@ -257,13 +260,13 @@ fn measure(name: PrimitiveName, dir: &Path, cc: &str, calls: u64) -> Result<Meas
             .arg(dir)
             .args(&h.defines)
             .arg(&src)
-            .arg(dir.join(archive_name(name)));
+            .arg(dir.join(archive_name(name.primitive())));
         // Other primitives' libraries, from their folders beside this one.
         for &other in h.with {
             let other_dir = dir.parent().unwrap_or(Path::new(".")).join(other.as_str());
             cmd.arg("-I")
                 .arg(&other_dir)
-                .arg(other_dir.join(archive_name(other)));
+                .arg(other_dir.join(archive_name(other.primitive())));
         }
         if h.aws_lc {
             match aws_lc() {
@@ -273,10 +276,12 @@ fn measure(name: PrimitiveName, dir: &Path, cc: &str, calls: u64) -> Result<Meas
         }
         run(cmd.args(h.libs).arg("-o").arg(&exe))?;
         eprintln!(
-            "{}: {calls} interleaved calls of each implementation on cpu 0",
+            "{}: {calls} interleaved calls of each implementation on cpu {cpu}",
             name.as_str()
         );
-        run(Command::new(&exe).arg("0").arg(calls.to_string()))
+        Ok(run(Command::new(&exe)
+            .arg(cpu.to_string())
+            .arg(calls.to_string()))?)
     })?;
     parse(name, &said)
 }

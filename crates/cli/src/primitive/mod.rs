@@ -1,5 +1,6 @@
 //! `cryptopt primitive NAME`: a whole Diffie–Hellman primitive as a static library built
-//! from code cryptopt optimized and proved.
+//! from code cryptopt optimized and proved (its recipe and build are
+//! `cryptopt_driver::primitive`'s; this module runs the searches and says what happened).
 //!
 //! ```text
 //!  pieces (generator: ladder step, field ops) ─▶ optimize each (pool; searched, run
@@ -16,118 +17,21 @@
 //! address into a driver (the tests run the library under valgrind to hold it to that).
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::{Context, Result};
 
-use cryptopt_gen::fields::{self, FieldOp, FieldOptions, FieldSpec, ReprChoice};
-use cryptopt_gen::formulas::{self, Formula};
-use cryptopt_ir::Function;
-use cryptopt_measure::timing::{self, Mode};
-
-use crate::args::{PrimitiveArgs, PrimitiveName, SearchArgs};
 use cryptopt_driver::files::ensure_writable;
+use cryptopt_driver::primitive::{base, build, recipe, Primitive};
 use cryptopt_driver::progress::human_seconds;
 use cryptopt_driver::{cpus, optimize, Job};
+use cryptopt_measure::timing::{self, Mode};
+
+use crate::args::{PrimitiveArgs, SearchArgs};
 
 mod bench;
-mod ecdh;
-mod glv;
 pub(crate) use bench::command as bench;
-
-/// One function the primitive is made of, under the name its driver calls.
-struct Piece {
-    f: Function,
-    representation: String,
-}
-
-impl Piece {
-    /// `f` renamed `cryptopt_<primitive>_<suffix>`, the name the driver calls.
-    fn new(mut f: Function, name: PrimitiveName, suffix: &str, representation: &str) -> Piece {
-        f.name = format!("{}_{suffix}", base(name));
-        Piece {
-            f,
-            representation: representation.to_string(),
-        }
-    }
-}
-
-/// What one primitive consists of: its pieces, and the C around them (the driver and
-/// header under the names they are shipped with, [`base`]`.c` and `.h`).
-struct Recipe {
-    name: PrimitiveName,
-    pieces: Vec<Piece>,
-    driver: String,
-    header: &'static str,
-    selftest: String,
-}
-
-/// A preset field in the representation a primitive's pieces are made in.
-fn field(preset: &str, repr: ReprChoice) -> Result<FieldSpec> {
-    Ok(fields::resolve(
-        preset,
-        &FieldOptions {
-            repr,
-            ..FieldOptions::default()
-        },
-    )?)
-}
-
-fn recipe(name: PrimitiveName) -> Result<Recipe> {
-    match name {
-        // The saturated representation (4×64, 2^256 ≡ 38): its ladder step is the faster
-        // of the two on every machine measured so far (issue 13's bench).
-        PrimitiveName::X25519 => ladder(
-            name,
-            field("curve25519", ReprChoice::Saturated)?,
-            Formula::X25519Ladderstep,
-            [
-                include_str!("cryptopt_x25519.c"),
-                include_str!("cryptopt_x25519.h"),
-                include_str!("x25519_selftest.c"),
-            ],
-        ),
-        // The saturated representation (2×64, 2^128 ≡ 2): no carry chain anywhere in the
-        // step (the 3-limb one needs them after the Hadamard rows).
-        PrimitiveName::Kummer => ladder(
-            name,
-            field("p127", ReprChoice::Saturated)?,
-            Formula::KummerLadderstep,
-            [
-                include_str!("cryptopt_kummer.c"),
-                include_str!("cryptopt_kummer.h"),
-                include_str!("kummer_selftest.c"),
-            ],
-        ),
-        PrimitiveName::P256 | PrimitiveName::Secp256k1 => ecdh::recipe(name),
-    }
-}
-
-/// A ladder's recipe: its step (`formula`), and the field's mul and square for the
-/// inversion, all over `spec`; `[driver, header, selftest]` the C around them.
-fn ladder(
-    name: PrimitiveName,
-    spec: FieldSpec,
-    formula: Formula,
-    [driver, header, selftest]: [&'static str; 3],
-) -> Result<Recipe> {
-    let representation = spec.representation();
-    let named = |f, suffix: &str| Piece::new(f, name, suffix, &representation);
-    let (step, _) = formulas::generate(formula, &spec)?;
-    Ok(Recipe {
-        name,
-        pieces: vec![
-            named(step, "ladderstep"),
-            named(fields::generate(&spec, FieldOp::Mul)?, "mul"),
-            named(fields::generate(&spec, FieldOp::Square)?, "square"),
-        ],
-        driver: driver.to_string(),
-        header,
-        selftest: selftest.to_string(),
-    })
-}
 
 /// How to make a primitive: the searches' budget and machine (from `primitive`, or from
 /// `bench --primitives`).
@@ -135,18 +39,6 @@ pub(crate) struct Settings {
     pub evals: u64,
     pub cc: String,
     pub search: SearchArgs,
-}
-
-/// The stem of the primitive's files and symbols: `cryptopt_x25519` (the driver
-/// `cryptopt_x25519.c`, the header `cryptopt_x25519.h`, the archive
-/// `libcryptopt_x25519.a`).
-fn base(name: PrimitiveName) -> String {
-    format!("cryptopt_{}", name.as_str())
-}
-
-/// The archive's file name: `libcryptopt_x25519.a`.
-pub(crate) fn archive_name(name: PrimitiveName) -> String {
-    format!("lib{}.a", base(name))
 }
 
 pub fn command(args: PrimitiveArgs) -> Result<()> {
@@ -157,11 +49,13 @@ pub fn command(args: PrimitiveArgs) -> Result<()> {
         cc: args.cc,
         search: args.search.clone(),
     };
-    let lib = make(args.name, &settings, &args.out)?;
+    let lib = make(args.name.primitive(), &settings, &args.out)?;
     println!(
         "wrote {} and {} (self-test passed; {} in all)",
         lib.display(),
-        args.out.join(format!("{}.h", base(args.name))).display(),
+        args.out
+            .join(format!("{}.h", base(args.name.primitive())))
+            .display(),
         human_seconds(started.elapsed().as_secs_f64())
     );
     Ok(())
@@ -169,7 +63,7 @@ pub fn command(args: PrimitiveArgs) -> Result<()> {
 
 /// Optimizes and proves the primitive's pieces, builds the library in `out` and
 /// self-tests it; the archive's path.
-pub(crate) fn make(name: PrimitiveName, s: &Settings, out: &Path) -> Result<PathBuf> {
+pub(crate) fn make(name: Primitive, s: &Settings, out: &Path) -> Result<PathBuf> {
     let recipe = recipe(name)?;
     ensure_writable(out)?;
     let version = cryptopt_measure::baseline::compiler_version(&s.cc)?;
@@ -231,95 +125,5 @@ pub(crate) fn make(name: PrimitiveName, s: &Settings, out: &Path) -> Result<Path
         );
         sources.push(o.gas_path);
     }
-    build(&recipe, &sources, &s.cc, out)
-}
-
-/// Compiles the driver and assembles `sources` in a scratch folder inside `out`, archives
-/// them, runs the self-test against the archive, and only then moves the archive, the
-/// header and the driver's source into `out`. Returns the archive's path.
-fn build(recipe: &Recipe, sources: &[PathBuf], cc: &str, out: &Path) -> Result<PathBuf> {
-    let base = base(recipe.name);
-    let header = format!("{base}.h");
-    let driver = format!("{base}.c");
-    let archive = archive_name(recipe.name);
-    in_scratch(out, "build", |scratch| {
-        let write = |name: &str, text: &str| {
-            std::fs::write(scratch.join(name), text)
-                .with_context(|| format!("cannot write {}", scratch.join(name).display()))
-        };
-        write(&header, recipe.header)?;
-        write(&driver, &recipe.driver)?;
-        write("selftest.c", &recipe.selftest)?;
-
-        let mut objects = Vec::new();
-        // -O3: the drivers' masked table reads vectorize (P-256 ECDH 1% faster than -O2).
-        let mut compile = |src: &Path, obj: String| -> Result<()> {
-            run(Command::new(cc)
-                .args(["-O3", "-fPIC", "-Wall", "-c", "-I"])
-                .arg(scratch)
-                .arg(src)
-                .arg("-o")
-                .arg(scratch.join(&obj)))?;
-            objects.push(obj);
-            Ok(())
-        };
-        compile(&scratch.join(&driver), format!("{base}.o"))?;
-        for s in sources {
-            let stem = s
-                .file_stem()
-                .ok_or_else(|| anyhow!("{} has no file name", s.display()))?;
-            compile(s, format!("{}.o", stem.to_string_lossy()))?;
-        }
-        run(Command::new("ar")
-            .arg("rcs")
-            .arg(&archive)
-            .args(&objects)
-            .current_dir(scratch))?;
-
-        // The self-test links the archive as a user would.
-        run(Command::new(cc)
-            .args(["-O2", "-I"])
-            .arg(scratch)
-            .arg(scratch.join("selftest.c"))
-            .arg(scratch.join(&archive))
-            .arg("-o")
-            .arg(scratch.join("selftest")))?;
-        let said = run(&mut Command::new(scratch.join("selftest")))
-            .context("the library's self-test failed; no library is written")?;
-        if said.trim() != "ok" {
-            bail!("the library's self-test said `{}`", said.trim());
-        }
-
-        for name in [&driver, &header, &archive] {
-            std::fs::rename(scratch.join(name), out.join(name))
-                .with_context(|| format!("cannot move {name} into {}", out.display()))?;
-        }
-        Ok(out.join(&archive))
-    })
-}
-
-/// `work` in a fresh scratch folder `dir/.TAG-<pid>`, removed afterwards whatever
-/// happened (nothing half-made stays in `dir`).
-fn in_scratch<T>(dir: &Path, tag: &str, work: impl FnOnce(&Path) -> Result<T>) -> Result<T> {
-    let scratch = dir.join(format!(".{tag}-{}", std::process::id()));
-    std::fs::create_dir_all(&scratch)
-        .with_context(|| format!("cannot create {}", scratch.display()))?;
-    let result = work(&scratch);
-    let _ = std::fs::remove_dir_all(&scratch);
-    result
-}
-
-/// Runs a tool; its stdout, or an error with the command and the first lines it said.
-fn run(cmd: &mut Command) -> Result<String> {
-    let shown = format!("{cmd:?}");
-    let o = cmd
-        .output()
-        .with_context(|| format!("cannot run {shown}"))?;
-    let stdout = String::from_utf8_lossy(&o.stdout).into_owned();
-    if !o.status.success() {
-        let said = format!("{stdout}{}", String::from_utf8_lossy(&o.stderr));
-        let first: Vec<&str> = said.lines().take(8).collect();
-        bail!("{shown} failed ({}): {}", o.status, first.join(" / "));
-    }
-    Ok(stdout)
+    Ok(build(&recipe, &sources, &s.cc, out)?)
 }

@@ -1,7 +1,8 @@
 //! Register allocation and spilling: who holds each register (a value, a pointer
 //! argument, or the current operation's scratch), pinning of the current operation's
-//! registers, eviction of the holder whose next use is furthest away (to a spill slot
-//! unless it has another home), rdx for `mulx` and rax/rdx for `mul` (`vacate`), and
+//! registers, eviction of the holder whose next use is furthest away (chosen by
+//! `crate::evict`, the policy the vector allocator shares; to a spill slot unless it
+//! has another home), rdx for `mulx` and rax/rdx for `mul` (`vacate`), and
 //! freeing what dies.
 //!
 //! It must never evict a pinned register (an operand of the current operation), never
@@ -13,6 +14,7 @@ use cryptopt_x86::{ArgLoc, Inst, Mem, Mnemonic as M, Operand as X, Reg, Size};
 use super::flags::FlagReg;
 use super::{Generator, MemLoc, Owner, INF};
 use crate::error::{Error, Result};
+use crate::evict::{self, Holder};
 
 impl Generator<'_> {
     /// The position of the next use of value `v` (`INF`: none).
@@ -67,18 +69,22 @@ impl Generator<'_> {
     /// A register for the current operation, evicting the holder whose next use is
     /// furthest away if none is free. The register comes back pinned.
     pub(super) fn alloc_reg(&mut self) -> Result<Reg> {
-        let mut best: Option<(Reg, u32, bool)> = None;
-        for i in 0..self.allocatable.len() {
-            let r = self.allocatable[i];
+        let free = self
+            .allocatable
+            .iter()
+            .copied()
+            .find(|&r| !self.is_pinned(r) && self.st.owner[r.index()] == Owner::Free);
+        if let Some(r) = free {
+            self.take(r);
+            return Ok(r);
+        }
+        // Offered in allocation order (the last tie-break of the policy).
+        let holders = self.allocatable.iter().filter_map(|&r| {
             if self.is_pinned(r) {
-                continue;
+                return None;
             }
             // (next use, whether dropping it needs no store)
-            let (key, cheap) = match self.st.owner[r.index()] {
-                Owner::Free => {
-                    self.take(r);
-                    return Ok(r);
-                }
+            let (next_use, cheap) = match self.st.owner[r.index()] {
                 // Never used again as a value, and dropped for free.
                 Owner::Const(_) => (INF, true),
                 Owner::Val(v) => (
@@ -86,13 +92,16 @@ impl Generator<'_> {
                     self.st.v_mem[v as usize].is_some() || self.st.v_flag[v as usize].is_some(),
                 ),
                 Owner::Abi(k) => (self.abi_next_use(k), self.abi_home(k).is_some()),
-                Owner::Temp | Owner::Reserved => continue,
+                Owner::Free | Owner::Temp | Owner::Reserved => return None,
             };
-            if best.is_none_or(|(_, k, c)| key > k || (key == k && cheap && !c)) {
-                best = Some((r, key, cheap));
-            }
-        }
-        let (r, _, _) = best.ok_or_else(|| Error::Internal("every register is pinned".into()))?;
+            Some(Holder {
+                reg: r,
+                next_use,
+                cheap,
+            })
+        });
+        let r = evict::victim(holders)
+            .ok_or_else(|| Error::Internal("every register is pinned".into()))?;
         self.evict(r);
         self.take(r);
         Ok(r)

@@ -122,7 +122,13 @@ pub(super) fn optimize(
         prove(f, &program, &opts)?;
     }
     let measured = final_measurement(f, &program, baseline.ptr(), counter, &cfg, job.params.seed)?;
-    let provenance = provenance(job, &opts, counter.name(), found.evals, measured.1 / measured.0);
+    let provenance = provenance(
+        job,
+        &opts,
+        counter.name(),
+        found.evals,
+        measured.1 / measured.0,
+    );
     let order = serde_json::to_string(&found.order)?;
     let extra = vec![("order.json".to_string(), order)];
     let written = write_program(dir, &provenance, &program, extra)?;

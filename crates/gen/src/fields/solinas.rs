@@ -103,12 +103,12 @@ impl Params {
     }
 
     /// Where a term of weight `e` lands: (limb, coefficient) pairs after reduction.
-    fn place(&self, e: u32, coef: u128, out: &mut Vec<(usize, u128)>) -> Result<(), String> {
+    fn place(&self, e: u32, coef: u128, out: &mut Vec<(usize, u128)>) -> Result<(), FieldError> {
         if e >= self.k {
             for t in &self.taps {
-                let c = coef
-                    .checked_mul(t.v as u128)
-                    .ok_or("a reduction coefficient exceeds 128 bits")?;
+                let c = coef.checked_mul(t.v as u128).ok_or_else(|| {
+                    FieldError::compose("a reduction coefficient exceeds 128 bits")
+                })?;
                 self.place(e - self.k + t.e, c, out)?;
             }
             return Ok(());
@@ -123,14 +123,17 @@ impl Params {
         } else {
             coef.checked_mul(1u128 << shift)
         };
-        out.push((l, c.ok_or("a reduction coefficient exceeds 128 bits")?));
+        out.push((
+            l,
+            c.ok_or_else(|| FieldError::compose("a reduction coefficient exceeds 128 bits"))?,
+        ));
         Ok(())
     }
 }
 
 /// `p = 2^k - c` with `c` split into taps (groups of set bits, split where 64 or more
 /// zero bits separate them), highest first; an error if a tap is wider than 64 bits.
-pub(crate) fn taps(p: &BigUint) -> Result<(u32, Vec<Tap>), String> {
+pub(crate) fn taps(p: &BigUint) -> Result<(u32, Vec<Tap>), FieldError> {
     let k = p.bits() as u32;
     let c = (BigUint::one() << k) - p;
     // Set bits of c, grouped.
@@ -145,10 +148,10 @@ pub(crate) fn taps(p: &BigUint) -> Result<(u32, Vec<Tap>), String> {
     let mut out = Vec::new();
     for (lo, hi) in groups.into_iter().rev() {
         if hi - lo >= 64 {
-            return Err(format!(
+            return Err(FieldError::compose(format!(
                 "c = 2^{k} - p has a {}-bit term, and taps of at most 64 bits are supported",
                 hi - lo + 1
-            ));
+            )));
         }
         let v = ((&c >> lo) & ((BigUint::one() << (hi - lo + 1)) - 1u32))
             .to_u64()
@@ -197,17 +200,19 @@ fn weight(k: u32, n: u32, i: u32) -> u32 {
 
 /// The representation with `n` limbs, if it works: every function generates without
 /// overflow and within its bounds.
-pub(crate) fn params(p: &BigUint, k: u32, taps: &[Tap], n: u32) -> Result<Params, String> {
+pub(crate) fn params(p: &BigUint, k: u32, taps: &[Tap], n: u32) -> Result<Params, FieldError> {
     if n == 0 || n > k {
-        return Err(format!("{n} limbs cannot hold {k} bits"));
+        return Err(FieldError::compose(format!(
+            "{n} limbs cannot hold {k} bits"
+        )));
     }
     let weights: Vec<u32> = (0..=n).map(|i| weight(k, n, i)).collect();
     let widths: Vec<u32> = weights.windows(2).map(|w| w[1] - w[0]).collect();
     if let Some(&w) = widths.iter().max() {
         if w > 62 {
-            return Err(format!(
+            return Err(FieldError::compose(format!(
                 "limbs of {w} bits leave no headroom: the loose bound 3·2^{w} does not fit a 64-bit word"
-            ));
+            )));
         }
     }
     let p_limbs = (0..n as usize)
@@ -235,9 +240,9 @@ pub(crate) fn generate(spec: &super::FieldSpec, op: FieldOp) -> Result<Function,
     let params = spec
         .solinas_params()
         .expect("a Solinas spec has parameters");
-    let b = emit(params, &spec.name, op).map_err(|message| FieldError::Internal {
+    let b = emit(params, &spec.name, op).map_err(|e| FieldError::Internal {
         function: spec.function_name(op),
-        message,
+        message: e.to_string(),
     })?;
     b.finish()
 }
@@ -268,11 +273,11 @@ pub(crate) struct Gen {
 
 impl Gen {
     /// A product, in 128 bits (Fiat's columns are `u128`).
-    pub fn mul(&mut self, x: B, y: B) -> Result<B, String> {
+    pub fn mul(&mut self, x: B, y: B) -> Result<B, FieldError> {
         let max = x
             .max
             .checked_mul(y.max)
-            .ok_or("a partial product exceeds 128 bits")?;
+            .ok_or_else(|| FieldError::compose("a partial product exceeds 128 bits"))?;
         Ok(B {
             o: self.b.op1(Op::Mul, &[x.o, y.o], Ty::U128),
             max,
@@ -290,7 +295,7 @@ impl Gen {
     }
 
     /// A sum, right-nested as Fiat writes it; `Err` if it could exceed 128 bits.
-    pub fn add(&mut self, xs: &[B]) -> Result<B, String> {
+    pub fn add(&mut self, xs: &[B]) -> Result<B, FieldError> {
         if xs.len() == 1 {
             return Ok(xs[0]);
         }
@@ -298,7 +303,7 @@ impl Gen {
         for x in xs {
             max = max
                 .checked_add(x.max)
-                .ok_or("a column sum exceeds 128 bits")?;
+                .ok_or_else(|| FieldError::compose("a column sum exceeds 128 bits"))?;
         }
         // Right-nested binary sums, `x0 + (x1 + (… + xn))`, as Fiat writes them: the
         // equivalence checker matches carry chains in the association the code has, and
@@ -317,7 +322,7 @@ impl Gen {
 }
 
 /// Builds `op`; `Err` says why the representation cannot do it.
-fn emit(p: &Params, prefix: &str, op: FieldOp) -> Result<Builder, String> {
+fn emit(p: &Params, prefix: &str, op: FieldOp) -> Result<Builder, FieldError> {
     let n = p.n as usize;
     let (tight, loose) = (p.tight(), p.loose());
     let arr = |name: &str, ub: &[u128]| Param::array(name, Ty::U64, ub);
@@ -355,9 +360,9 @@ fn emit(p: &Params, prefix: &str, op: FieldOp) -> Result<Builder, String> {
             for (i, (&limb, &bound)) in p.p_limbs.iter().zip(in_b.iter()).enumerate() {
                 let bal = 2 * limb;
                 if bal < bound {
-                    return Err(format!(
+                    return Err(FieldError::compose(format!(
                         "limb {i} of 2p ({bal:#x}) is below the tight bound {bound:#x}, so sub could go negative"
-                    ));
+                    )));
                 }
                 let minuend = if op == FieldOp::Sub {
                     g.add(&[
@@ -388,10 +393,10 @@ fn emit(p: &Params, prefix: &str, op: FieldOp) -> Result<Builder, String> {
     };
     for (i, x) in outs.iter().enumerate() {
         if x.max > out_b[i] {
-            return Err(format!(
+            return Err(FieldError::compose(format!(
                 "limb {i} of {fname}'s output may reach {:#x}, above its bound {:#x}",
                 x.max, out_b[i]
-            ));
+            )));
         }
     }
     for (i, x) in outs.into_iter().enumerate() {
@@ -407,7 +412,7 @@ pub(crate) fn carry_mul(
     p: &Params,
     square: bool,
     arg: &dyn Fn(u32, usize) -> B,
-) -> Result<Vec<B>, String> {
+) -> Result<Vec<B>, FieldError> {
     let n = p.n as usize;
     // The partial products in Fiat's associational order: (i, j) row by row, then
     // repeatedly `lo ++ taps × hi` until no weight reaches 2^k. Reduction paths stay
@@ -427,9 +432,9 @@ pub(crate) fn carry_mul(
         let (hi, mut lo): (Vec<_>, Vec<_>) = terms.into_iter().partition(|t| t.0 >= p.k);
         for tap in &p.taps {
             for &(e, i, j, c) in &hi {
-                let c = c
-                    .checked_mul(tap.v as u128)
-                    .ok_or("a reduction coefficient exceeds 128 bits")?;
+                let c = c.checked_mul(tap.v as u128).ok_or_else(|| {
+                    FieldError::compose("a reduction coefficient exceeds 128 bits")
+                })?;
                 lo.push((e - p.k + tap.e, i, j, c));
             }
         }
@@ -515,7 +520,7 @@ pub(crate) fn carry_mul(
 /// Fiat's carry chain on `limbs` (see [`Params::carry_chain`]): at each step a limb keeps
 /// its low `width` bits and passes the rest to the next limb, the top limb's to the
 /// taps' limbs. `Err` if a sum could exceed 128 bits.
-pub(crate) fn carry(g: &mut Gen, p: &Params, mut limbs: Vec<B>) -> Result<Vec<B>, String> {
+pub(crate) fn carry(g: &mut Gen, p: &Params, mut limbs: Vec<B>) -> Result<Vec<B>, FieldError> {
     let n = p.n as usize;
     // The carry reduction targets: a carry out of the top limb has weight 2^k.
     let mut top = Vec::new();
@@ -545,7 +550,7 @@ pub(crate) fn carry(g: &mut Gen, p: &Params, mut limbs: Vec<B>) -> Result<Vec<B>
                     let max = carry
                         .max
                         .checked_mul(kappa)
-                        .ok_or("a carry times c exceeds 128 bits")?;
+                        .ok_or_else(|| FieldError::compose("a carry times c exceeds 128 bits"))?;
                     B {
                         o: g.b.op1(
                             Op::Mul,
@@ -567,7 +572,7 @@ mod tests {
     use super::*;
     use crate::fields::parse_prime;
 
-    fn params_of(s: &str, n: u32) -> Result<Params, String> {
+    fn params_of(s: &str, n: u32) -> Result<Params, FieldError> {
         let p = parse_prime(s).unwrap();
         let (k, t) = taps(&p)?;
         params(&p, k, &t, n)
@@ -619,13 +624,13 @@ mod tests {
             assert_eq!(form(k, &t), *want);
         }
         let e = taps(&parse_prime("2^224 - 2^96 + 1").unwrap()).unwrap_err();
-        assert!(e.contains("has a 96-bit term"), "{e}");
+        assert!(e.to_string().contains("has a 96-bit term"), "{e}");
     }
 
     #[test]
     fn limb_counts_that_do_not_fit() {
         let e = params_of("2^255 - 19", 4).unwrap_err();
-        assert!(e.contains("64 bits leave no headroom"), "{e}");
+        assert!(e.to_string().contains("64 bits leave no headroom"), "{e}");
         // 2^521 - 1 in 8 limbs: 66-bit limbs.
         assert!(params_of("2^521 - 1", 8).is_err());
         assert_eq!(limbs_text(255, 4), "4 limbs of 64/63 bits");

@@ -474,15 +474,15 @@ impl FieldSpec {
 }
 
 fn solinas_exact(p: &BigUint, n: u32) -> Result<Params, FieldError> {
-    let (k, taps) = solinas::taps(p).map_err(|reason| FieldError::SolinasLimbs {
+    let (k, taps) = solinas::taps(p).map_err(|e| FieldError::SolinasLimbs {
         form: hex(p),
         limbs: format!("{n} limbs"),
-        reason,
+        reason: e.to_string(),
     })?;
-    solinas::params(p, k, &taps, n).map_err(|reason| FieldError::SolinasLimbs {
+    solinas::params(p, k, &taps, n).map_err(|e| FieldError::SolinasLimbs {
         form: solinas::form(k, &taps),
         limbs: solinas::limbs_text(k, n),
-        reason,
+        reason: e.to_string(),
     })
 }
 
@@ -491,11 +491,11 @@ fn solinas_search(p: &BigUint) -> Result<Params, FieldError> {
     let k = p.bits() as u32;
     let min = k.div_ceil(64);
     let max = 2 * min - 1;
-    let (k, taps) = solinas::taps(p).map_err(|reason| FieldError::NotSolinas {
+    let (k, taps) = solinas::taps(p).map_err(|e| FieldError::NotSolinas {
         form: hex(p),
         min,
         max,
-        reason,
+        reason: e.to_string(),
     })?;
     let mut last = String::new();
     for n in min..=max {
@@ -584,13 +584,13 @@ mod tests {
             ("2^61 - 1", &opts, "modulus 0x1fffffffffffffff is too small: 61 bits, at least 65 are required"),
             ("2^25 - 39", &opts, "is too small: 25 bits"),
             ("2^2000 - 1", &opts, "is too large: 2000 bits, at most 1024"),
-            ("2^255 - 21", &opts, "modulus 0x7fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffeb is not prime (use --allow-composite)"),
+            ("2^255 - 21", &opts, "modulus 0x7fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffeb is not prime (allow composite moduli to use it)"),
             ("2^255 - 19 + ", &opts, "invalid modulus `2^255 - 19 +`: column 13: expected a number or `(`, found the end"),
             ("curve25519", &limbs(4), "2^255 - 19 does not fit 4 limbs of 64/63 bits: limbs of 64 bits leave no headroom"),
             ("p521", &limbs(8), "2^521 - 1 does not fit 8 limbs of 66/65 bits"),
             ("p256", &solinas, "has no unsaturated Solinas representation with 4 to 7 limbs (c = 2^256 - p has a 128-bit term"),
             ("p256", &limbs(5), "does not fit 5 limbs"),
-            ("p256", &FieldOptions { repr: ReprChoice::Montgomery, limbs: Some(5), allow_composite: false }, "--limbs applies to the unsaturated Solinas representation; Montgomery uses 4 limbs"),
+            ("p256", &FieldOptions { repr: ReprChoice::Montgomery, limbs: Some(5), allow_composite: false }, "the limb count applies to the unsaturated Solinas representation; Montgomery uses 4 limbs"),
             ("2^255 - 19", &FieldOptions { limbs: Some(0), ..FieldOptions::default() }, "does not fit 0 limbs"),
         ];
         for (field, o, want) in cases {

@@ -27,7 +27,7 @@ use cryptopt_ir::func::{Op, Ty};
 use crate::fields::build::{Builder, Opnd};
 use crate::fields::montgomery::{self, k, Words, W};
 use crate::fields::saturated::{fold_constant, Sat};
-use crate::fields::{FieldSpec, Repr};
+use crate::fields::{FieldError, FieldSpec, Repr};
 
 use super::inline::{Inline, Stats};
 use super::Ops;
@@ -76,20 +76,20 @@ impl<'s> Full<'s> {
 impl Full<'_> {
     /// Every operation but the wide ones takes elements of the representation's words
     /// only: a wide value must be settled first.
-    fn reduced(&self, xs: &[&Vec<W>]) -> Result<(), String> {
+    fn reduced(&self, xs: &[&Vec<W>]) -> Result<(), FieldError> {
         match xs.iter().find(|x| x.len() != self.spec.limbs() as usize) {
-            Some(_) => Err("an unreduced (wide) element reached an operation that needs a field element: settle it first".into()),
+            Some(_) => Err(FieldError::compose("an unreduced (wide) element reached an operation that needs a field element: settle it first")),
             None => Ok(()),
         }
     }
 
     /// A wide result whose top word a fold can still take.
-    fn wide(&self, w: Vec<W>) -> Result<Vec<W>, String> {
+    fn wide(&self, w: Vec<W>) -> Result<Vec<W>, FieldError> {
         match w.last() {
-            Some(top) if top.max >= Sat::WIDE_TOP => Err(format!(
+            Some(top) if top.max >= Sat::WIDE_TOP => Err(FieldError::compose(format!(
                 "a wide value's top word may reach {}, too large to fold",
                 top.max
-            )),
+            ))),
             _ => Ok(w),
         }
     }
@@ -98,21 +98,21 @@ impl Full<'_> {
 impl Ops for Full<'_> {
     type Fe = Vec<W>;
 
-    fn add(&mut self, a: &Vec<W>, b: &Vec<W>) -> Result<Vec<W>, String> {
+    fn add(&mut self, a: &Vec<W>, b: &Vec<W>) -> Result<Vec<W>, FieldError> {
         self.reduced(&[a, b])?;
         Ok(match &self.arith {
             Arith::Montgomery(p) => montgomery::add(&mut self.g, p, a, b),
             Arith::Saturated(s) => s.add(&mut self.g, a, b),
         })
     }
-    fn sub(&mut self, a: &Vec<W>, b: &Vec<W>) -> Result<Vec<W>, String> {
+    fn sub(&mut self, a: &Vec<W>, b: &Vec<W>) -> Result<Vec<W>, FieldError> {
         self.reduced(&[a, b])?;
         Ok(match &self.arith {
             Arith::Montgomery(p) => montgomery::sub(&mut self.g, p, a, b),
             Arith::Saturated(s) => s.sub(&mut self.g, a, b),
         })
     }
-    fn mul(&mut self, a: &Vec<W>, b: &Vec<W>, square: bool) -> Result<Vec<W>, String> {
+    fn mul(&mut self, a: &Vec<W>, b: &Vec<W>, square: bool) -> Result<Vec<W>, FieldError> {
         self.reduced(&[a, b])?;
         self.stats.muls += 1;
         let b = if square { a } else { b };
@@ -122,7 +122,7 @@ impl Ops for Full<'_> {
             Arith::Saturated(s) => s.mul(&mut self.g, a, b),
         })
     }
-    fn mul_add(&mut self, [a, b, c, d]: [&Vec<W>; 4], minus: bool) -> Result<Vec<W>, String> {
+    fn mul_add(&mut self, [a, b, c, d]: [&Vec<W>; 4], minus: bool) -> Result<Vec<W>, FieldError> {
         let Arith::Montgomery(p) = &self.arith else {
             return super::two_products(self, [a, b, c, d], minus);
         };
@@ -140,7 +140,7 @@ impl Ops for Full<'_> {
         square: bool,
         c: u64,
         wide: bool,
-    ) -> Result<Vec<W>, String> {
+    ) -> Result<Vec<W>, FieldError> {
         self.reduced(&[a, b])?;
         let s = match &self.arith {
             Arith::Saturated(s) if s.scales(c) => s,
@@ -156,7 +156,7 @@ impl Ops for Full<'_> {
             Ok(s.settle(&mut self.g, &w))
         }
     }
-    fn add_lazy(&mut self, a: &Vec<W>, b: &Vec<W>) -> Result<Vec<W>, String> {
+    fn add_lazy(&mut self, a: &Vec<W>, b: &Vec<W>) -> Result<Vec<W>, FieldError> {
         match &self.arith {
             Arith::Saturated(s) => {
                 let w = s.add_wide(&mut self.g, a, b);
@@ -165,7 +165,7 @@ impl Ops for Full<'_> {
             Arith::Montgomery(_) => self.add(a, b),
         }
     }
-    fn sub_lazy(&mut self, a: &Vec<W>, b: &Vec<W>) -> Result<Vec<W>, String> {
+    fn sub_lazy(&mut self, a: &Vec<W>, b: &Vec<W>) -> Result<Vec<W>, FieldError> {
         match &self.arith {
             Arith::Saturated(s) => {
                 let w = s.sub_wide(&mut self.g, a, b);
@@ -174,16 +174,18 @@ impl Ops for Full<'_> {
             Arith::Montgomery(_) => self.sub(a, b),
         }
     }
-    fn settle(&mut self, a: &Vec<W>) -> Result<Vec<W>, String> {
+    fn settle(&mut self, a: &Vec<W>) -> Result<Vec<W>, FieldError> {
         Ok(match &self.arith {
             Arith::Saturated(s) => s.settle(&mut self.g, a),
             Arith::Montgomery(_) => a.clone(),
         })
     }
-    fn mul_small(&mut self, a: &Vec<W>, c: u64) -> Result<Vec<W>, String> {
+    fn mul_small(&mut self, a: &Vec<W>, c: u64) -> Result<Vec<W>, FieldError> {
         self.reduced(&[a])?;
         if c == 0 || c >= 1 << 32 {
-            return Err(format!("{c} is not a small constant (1 to 2^32 - 1)"));
+            return Err(FieldError::compose(format!(
+                "{c} is not a small constant (1 to 2^32 - 1)"
+            )));
         }
         self.stats.small_muls += 1;
         if let Arith::Saturated(s) = &self.arith {
@@ -232,7 +234,7 @@ impl Inline for Full<'_> {
             .collect()
     }
     /// Every result is already within the full words' bounds.
-    fn output(&mut self, x: &Vec<W>, _bounds: &[u128]) -> Result<Vec<Opnd>, String> {
+    fn output(&mut self, x: &Vec<W>, _bounds: &[u128]) -> Result<Vec<Opnd>, FieldError> {
         self.reduced(&[x])?;
         Ok(x.iter().map(|w| w.o).collect())
     }

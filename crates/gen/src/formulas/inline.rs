@@ -75,7 +75,7 @@ impl Body {
         }
     }
 
-    pub(crate) fn run<O: Ops>(self, u: &mut O, args: Vec<O::Fe>) -> Result<Vec<O::Fe>, String> {
+    pub(crate) fn run<O: Ops>(self, u: &mut O, args: Vec<O::Fe>) -> Result<Vec<O::Fe>, FieldError> {
         match self {
             Body::Formula(f) => f.run(u, args),
             Body::Scmul(c) => Ok(vec![u.mul_small(&args[0], c)?]),
@@ -88,7 +88,7 @@ pub(crate) trait Inline: Ops {
     /// The element at limb `at` of argument `param`, its limbs within `bounds`.
     fn arg(&self, param: u32, at: u32, bounds: &[u128]) -> Self::Fe;
     /// The operands that store `x` within `bounds` (carried first if it is not).
-    fn output(&mut self, x: &Self::Fe, bounds: &[u128]) -> Result<Vec<Opnd>, String>;
+    fn output(&mut self, x: &Self::Fe, bounds: &[u128]) -> Result<Vec<Opnd>, FieldError>;
     fn builder(&mut self) -> &mut Builder;
     fn finish(self) -> (Builder, Stats);
 }
@@ -131,7 +131,7 @@ pub(crate) fn inline(
         Repr::Solinas { .. } => emit(Unsat::new(b, spec, swap), body, &in_b, &out_b),
         Repr::Montgomery | Repr::Saturated => emit(Full::new(b, spec, swap), body, &in_b, &out_b),
     }
-    .map_err(internal)?;
+    .map_err(|e| internal(e.to_string()))?;
     Ok((b.finish()?, stats))
 }
 
@@ -140,7 +140,7 @@ fn emit<O: Inline>(
     body: Body,
     in_b: &[u128],
     out_b: &[u128],
-) -> Result<(Builder, Stats), String> {
+) -> Result<(Builder, Stats), FieldError> {
     let (ins, outs_at) = body.params();
     let limbs = in_b.len() as u32;
     let mut args = Vec::new();

@@ -37,6 +37,7 @@
 //! emitted is the doubled point's first coordinate.
 
 use super::Ops;
+use crate::fields::FieldError;
 
 /// `(1 : A²/B² : A²/C² : A²/D²)` scaled to integers (the paper's §2.6).
 pub(crate) const C1: [i64; 4] = [-833, 2499, 1617, 561];
@@ -62,7 +63,7 @@ fn add_signed<O: Ops>(
     x: &Signed<O::Fe>,
     y: &Signed<O::Fe>,
     wide: bool,
-) -> Result<Signed<O::Fe>, String> {
+) -> Result<Signed<O::Fe>, FieldError> {
     let add = |u: &mut O, a: &O::Fe, b: &O::Fe| if wide { u.add_lazy(a, b) } else { u.add(a, b) };
     let sub = |u: &mut O, a: &O::Fe, b: &O::Fe| if wide { u.sub_lazy(a, b) } else { u.sub(a, b) };
     Ok(match (x.neg, y.neg) {
@@ -92,7 +93,7 @@ fn hadamard_signed<O: Ops>(
     u: &mut O,
     x: &[Signed<O::Fe>; 4],
     wide: bool,
-) -> Result<[Signed<O::Fe>; 4], String> {
+) -> Result<[Signed<O::Fe>; 4], FieldError> {
     let t1 = add_signed(u, &x[0], &x[1], wide)?;
     let t2 = add_signed(u, &x[2], &x[3], wide)?;
     let t3 = add_signed(u, &x[0], &negated(&x[1]), wide)?;
@@ -106,7 +107,7 @@ fn hadamard_signed<O: Ops>(
     if !wide {
         return Ok(h);
     }
-    let settle = |u: &mut O, h: &Signed<O::Fe>| -> Result<Signed<O::Fe>, String> {
+    let settle = |u: &mut O, h: &Signed<O::Fe>| -> Result<Signed<O::Fe>, FieldError> {
         Ok(Signed {
             v: u.settle(&h.v)?,
             neg: h.neg,
@@ -130,8 +131,8 @@ fn scaled_products<O: Ops>(
     y: Option<&[Signed<O::Fe>; 4]>,
     c: [i64; 4],
     wide: bool,
-) -> Result<[Signed<O::Fe>; 4], String> {
-    let one = |u: &mut O, i: usize| -> Result<Signed<O::Fe>, String> {
+) -> Result<[Signed<O::Fe>; 4], FieldError> {
+    let one = |u: &mut O, i: usize| -> Result<Signed<O::Fe>, FieldError> {
         let (v, neg) = match y {
             Some(y) => (
                 u.mul_scaled(&x[i].v, &y[i].v, false, c[i].unsigned_abs(), wide)?,
@@ -151,13 +152,13 @@ fn scaled_products<O: Ops>(
 }
 
 /// Coordinate-wise squares (the signs drop out).
-fn squares<O: Ops>(u: &mut O, x: &[Signed<O::Fe>; 4]) -> Result<[Signed<O::Fe>; 4], String> {
-    let one = |u: &mut O, i: usize| Ok::<_, String>(pos(u.mul(&x[i].v, &x[i].v, true)?));
+fn squares<O: Ops>(u: &mut O, x: &[Signed<O::Fe>; 4]) -> Result<[Signed<O::Fe>; 4], FieldError> {
+    let one = |u: &mut O, i: usize| Ok::<_, FieldError>(pos(u.mul(&x[i].v, &x[i].v, true)?));
     Ok([one(u, 0)?, one(u, 1)?, one(u, 2)?, one(u, 3)?])
 }
 
 /// The element's value: `v`, or `0 − v` when it is held negated.
-fn value<O: Ops>(u: &mut O, x: &Signed<O::Fe>) -> Result<O::Fe, String> {
+fn value<O: Ops>(u: &mut O, x: &Signed<O::Fe>) -> Result<O::Fe, FieldError> {
     if x.neg {
         let zero = u.constant(&0u32.into());
         u.sub(&zero, &x.v)
@@ -167,7 +168,7 @@ fn value<O: Ops>(u: &mut O, x: &Signed<O::Fe>) -> Result<O::Fe, String> {
 }
 
 /// `H(x, y, z, t)` of four field elements.
-pub(crate) fn hadamard<O: Ops>(u: &mut O, x: [O::Fe; 4]) -> Result<[O::Fe; 4], String> {
+pub(crate) fn hadamard<O: Ops>(u: &mut O, x: [O::Fe; 4]) -> Result<[O::Fe; 4], FieldError> {
     let h = hadamard_signed(u, &x.map(pos), false)?;
     Ok([
         value(u, &h[0])?,
@@ -178,7 +179,11 @@ pub(crate) fn hadamard<O: Ops>(u: &mut O, x: [O::Fe; 4]) -> Result<[O::Fe; 4], S
 }
 
 /// `n` ladder steps, step `k` by swap bit `k` (the first bit is the scalar's higher).
-pub(crate) fn steps<O: Ops>(u: &mut O, args: [O::Fe; 11], n: usize) -> Result<[O::Fe; 8], String> {
+pub(crate) fn steps<O: Ops>(
+    u: &mut O,
+    args: [O::Fe; 11],
+    n: usize,
+) -> Result<[O::Fe; 8], FieldError> {
     let [x2, y2, z2, t2, x3, y3, z3, t3, d1, d2, d3] = args;
     let mut r = [x2, y2, z2, t2, x3, y3, z3, t3];
     for k in 0..n {
@@ -195,7 +200,7 @@ pub(crate) fn steps<O: Ops>(u: &mut O, args: [O::Fe; 11], n: usize) -> Result<[O
 /// The ladder step over any implementation of the field operations: elements
 /// `[R0 (4), R1 (4), x1/y1, x1/z1, x1/t1]` to `[R0' (4), R1' (4)]`, the swap being the
 /// implementation's own.
-pub(crate) fn step<O: Ops>(u: &mut O, args: [O::Fe; 11]) -> Result<[O::Fe; 8], String> {
+pub(crate) fn step<O: Ops>(u: &mut O, args: [O::Fe; 11]) -> Result<[O::Fe; 8], FieldError> {
     let [x2, y2, z2, t2, x3, y3, z3, t3, d1, d2, d3] = args;
     let a = hadamard_signed(u, &[x2, y2, z2, t2].map(pos), false)?;
     let b = hadamard_signed(u, &[x3, y3, z3, t3].map(pos), false)?;
@@ -206,7 +211,9 @@ pub(crate) fn step<O: Ops>(u: &mut O, args: [O::Fe; 11]) -> Result<[O::Fe; 8], S
     for i in 0..4 {
         d.push(pos(u.cswap(&a[i].v, &b[i].v).0));
     }
-    let d: [Signed<O::Fe>; 4] = d.try_into().map_err(|_| "four coordinates")?;
+    let d: [Signed<O::Fe>; 4] = d
+        .try_into()
+        .map_err(|_| FieldError::compose("four coordinates"))?;
     let v = scaled_products(u, &d, None, C1, true)?;
     let v = hadamard_signed(u, &v, true)?;
     let uu = hadamard_signed(u, &uu, true)?;
@@ -232,5 +239,6 @@ pub(crate) fn step<O: Ops>(u: &mut O, args: [O::Fe; 11]) -> Result<[O::Fe; 8], S
         out1.push(r1);
     }
     out0.extend(out1);
-    out0.try_into().map_err(|_| "eight coordinates".into())
+    out0.try_into()
+        .map_err(|_| FieldError::compose("eight coordinates"))
 }

@@ -68,7 +68,7 @@ struct Lanes {
 impl Lanes {
     /// One round of parallel carries: limb k keeps its low 51 bits and gets limb k−1's
     /// carry; limb 0 gets 19 times limb 4's (a multiply-add: the carry is below 2^13).
-    fn carry(&mut self, x: Fe4) -> Result<Fe4, String> {
+    fn carry(&mut self, x: Fe4) -> Result<Fe4, FieldError> {
         let mut c = [self.zero; N];
         let mut m = [self.zero; N];
         for k in 0..N {
@@ -86,7 +86,7 @@ impl Lanes {
     }
 
     /// Lane by lane `a + b` (`a − b + 4p` with `minus` where `minus[lane]`), carried.
-    fn add_sub(&mut self, a: Fe4, b: Fe4, minus: [bool; 4]) -> Result<Fe4, String> {
+    fn add_sub(&mut self, a: Fe4, b: Fe4, minus: [bool; 4]) -> Result<Fe4, FieldError> {
         let mut r = [self.zero; N];
         for k in 0..N {
             let neg = self.b.sub(self.four_p[k], b[k])?;
@@ -99,7 +99,7 @@ impl Lanes {
     /// The four lanes' products, limbs below 2^52 again.
     /// Column by column (product scanning), column k beside column k + 5 and folded
     /// into it at once, so that few sums are live at a time: the search's first order.
-    fn mul(&mut self, a: Fe4, b: Fe4) -> Result<Fe4, String> {
+    fn mul(&mut self, a: Fe4, b: Fe4) -> Result<Fe4, FieldError> {
         let mut r = [self.zero; N];
         for (k, rk) in r.iter_mut().enumerate() {
             let low = self.product_column(a, b, k)?;
@@ -113,7 +113,7 @@ impl Lanes {
 
     /// Column `k` of the product: the low halves of the `a[i]·b[j]` with `i + j = k`
     /// plus twice the high halves of those with `i + j = k − 1`.
-    fn product_column(&mut self, a: Fe4, b: Fe4, k: usize) -> Result<VVal, String> {
+    fn product_column(&mut self, a: Fe4, b: Fe4, k: usize) -> Result<VVal, FieldError> {
         let mut lo = None;
         let mut hi = None;
         for (i, &ai) in a.iter().enumerate() {
@@ -130,7 +130,7 @@ impl Lanes {
     }
 
     /// A column's value: its low halves plus twice its high halves.
-    fn column(&mut self, lo: Option<VVal>, hi: Option<VVal>) -> Result<VVal, String> {
+    fn column(&mut self, lo: Option<VVal>, hi: Option<VVal>) -> Result<VVal, FieldError> {
         Ok(match (lo, hi) {
             (Some(l), Some(h)) => {
                 let h2 = self.b.add(h, h)?;
@@ -143,7 +143,7 @@ impl Lanes {
     }
 
     /// The four lanes times the one-limb constants `k` (below 2^52), carried.
-    fn mul_small(&mut self, a: Fe4, k: VVal) -> Result<Fe4, String> {
+    fn mul_small(&mut self, a: Fe4, k: VVal) -> Result<Fe4, FieldError> {
         let mut r = [self.zero; N];
         let mut carry_in = None;
         for i in 0..N {
@@ -158,7 +158,7 @@ impl Lanes {
         self.carry(r)
     }
 
-    fn permute(&mut self, a: Fe4, sel: [u8; 4]) -> Result<Fe4, String> {
+    fn permute(&mut self, a: Fe4, sel: [u8; 4]) -> Result<Fe4, FieldError> {
         let mut r = [self.zero; N];
         for k in 0..N {
             r[k] = self.b.permute(a[k], sel)?;
@@ -178,14 +178,14 @@ pub fn generate(formula: Formula, spec: &FieldSpec) -> Result<VFunction, FieldEr
     if formula != Formula::X25519Ladderstep || spec.p != p25519 || spec.limbs() != N as u32 {
         return Err(FieldError::FormulaRepr {
             formula: formula.name(),
-            repr: "--repr ifma".to_string(),
-            supported: "--repr ifma with --formula x25519-ladderstep --field curve25519 only",
+            repr: "the ifma representation".to_string(),
+            supported: "the ifma representation with the formula x25519-ladderstep over the field curve25519 only",
         });
     }
     let name = format!("fiat_{}_ladderstep_ifma", spec.prefix());
-    x25519_ladderstep(&name).map_err(|message| FieldError::Internal {
+    x25519_ladderstep(&name).map_err(|e| FieldError::Internal {
         function: name,
-        message,
+        message: e.to_string(),
     })
 }
 
@@ -194,7 +194,7 @@ pub fn generate(formula: Formula, spec: &FieldSpec) -> Result<VFunction, FieldEr
 /// the swap bit, x1, x2, z2, x3, z3. Every limb in is at most [`LIMB_MAX`] (the 5×51
 /// step's input bounds are below it); every limb out is below 2^51 + 19: steps chain,
 /// and the 5×51 multiplication takes the result (its loose bounds).
-pub fn x25519_ladderstep(name: &str) -> Result<VFunction, String> {
+pub fn x25519_ladderstep(name: &str) -> Result<VFunction, FieldError> {
     let limbs = || vec![LIMB_MAX; N];
     let mut params = vec![Param::scalar("arg1", Ty::U1, 1)];
     for k in 2..=6 {
@@ -267,7 +267,7 @@ pub fn x25519_ladderstep(name: &str) -> Result<VFunction, String> {
     // Within the inputs' bounds, so that steps chain, and within the 5×51
     // multiplication's (loose bounds), so that the inversion after the ladder takes it.
     let loose = crate::fields::preset("curve25519")
-        .ok_or("no curve25519 preset")?
+        .ok_or_else(|| FieldError::compose("no curve25519 preset"))?
         .loose_bounds();
     for r in &f.returns {
         if let Some((u, l)) = r
@@ -276,10 +276,10 @@ pub fn x25519_ladderstep(name: &str) -> Result<VFunction, String> {
             .zip(&loose)
             .find(|&(u, l)| *u > LIMB_MAX.min(*l))
         {
-            return Err(format!(
+            return Err(FieldError::compose(format!(
                 "an output limb may reach {u:#x}, above {:#x}",
                 LIMB_MAX.min(*l)
-            ));
+            )));
         }
     }
     Ok(f)

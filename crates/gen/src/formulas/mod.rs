@@ -54,17 +54,21 @@ pub use driver::{library, scmul, Library};
 pub(crate) trait Ops {
     /// A field element.
     type Fe: Clone;
-    fn add(&mut self, a: &Self::Fe, b: &Self::Fe) -> Result<Self::Fe, String>;
-    fn sub(&mut self, a: &Self::Fe, b: &Self::Fe) -> Result<Self::Fe, String>;
+    fn add(&mut self, a: &Self::Fe, b: &Self::Fe) -> Result<Self::Fe, FieldError>;
+    fn sub(&mut self, a: &Self::Fe, b: &Self::Fe) -> Result<Self::Fe, FieldError>;
     /// `a·b`, or `a²` with `square` (`b` is then `a`).
-    fn mul(&mut self, a: &Self::Fe, b: &Self::Fe, square: bool) -> Result<Self::Fe, String>;
+    fn mul(&mut self, a: &Self::Fe, b: &Self::Fe, square: bool) -> Result<Self::Fe, FieldError>;
     /// `a·b + c·d`, or `a·b − c·d` with `minus`: two products and their sum, unless the
     /// representation can share one reduction between the products (Montgomery's).
-    fn mul_add(&mut self, [a, b, c, d]: [&Self::Fe; 4], minus: bool) -> Result<Self::Fe, String> {
+    fn mul_add(
+        &mut self,
+        [a, b, c, d]: [&Self::Fe; 4],
+        minus: bool,
+    ) -> Result<Self::Fe, FieldError> {
         two_products(self, [a, b, c, d], minus)
     }
     /// `c·a` for a small constant `c`.
-    fn mul_small(&mut self, a: &Self::Fe, c: u64) -> Result<Self::Fe, String>;
+    fn mul_small(&mut self, a: &Self::Fe, c: u64) -> Result<Self::Fe, FieldError>;
     /// `c·a·b` (or `c·a²`) for a small constant `c`: the product and then the
     /// multiplication by `c`, unless the representation can do both with one reduction
     /// (saturated Solinas: `c·lo + c·2^(64n)·hi` of the unreduced product). With `wide`
@@ -78,20 +82,20 @@ pub(crate) trait Ops {
         square: bool,
         c: u64,
         _wide: bool,
-    ) -> Result<Self::Fe, String> {
+    ) -> Result<Self::Fe, FieldError> {
         product_then_small(self, a, b, square, c)
     }
     /// `a + b` of elements that may be unreduced, itself unreduced (default: `add`).
-    fn add_lazy(&mut self, a: &Self::Fe, b: &Self::Fe) -> Result<Self::Fe, String> {
+    fn add_lazy(&mut self, a: &Self::Fe, b: &Self::Fe) -> Result<Self::Fe, FieldError> {
         self.add(a, b)
     }
     /// `a − b` of elements that may be unreduced, itself unreduced (default: `sub`).
-    fn sub_lazy(&mut self, a: &Self::Fe, b: &Self::Fe) -> Result<Self::Fe, String> {
+    fn sub_lazy(&mut self, a: &Self::Fe, b: &Self::Fe) -> Result<Self::Fe, FieldError> {
         self.sub(a, b)
     }
     /// An unreduced element as a field element that every operation takes (default:
     /// the element, which is one already).
-    fn settle(&mut self, a: &Self::Fe) -> Result<Self::Fe, String> {
+    fn settle(&mut self, a: &Self::Fe) -> Result<Self::Fe, FieldError> {
         Ok(a.clone())
     }
     /// The field element `c` (in the representation's own form: Montgomery's `c·R`).
@@ -111,7 +115,7 @@ pub(crate) fn product_then_small<O: Ops + ?Sized>(
     b: &O::Fe,
     square: bool,
     c: u64,
-) -> Result<O::Fe, String> {
+) -> Result<O::Fe, FieldError> {
     let x = u.mul(a, b, square)?;
     u.mul_small(&x, c)
 }
@@ -122,7 +126,7 @@ pub(crate) fn two_products<O: Ops + ?Sized>(
     u: &mut O,
     [a, b, c, d]: [&O::Fe; 4],
     minus: bool,
-) -> Result<O::Fe, String> {
+) -> Result<O::Fe, FieldError> {
     let x = u.mul(a, b, false)?;
     let y = u.mul(c, d, false)?;
     if minus {
@@ -383,7 +387,7 @@ impl Formula {
     /// The formula over any implementation of the field operations, its operations in
     /// the order of [`schedule`]: the elements in, the elements out (the inline
     /// function's order).
-    pub(crate) fn run<O: Ops>(self, u: &mut O, args: Vec<O::Fe>) -> Result<Vec<O::Fe>, String> {
+    pub(crate) fn run<O: Ops>(self, u: &mut O, args: Vec<O::Fe>) -> Result<Vec<O::Fe>, FieldError> {
         let mut r = schedule::Recorder::default();
         let ids = r.args(args.len());
         let outs = self.text(&mut r, ids)?;
@@ -393,14 +397,18 @@ impl Formula {
     /// The formula's text over any implementation of the field operations, in the
     /// text's order (the C driver's): the one place that says which algorithm a formula
     /// is.
-    pub(crate) fn text<O: Ops>(self, u: &mut O, args: Vec<O::Fe>) -> Result<Vec<O::Fe>, String> {
+    pub(crate) fn text<O: Ops>(
+        self,
+        u: &mut O,
+        args: Vec<O::Fe>,
+    ) -> Result<Vec<O::Fe>, FieldError> {
         let n = args.len();
         let wrong = || {
-            format!(
+            FieldError::compose(format!(
                 "{} takes {} elements, not {n}",
                 self.name(),
                 self.elements_in()
-            )
+            ))
         };
         let b = || {
             self.curve()
@@ -501,9 +509,9 @@ pub fn generate(formula: Formula, spec: &FieldSpec) -> Result<(Function, Stats),
             formula: formula.name(),
             repr: spec.representation(),
             supported: if solinas {
-                "--repr solinas (unsaturated limbs) or --repr saturated"
+                "the solinas representation (unsaturated limbs) or the saturated one"
             } else {
-                "--repr montgomery (saturated limbs)"
+                "the montgomery representation (saturated limbs)"
             },
         });
     }

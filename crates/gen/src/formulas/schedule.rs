@@ -22,6 +22,7 @@
 use num_bigint::BigUint;
 
 use super::Ops;
+use crate::fields::FieldError;
 
 /// A recorded field element: the index of the node that made it.
 pub(crate) type Id = usize;
@@ -153,7 +154,7 @@ impl Recorder {
         u: &mut O,
         args: Vec<O::Fe>,
         outs: &[Id],
-    ) -> Result<Vec<O::Fe>, String> {
+    ) -> Result<Vec<O::Fe>, FieldError> {
         let mut args: Vec<Option<O::Fe>> = args.into_iter().map(Some).collect();
         let mut val: Vec<Option<O::Fe>> = vec![None; self.nodes.len()];
         for k in self.schedule() {
@@ -193,19 +194,19 @@ impl Recorder {
 
 impl Ops for Recorder {
     type Fe = Id;
-    fn add(&mut self, a: &Id, b: &Id) -> Result<Id, String> {
+    fn add(&mut self, a: &Id, b: &Id) -> Result<Id, FieldError> {
         Ok(self.push(Node::Add(*a, *b)))
     }
-    fn sub(&mut self, a: &Id, b: &Id) -> Result<Id, String> {
+    fn sub(&mut self, a: &Id, b: &Id) -> Result<Id, FieldError> {
         Ok(self.push(Node::Sub(*a, *b)))
     }
-    fn mul(&mut self, a: &Id, b: &Id, square: bool) -> Result<Id, String> {
+    fn mul(&mut self, a: &Id, b: &Id, square: bool) -> Result<Id, FieldError> {
         Ok(self.push(Node::Mul(*a, *b, square)))
     }
-    fn mul_add(&mut self, [a, b, c, d]: [&Id; 4], minus: bool) -> Result<Id, String> {
+    fn mul_add(&mut self, [a, b, c, d]: [&Id; 4], minus: bool) -> Result<Id, FieldError> {
         Ok(self.push(Node::MulAdd([*a, *b, *c, *d], minus)))
     }
-    fn mul_small(&mut self, a: &Id, c: u64) -> Result<Id, String> {
+    fn mul_small(&mut self, a: &Id, c: u64) -> Result<Id, FieldError> {
         Ok(self.push(Node::MulSmall(*a, c)))
     }
     fn mul_scaled(
@@ -215,16 +216,16 @@ impl Ops for Recorder {
         square: bool,
         c: u64,
         wide: bool,
-    ) -> Result<Id, String> {
+    ) -> Result<Id, FieldError> {
         Ok(self.push(Node::MulScaled(*a, *b, square, c, wide)))
     }
-    fn add_lazy(&mut self, a: &Id, b: &Id) -> Result<Id, String> {
+    fn add_lazy(&mut self, a: &Id, b: &Id) -> Result<Id, FieldError> {
         Ok(self.push(Node::AddLazy(*a, *b)))
     }
-    fn sub_lazy(&mut self, a: &Id, b: &Id) -> Result<Id, String> {
+    fn sub_lazy(&mut self, a: &Id, b: &Id) -> Result<Id, FieldError> {
         Ok(self.push(Node::SubLazy(*a, *b)))
     }
-    fn settle(&mut self, a: &Id) -> Result<Id, String> {
+    fn settle(&mut self, a: &Id) -> Result<Id, FieldError> {
         Ok(self.push(Node::Settle(*a)))
     }
     fn constant(&mut self, c: &BigUint) -> Id {

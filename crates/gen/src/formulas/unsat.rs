@@ -26,7 +26,7 @@ use cryptopt_ir::func::{Op, Ty};
 
 use crate::fields::build::{Builder, Opnd};
 use crate::fields::solinas::{self, ty_for, Gen, Params, B};
-use crate::fields::FieldSpec;
+use crate::fields::{FieldError, FieldSpec};
 
 use super::inline::{Inline, Stats};
 use super::Ops;
@@ -61,13 +61,13 @@ impl<'s> Unsat<'s> {
 }
 
 impl Unsat<'_> {
-    fn carry(&mut self, a: &Fe) -> Result<Fe, String> {
+    fn carry(&mut self, a: &Fe) -> Result<Fe, FieldError> {
         self.stats.extra_carries += 1;
         solinas::carry(&mut self.g, self.p, a.clone())
     }
 
     /// Carries `a` if any limb is above `bounds`.
-    fn within(&mut self, a: &Fe, bounds: &[u128]) -> Result<Fe, String> {
+    fn within(&mut self, a: &Fe, bounds: &[u128]) -> Result<Fe, FieldError> {
         if a.iter().zip(bounds).all(|(x, &b)| x.max <= b) {
             return Ok(a.clone());
         }
@@ -75,7 +75,9 @@ impl Unsat<'_> {
         if c.iter().zip(bounds).all(|(x, &b)| x.max <= b) {
             Ok(c)
         } else {
-            Err("a carried element is still above the bounds asked for".into())
+            Err(FieldError::compose(
+                "a carried element is still above the bounds asked for",
+            ))
         }
     }
 
@@ -92,7 +94,7 @@ impl Unsat<'_> {
         m(a) >= m(b)
     }
 
-    fn sub_with(&mut self, a: &Fe, b: &Fe, bal: &[u128]) -> Result<Fe, String> {
+    fn sub_with(&mut self, a: &Fe, b: &Fe, bal: &[u128]) -> Result<Fe, FieldError> {
         let mut out = Vec::with_capacity(a.len());
         for i in 0..a.len() {
             let hi = self.g.add(&[
@@ -114,7 +116,7 @@ impl Unsat<'_> {
 impl Ops for Unsat<'_> {
     type Fe = Fe;
 
-    fn add(&mut self, a: &Fe, b: &Fe) -> Result<Fe, String> {
+    fn add(&mut self, a: &Fe, b: &Fe) -> Result<Fe, FieldError> {
         let (mut a, mut b) = (a.clone(), b.clone());
         while !Self::fits64(&a, &b) {
             if Self::looser(&a, &b) {
@@ -129,7 +131,7 @@ impl Ops for Unsat<'_> {
             .collect()
     }
     /// `a - b` as `a + m·p - b` with limbs that cannot go negative.
-    fn sub(&mut self, a: &Fe, b: &Fe) -> Result<Fe, String> {
+    fn sub(&mut self, a: &Fe, b: &Fe) -> Result<Fe, FieldError> {
         let (mut a, mut b) = (a.clone(), b.clone());
         for _ in 0..4 {
             let mut m = 2u128;
@@ -151,10 +153,12 @@ impl Ops for Unsat<'_> {
                 a = self.carry(&a)?;
             }
         }
-        Err("no multiple of p balances this subtraction".into())
+        Err(FieldError::compose(
+            "no multiple of p balances this subtraction",
+        ))
     }
     /// `a·b` (`square`: `a²`, `b` ignored), reduced by the carry chain.
-    fn mul(&mut self, a: &Fe, b: &Fe, square: bool) -> Result<Fe, String> {
+    fn mul(&mut self, a: &Fe, b: &Fe, square: bool) -> Result<Fe, FieldError> {
         let (mut a, mut b) = (a.clone(), b.clone());
         for _ in 0..3 {
             let mark = self.g.b.mark();
@@ -175,16 +179,18 @@ impl Ops for Unsat<'_> {
                 }
             }
         }
-        Err("a product does not fit 128 bits even with reduced operands".into())
+        Err(FieldError::compose(
+            "a product does not fit 128 bits even with reduced operands",
+        ))
     }
     /// `c·a` for a small constant `c`, reduced by the carry chain.
-    fn mul_small(&mut self, a: &Fe, c: u64) -> Result<Fe, String> {
+    fn mul_small(&mut self, a: &Fe, c: u64) -> Result<Fe, FieldError> {
         let mut limbs = Vec::with_capacity(a.len());
         for x in a {
             let max = x
                 .max
                 .checked_mul(c as u128)
-                .ok_or("a small multiple exceeds 128 bits")?;
+                .ok_or_else(|| FieldError::compose("a small multiple exceeds 128 bits"))?;
             limbs.push(B {
                 o: self.g.b.op1(
                     Op::Mul,
@@ -242,7 +248,7 @@ impl Inline for Unsat<'_> {
             .collect()
     }
     /// `x` carried if any limb is above `bounds`.
-    fn output(&mut self, x: &Fe, bounds: &[u128]) -> Result<Vec<Opnd>, String> {
+    fn output(&mut self, x: &Fe, bounds: &[u128]) -> Result<Vec<Opnd>, FieldError> {
         Ok(self.within(x, bounds)?.iter().map(|l| l.o).collect())
     }
     fn builder(&mut self) -> &mut Builder {

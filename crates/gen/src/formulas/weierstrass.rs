@@ -33,6 +33,7 @@
 use num_bigint::BigUint;
 
 use super::Ops;
+use crate::fields::FieldError;
 
 /// Lines 1–18 of Algorithms 4 and 7 (the same in both): `t0 = X1·X2`, `t1 = Y1·Y2`,
 /// `t2 = Z1·Z2`, and the cross terms `t3 = X1·Y2 + X2·Y1`, `t4 = Y1·Z2 + Y2·Z1`,
@@ -40,7 +41,7 @@ use super::Ops;
 fn cross_products<O: Ops>(
     u: &mut O,
     [x1, y1, z1, x2, y2, z2]: [O::Fe; 6],
-) -> Result<[O::Fe; 6], String> {
+) -> Result<[O::Fe; 6], FieldError> {
     let t0 = u.mul(&x1, &x2, false)?; // 1. t0 = X1·X2
     let t1 = u.mul(&y1, &y2, false)?; // 2. t1 = Y1·Y2
     let t2 = u.mul(&z1, &z2, false)?; // 3. t2 = Z1·Z2
@@ -67,7 +68,7 @@ pub(crate) fn add_a_minus3<O: Ops>(
     u: &mut O,
     b: &BigUint,
     [x1, y1, z1, x2, y2, z2]: [O::Fe; 6],
-) -> Result<[O::Fe; 3], String> {
+) -> Result<[O::Fe; 3], FieldError> {
     let b = u.constant(b);
     let [t0, t1, t2, t3, t4, y3] = cross_products(u, [x1, y1, z1, x2, y2, z2])?;
     let z3 = u.mul(&b, &t2, false)?; // 19. Z3 = b·t2
@@ -99,7 +100,7 @@ pub(crate) fn double_a_minus3<O: Ops>(
     u: &mut O,
     b: &BigUint,
     [x, y, z]: [O::Fe; 3],
-) -> Result<[O::Fe; 3], String> {
+) -> Result<[O::Fe; 3], FieldError> {
     let b = u.constant(b);
     let t0 = u.mul(&x, &x, true)?; // 1. t0 = X·X
     let t1 = u.mul(&y, &y, true)?; // 2. t1 = Y·Y
@@ -142,7 +143,7 @@ pub(crate) fn add_a0<O: Ops>(
     u: &mut O,
     b3: u64,
     [x1, y1, z1, x2, y2, z2]: [O::Fe; 6],
-) -> Result<[O::Fe; 3], String> {
+) -> Result<[O::Fe; 3], FieldError> {
     let [t0, t1, t2, t3, t4, y3] = cross_products(u, [x1, y1, z1, x2, y2, z2])?;
     let x3 = u.add(&t0, &t0)?; // 19. X3 = t0+t0
     let t0 = u.add(&x3, &t0)?; // 20. t0 = X3+t0
@@ -163,7 +164,7 @@ pub(crate) fn double_a0<O: Ops>(
     u: &mut O,
     b3: u64,
     [x, y, z]: [O::Fe; 3],
-) -> Result<[O::Fe; 3], String> {
+) -> Result<[O::Fe; 3], FieldError> {
     let t0 = u.mul(&y, &y, true)?; // 1. t0 = Y·Y
     let z3 = u.add(&t0, &t0)?; // 2. Z3 = t0+t0
     let z3 = u.add(&z3, &z3)?; // 3. Z3 = Z3+Z3
@@ -194,7 +195,7 @@ pub(crate) fn double_jacobian<O: Ops>(
     a_minus3: bool,
     inputs: Inputs,
     [x, y, z]: [O::Fe; 3],
-) -> Result<[O::Fe; 3], String> {
+) -> Result<[O::Fe; 3], FieldError> {
     let delta = if a_minus3 {
         Some(u.mul(&z, &z, true)?) // delta = Z²
     } else {
@@ -215,7 +216,7 @@ pub(crate) fn double_projective_to_jacobian<O: Ops>(
     u: &mut O,
     a_minus3: bool,
     [x, y, z]: [O::Fe; 3],
-) -> Result<[O::Fe; 3], String> {
+) -> Result<[O::Fe; 3], FieldError> {
     let t = slope(u, &x, a_minus3.then_some(&z))?;
     let yz = u.mul(&y, &z, false)?;
     let g = u.mul(&y, &yz, false)?; // Y²·Z
@@ -224,7 +225,7 @@ pub(crate) fn double_projective_to_jacobian<O: Ops>(
 
 /// The doublings' `t` (the slope's numerator over 3): (X−w)·(X+w) for a = −3 (`w` is δ
 /// or Z), X² for a = 0 (no `w`).
-fn slope<O: Ops>(u: &mut O, x: &O::Fe, w: Option<&O::Fe>) -> Result<O::Fe, String> {
+fn slope<O: Ops>(u: &mut O, x: &O::Fe, w: Option<&O::Fe>) -> Result<O::Fe, FieldError> {
     match w {
         Some(w) => {
             let xm = u.sub(x, w)?;
@@ -247,7 +248,7 @@ fn jacobian_tail<O: Ops>(
     g: &O::Fe,
     yz: YZ<'_, O::Fe>,
     inputs: Inputs,
-) -> Result<[O::Fe; 3], String> {
+) -> Result<[O::Fe; 3], FieldError> {
     let alpha = u.add(t, t)?;
     let alpha = u.add(&alpha, t)?; // alpha = 3t
     let g2 = u.add(g, g)?;
@@ -303,7 +304,7 @@ pub(crate) fn double5<O: Ops>(
     u: &mut O,
     a_minus3: bool,
     p: [O::Fe; 3],
-) -> Result<[O::Fe; 3], String> {
+) -> Result<[O::Fe; 3], FieldError> {
     let zero = u.constant(&BigUint::ZERO);
     let mut p = double_projective_to_jacobian(u, a_minus3, p)?;
     for c in &mut p {
@@ -324,13 +325,13 @@ pub(crate) fn double_via_jacobian<O: Ops>(
     u: &mut O,
     a_minus3: bool,
     p: [O::Fe; 3],
-) -> Result<[O::Fe; 3], String> {
+) -> Result<[O::Fe; 3], FieldError> {
     let p = double_projective_to_jacobian(u, a_minus3, p)?;
     to_projective(u, p)
 }
 
 /// A Jacobian point (X : Y : Z) in projective coordinates: (X·Z : Y : Z³).
-fn to_projective<O: Ops>(u: &mut O, [x, y, z]: [O::Fe; 3]) -> Result<[O::Fe; 3], String> {
+fn to_projective<O: Ops>(u: &mut O, [x, y, z]: [O::Fe; 3]) -> Result<[O::Fe; 3], FieldError> {
     let zz = u.mul(&z, &z, true)?;
     let z3 = u.mul(&zz, &z, false)?;
     let x3 = u.mul(&x, &z, false)?;

@@ -14,6 +14,7 @@
 //! after the step, within the tight bounds, so that steps chain.
 
 use super::Ops;
+use crate::fields::FieldError;
 
 /// `(A - 2) / 4` for curve25519's `A = 486662`.
 pub(crate) const A24: u64 = 121665;
@@ -24,7 +25,7 @@ pub(crate) const A24: u64 = 121665;
 pub(crate) fn step<O: Ops>(
     u: &mut O,
     [x1, x2, z2, x3, z3]: [O::Fe; 5],
-) -> Result<[O::Fe; 4], String> {
+) -> Result<[O::Fe; 4], FieldError> {
     let (x2, x3) = u.cswap(&x2, &x3);
     let (z2, z3) = u.cswap(&z2, &z3);
     let a = u.add(&x2, &z2)?;

@@ -5,15 +5,15 @@
 
 use std::fmt::Write as _;
 
-use anyhow::Result;
+use crate::Result;
 use num_bigint::BigUint;
 use num_traits::One;
 
 use cryptopt_gen::fields::{self, FieldOp, FieldSpec, ReprChoice};
 use cryptopt_gen::formulas::{self, Formula};
 
+use super::Primitive;
 use super::{base, field, glv, Piece, Recipe};
-use crate::args::PrimitiveName;
 
 /// One curve: its field preset, formulas, group order, header and self-test answers.
 struct Curve {
@@ -37,9 +37,9 @@ struct Curve {
     vectors: &'static str,
 }
 
-fn curve(name: PrimitiveName) -> Curve {
+fn curve(name: Primitive) -> Curve {
     match name {
-        PrimitiveName::P256 => Curve {
+        Primitive::P256 => Curve {
             title: "P-256",
             field: "p256",
             add: Formula::P256Add,
@@ -51,7 +51,7 @@ fn curve(name: PrimitiveName) -> Curve {
             header: include_str!("cryptopt_p256.h"),
             vectors: include_str!("p256_vectors.c"),
         },
-        PrimitiveName::Secp256k1 => Curve {
+        Primitive::Secp256k1 => Curve {
             title: "secp256k1",
             field: "secp256k1",
             add: Formula::Secp256k1Add,
@@ -67,13 +67,13 @@ fn curve(name: PrimitiveName) -> Curve {
             header: include_str!("cryptopt_secp256k1.h"),
             vectors: include_str!("secp256k1_vectors.c"),
         },
-        PrimitiveName::X25519 | PrimitiveName::Kummer => {
+        Primitive::X25519 | Primitive::Kummer => {
             unreachable!("{} is not a Weierstrass curve", name.as_str())
         }
     }
 }
 
-pub(super) fn recipe(name: PrimitiveName) -> Result<Recipe> {
+pub(super) fn recipe(name: Primitive) -> Result<Recipe> {
     let c = curve(name);
     let spec = field(c.field, ReprChoice::Montgomery)?;
     let representation = spec.representation();
@@ -108,7 +108,7 @@ pub(super) fn recipe(name: PrimitiveName) -> Result<Recipe> {
 }
 
 /// The lines before the template: what the curve is, its pieces' names, its constants.
-fn prelude(name: PrimitiveName, c: &Curve, spec: &FieldSpec) -> String {
+fn prelude(name: Primitive, c: &Curve, spec: &FieldSpec) -> String {
     let (a, b) = c.add.curve().expect("a Weierstrass formula");
     let order = BigUint::parse_bytes(c.order.as_bytes(), 16).expect("a hex literal");
     let c_words = |limbs: Vec<u128>| -> String {

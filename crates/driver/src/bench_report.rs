@@ -8,19 +8,71 @@
 
 use std::fmt::Write as _;
 
-use anyhow::{anyhow, Context, Result};
+use std::path::Path;
+
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use cryptopt_measure::stats::{geomean, Compared};
 use cryptopt_measure::{baseline, counter};
+use cryptopt_x86::Target;
 
-use super::{Line, Ours};
-use crate::args::{BenchArgs, OptimizeForArg};
-use cryptopt_driver::files::write_atomically;
+use crate::files::write_atomically;
+use crate::{Error, Result};
+
+/// Seconds and evaluations an optimization took.
+#[derive(Clone, Copy)]
+pub struct Search {
+    pub seconds: f64,
+    pub evals: u64,
+}
+
+impl Search {
+    /// Evaluations per second.
+    pub fn rate(self) -> f64 {
+        self.evals as f64 / self.seconds.max(1e-9)
+    }
+}
+
+/// Our program in one table: what it is and what making it cost.
+pub struct Ours {
+    pub instructions: usize,
+    pub stack_bytes: u32,
+    /// `None` for a program reused from an earlier run.
+    pub search: Option<Search>,
+}
+
+/// One function of the report: per table, our program and the comparison.
+pub struct Line {
+    pub function: String,
+    pub throughput: (Ours, Compared),
+    pub latency: Option<(Ours, Compared)>,
+}
+
+/// Which measure the searches optimized for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OptimizeFor {
+    Both,
+    Throughput,
+    Latency,
+}
+
+/// How the run was made: what the reports say besides the machine and the numbers.
+pub struct Run<'a> {
+    /// The folder the reports go to.
+    pub out: &'a Path,
+    /// Programs of an earlier run, measured again (no search).
+    pub reuse: bool,
+    pub evals: u64,
+    pub optimize_for: OptimizeFor,
+    pub target: Target,
+    pub repeats: usize,
+    pub batches: usize,
+    pub seed: u64,
+}
 
 /// What the reports say about the run besides the numbers.
-pub(super) struct Setting<'a> {
+pub struct Setting<'a> {
     /// Where the functions came from, as a phrase.
     pub source: &'a str,
     /// The counter's short name (`tsc`) and what it is ([`counter::Counter::describe`]).
@@ -58,39 +110,37 @@ fn rows(lines: &[Line], latency: bool) -> Vec<Row<'_>> {
         .collect()
 }
 
-/// Writes bench.md, bench.csv and bench.html to `--out`, and prints the markdown.
-/// `columns`: the compilers, then the `--compare` names.
-pub(super) fn write_reports(
-    args: &BenchArgs,
+/// Writes bench.md, bench.csv and bench.html to the run's folder; returns the markdown
+/// (for the caller to show). `columns`: the compilers, then the other columns' names.
+pub fn write_reports(
+    args: &Run<'_>,
     columns: &[String],
     lines: &[Line],
     setting: &Setting,
-) -> Result<()> {
-    std::fs::create_dir_all(&args.out)
-        .with_context(|| format!("cannot create {}", args.out.display()))?;
+) -> Result<String> {
+    std::fs::create_dir_all(args.out).map_err(|e| Error::io("create", args.out, e))?;
     let (md, csv) = markdown_and_csv(args, columns, lines, setting);
     let html = html(args, columns, lines, setting)?;
     write_atomically(&args.out.join("bench.md"), md.as_bytes())?;
     write_atomically(&args.out.join("bench.csv"), csv.as_bytes())?;
     write_atomically(&args.out.join("bench.html"), html.as_bytes())?;
-    print!("{md}");
-    Ok(())
+    Ok(md)
 }
 
 /// Which programs were measured and what their search cost, as a phrase.
-fn programs(args: &BenchArgs) -> String {
+fn programs(args: &Run<'_>) -> String {
     if args.reuse {
         return format!("the programs of an earlier run in {}", args.out.display());
     }
     let evals = args.evals;
     match args.optimize_for {
-        OptimizeForArg::Both => format!(
+        OptimizeFor::Both => format!(
             "{evals} evaluations per function and measure (each table shows the program optimized for its measure)"
         ),
-        OptimizeForArg::Throughput => format!(
+        OptimizeFor::Throughput => format!(
             "{evals} evaluations each, optimized for throughput (both tables show that program)"
         ),
-        OptimizeForArg::Latency => format!(
+        OptimizeFor::Latency => format!(
             "{evals} evaluations each, optimized for latency (both tables show that program)"
         ),
     }
@@ -98,7 +148,7 @@ fn programs(args: &BenchArgs) -> String {
 
 /// The markdown report and the CSV.
 fn markdown_and_csv(
-    args: &BenchArgs,
+    args: &Run<'_>,
     ccs: &[String],
     lines: &[Line],
     setting: &Setting,
@@ -113,7 +163,7 @@ fn markdown_and_csv(
     let _ = writeln!(
         md,
         "# cryptopt bench\n\nFunctions from {}; {}; target {} (compilers: `{}`); every program run against the interpreter and proved equivalent by the checker; counter `{counter}` (median ticks per call, mean of {} repeated interleaved measurements; a speed-up is the geometric mean of the per-measurement ratios); CPU {}; total time {:.0} s.\n",
-        setting.source, programs(args), args.cg.options().target, baseline::flags_line(args.cg.options().target), args.repeats, counter::cpu_model(), setting.seconds
+        setting.source, programs(args), args.target, baseline::flags_line(args.target), args.repeats, counter::cpu_model(), setting.seconds
     );
     for (mode, latency) in MEASURES {
         let rows = rows(lines, latency);
@@ -178,7 +228,7 @@ fn markdown_and_csv(
 }
 
 /// Text for HTML element content and attribute values.
-pub(crate) fn escape(s: &str) -> String {
+pub fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for ch in s.chars() {
         match ch {
@@ -193,7 +243,7 @@ pub(crate) fn escape(s: &str) -> String {
     out
 }
 
-pub(crate) const STYLE: &str = "\
+pub const STYLE: &str = "\
 body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;max-width:1180px;margin:2em auto;padding:0 1em;color:#222;line-height:1.45}
 h1{margin-bottom:.3em}h2{margin-top:1.6em;border-bottom:1px solid #ddd;padding-bottom:.2em}
 dl.machine{display:grid;grid-template-columns:max-content 1fr;gap:.35em 1.2em;background:#f6f6f6;border:1px solid #ddd;border-radius:4px;padding:.8em 1.2em}
@@ -212,7 +262,7 @@ figure{margin:1em 0}svg{max-width:100%;height:auto}
 
 /// bench.html: heading, what was done, the machine, then per measure a table and a
 /// chart.
-fn html(args: &BenchArgs, ccs: &[String], lines: &[Line], setting: &Setting) -> Result<String> {
+fn html(args: &Run<'_>, ccs: &[String], lines: &[Line], setting: &Setting) -> Result<String> {
     let mut h = String::new();
     let _ = write!(
         h,
@@ -243,7 +293,7 @@ fn html(args: &BenchArgs, ccs: &[String], lines: &[Line], setting: &Setting) -> 
             &format!(
                 "{} <span class=\"note\">(<code>{}</code>)</span>",
                 escape(version),
-                escape(&baseline::flags_line(args.cg.options().target))
+                escape(&baseline::flags_line(args.target))
             ),
         );
     }
@@ -266,8 +316,8 @@ fn html(args: &BenchArgs, ccs: &[String], lines: &[Line], setting: &Setting) -> 
         &escape(&format!(
             "{budget}; {} repeats of {} batches; seed {}; total time {:.0} s; finished {}",
             args.repeats,
-            args.search.batches,
-            args.search.seed,
+            args.batches,
+            args.seed,
             setting.seconds,
             utc_now()
         )),
@@ -378,8 +428,9 @@ fn table(h: &mut String, ccs: &[String], rows: &[Row]) {
     }
 }
 
-pub(crate) fn plot_error(e: impl std::fmt::Display) -> anyhow::Error {
-    anyhow!("drawing the chart: {e}")
+/// A chart that could not be drawn, as the driver's error.
+pub fn plot_error(e: impl std::fmt::Display) -> Error {
+    Error::Plot(format!("drawing the chart: {e}"))
 }
 
 /// One measure's speed-ups over each column, a group of bars per function (a NaN ratio,
