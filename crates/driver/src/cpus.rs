@@ -6,11 +6,20 @@
 //! each worker its CPU (each search pins itself there), so at most one search runs on a
 //! CPU. It never reorders results: [`run`] returns them in task order.
 
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 
 /// The CPUs the process may use, in increasing order (never empty: where the mask
-/// cannot be read, the CPUs `available_parallelism` counts, numbered from 0).
+/// cannot be read, the CPUs `available_parallelism` counts, numbered from 0). Read once,
+/// at the first call, before any thread of the process pins itself (a pinned thread's
+/// own mask is its one CPU); a widening of the mask later (`taskset` on a running
+/// process) is not seen.
 pub fn allowed() -> Vec<usize> {
+    static ALLOWED: OnceLock<Vec<usize>> = OnceLock::new();
+    ALLOWED.get_or_init(read_mask).clone()
+}
+
+/// The calling thread's affinity mask, as [`allowed`] documents.
+fn read_mask() -> Vec<usize> {
     // SAFETY: a zeroed cpu_set_t is a valid empty set; the kernel fills it.
     let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
     let size = std::mem::size_of::<libc::cpu_set_t>();
@@ -49,6 +58,16 @@ pub fn describe(cpus: &[usize]) -> String {
         i = j + 1;
     }
     parts.join(",")
+}
+
+/// What [`run`] will do with `jobs` workers over `cpus`, in words: `0-1 (up to 2
+/// searches at a time)`.
+pub fn describe_run(cpus: &[usize], jobs: usize) -> String {
+    format!(
+        "{} (up to {} searches at a time)",
+        describe(cpus),
+        jobs.clamp(1, cpus.len().max(1))
+    )
 }
 
 /// `work(task, cpu)` for every task in `0..tasks`, on at most `workers` threads (at least

@@ -66,6 +66,18 @@ impl Session {
 /// Pins the calling thread to `cpu`; a CPU outside the process's mask is a parameter
 /// error that lists the allowed ones.
 pub fn pin(cpu: usize) -> Result<()> {
+    // The kernel would let a thread widen its mask beyond what `taskset` gave the
+    // process (only a cpuset is enforced): the mask read at start-up is the rule.
+    let allowed = cpus::allowed();
+    if !allowed.contains(&cpu) {
+        return Err(Error::param(
+            "cpu",
+            format!(
+                "{cpu} cannot be used: this process may use CPUs {}",
+                cpus::describe(&allowed)
+            ),
+        ));
+    }
     counter::pin_to_cpu(cpu).map_err(|e| {
         Error::param(
             "cpu",

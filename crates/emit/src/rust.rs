@@ -181,13 +181,29 @@ fn args(f: &Function) -> Result<Vec<Arg<'_>>> {
         .collect()
 }
 
+/// What every part of the module is written from.
+struct Module<'a> {
+    f: &'a Function,
+    p: &'a Program,
+    how: &'a How<'a>,
+    /// The symbol and the Rust functions' stem.
+    name: &'a str,
+    args: Vec<Arg<'a>>,
+    /// The convention's name in `extern "…"`.
+    abi: &'static str,
+    features: Vec<Feature>,
+    /// The features in words (`BMI2 + ADX`).
+    needs: String,
+    /// The aliasing contract in words.
+    contract: &'static str,
+    /// Clippy's allowance for a long parameter list, where the functions have one.
+    many: &'static str,
+}
+
 /// The whole module: `header` (the written program's provenance lines) on top, then the
 /// blocks of the module doc's picture. Refuses what [`check`] refuses.
 pub fn module(f: &Function, p: &Program, header: &[String], how: &How<'_>) -> Result<String> {
     check(f, how.object)?;
-    let name = how.object.c_name(p);
-    let args = args(f)?;
-    let abi = abi_keyword(how.abi);
     let features = p.required_features();
     let needs = if features.is_empty() {
         "nothing beyond baseline x86-64".to_string()
@@ -198,31 +214,82 @@ pub fn module(f: &Function, p: &Program, header: &[String], how: &How<'_>) -> Re
             .collect::<Vec<_>>()
             .join(" + ")
     };
-    let contract = aliasing_contract(how.aliasing);
+    let args = args(f)?;
+    let m = Module {
+        f,
+        p,
+        how,
+        name: how.object.c_name(p),
+        many: if args.len() > 7 {
+            "#[allow(clippy::too_many_arguments)]\n"
+        } else {
+            ""
+        },
+        args,
+        abi: abi_keyword(how.abi),
+        features,
+        needs,
+        contract: aliasing_contract(how.aliasing),
+    };
     let mut s = String::new();
+    m.head(&mut s, header);
+    m.blocks(&mut s);
+    m.extern_block(&mut s);
+    m.supported(&mut s);
+    m.safe_wrapper(&mut s);
+    m.raw_function(&mut s);
+    s.push_str(&tests(
+        f,
+        m.name,
+        &m.args,
+        how,
+        &m.needs,
+        !m.features.is_empty(),
+    )?);
+    Ok(s)
+}
 
-    // The header: the .S file's lines, and how to use the module.
-    let _ = writeln!(s, "//! `{name}`: x86-64 code proved equal to `{}`.", f.name);
-    s.push_str("//!\n//! ```text\n");
-    for l in header {
-        let _ = writeln!(s, "//! {l}");
+impl Module<'_> {
+    /// The parameters of the raw function and the extern declaration.
+    fn raw_params(&self) -> String {
+        self.args
+            .iter()
+            .map(|a| format!("{}: {}", a.name, a.raw_type()))
+            .collect::<Vec<_>>()
+            .join(", ")
     }
-    s.push_str("//! ```\n//!\n");
-    s.push_str(&wrap(
-        "//! ",
-        "//! ",
-        &format!(
-            "The program is the `.S` file's beside this one, in `global_asm!` for the object \
+
+    /// The header: the `.S` file's lines, and how to use the module.
+    fn head(&self, s: &mut String, header: &[String]) {
+        let Module {
+            f,
+            name,
+            abi,
+            contract,
+            ..
+        } = self;
+        // The header: the .S file's lines, and how to use the module.
+        let _ = writeln!(s, "//! `{name}`: x86-64 code proved equal to `{}`.", f.name);
+        s.push_str("//!\n//! ```text\n");
+        for l in header {
+            let _ = writeln!(s, "//! {l}");
+        }
+        s.push_str("//! ```\n//!\n");
+        s.push_str(&wrap(
+            "//! ",
+            "//! ",
+            &format!(
+                "The program is the `.S` file's beside this one, in `global_asm!` for the object \
              format of the target (ELF, Mach-O or COFF), called with the calling convention it \
              was made for (`extern \"{abi}\"`) on every OS. [`{name}`] is the safe entry point (it \
              checks the CPU features first); [`{name}_raw`] takes raw pointers, for buffers \
              that share memory as the contract allows ({contract}) and for callers that check \
              the CPU themselves. [`{name}_supported`] is the CPU check (it needs `std`)."
-        ),
-    ));
-    let _ = write!(
-        s,
-        "\
+            ),
+        ));
+        let _ = write!(
+            s,
+            "\
 //!
 //! The symbol `{name}` is global: link this module into a program once.
 //!
@@ -234,61 +301,58 @@ pub fn module(f: &Function, p: &Program, header: &[String], how: &How<'_>) -> Re
 #[cfg(not(target_arch = \"x86_64\"))]
 compile_error!(\"{name}.rs is x86-64 code\");
 "
-    );
-
-    // The program, once per object format.
-    let blocks = [
-        (
-            "all(target_arch = \"x86_64\", not(any(target_vendor = \"apple\", windows, target_os = \"uefi\")))",
-            Format::Elf,
-            "ELF (Linux, the BSDs)",
-        ),
-        (
-            "all(target_arch = \"x86_64\", target_vendor = \"apple\")",
-            Format::MachO,
-            "Mach-O (macOS)",
-        ),
-        (
-            "all(target_arch = \"x86_64\", any(windows, target_os = \"uefi\"))",
-            Format::Coff,
-            "COFF (Windows)",
-        ),
-    ];
-    for (cfg, format, what) in blocks {
-        let _ = writeln!(s, "\n// {what}.\n#[cfg({cfg})]");
-        if format == Format::Coff && how.red_zone && below_stack_pointer(p) {
-            let _ = writeln!(
-                s,
-                "compile_error!(\"{name} was made with System V's red zone (it keeps values below rsp), which Windows does not preserve; make it with --no-red-zone to use it on Windows\");"
-            );
-            continue;
-        }
-        let object = Object {
-            format,
-            ..how.object.clone()
-        };
-        let _ = writeln!(
-            s,
-            "core::arch::global_asm!({});",
-            raw_string(&asm_text(p, &object))
         );
     }
 
-    // The extern declaration.
-    let raw_params = |args: &[Arg<'_>]| {
-        args.iter()
-            .map(|a| format!("{}: {}", a.name, a.raw_type()))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    let many = if args.len() > 7 {
-        "#[allow(clippy::too_many_arguments)]\n"
-    } else {
-        ""
-    };
-    let _ = write!(
-        s,
-        "
+    /// The program, once per object format.
+    fn blocks(&self, s: &mut String) {
+        let Module { p, how, name, .. } = self;
+        // The program, once per object format.
+        let blocks = [
+            (
+                "all(target_arch = \"x86_64\", not(any(target_vendor = \"apple\", windows, target_os = \"uefi\")))",
+                Format::Elf,
+                "ELF (Linux, the BSDs)",
+            ),
+            (
+                "all(target_arch = \"x86_64\", target_vendor = \"apple\")",
+                Format::MachO,
+                "Mach-O (macOS)",
+            ),
+            (
+                "all(target_arch = \"x86_64\", any(windows, target_os = \"uefi\"))",
+                Format::Coff,
+                "COFF (Windows)",
+            ),
+        ];
+        for (cfg, format, what) in blocks {
+            let _ = writeln!(s, "\n// {what}.\n#[cfg({cfg})]");
+            if format == Format::Coff && how.red_zone && below_stack_pointer(p) {
+                let _ = writeln!(
+                    s,
+                    "compile_error!(\"{name} was made with System V's red zone (it keeps values below rsp), which Windows does not preserve; make it with --no-red-zone to use it on Windows\");"
+                );
+                continue;
+            }
+            let object = Object {
+                format,
+                ..how.object.clone()
+            };
+            let _ = writeln!(
+                s,
+                "core::arch::global_asm!({});",
+                raw_string(&asm_text(p, &object))
+            );
+        }
+    }
+
+    /// The extern declaration.
+    fn extern_block(&self, s: &mut String) {
+        let Module { name, abi, .. } = self;
+        // The extern declaration.
+        let _ = write!(
+            s,
+            "
 /// The program's symbol, with the C prototype's types.
 mod sys {{
     unsafe extern \"{abi}\" {{
@@ -296,70 +360,91 @@ mod sys {{
     }}
 }}
 ",
-        raw_params(&args)
-    );
+            self.raw_params()
+        );
+    }
 
-    // The CPU check.
-    let detected: Vec<String> = features
-        .iter()
-        .map(|&x| format!("std::is_x86_feature_detected!(\"{}\")", rust_feature(x)))
-        .collect();
-    let enabled: Vec<String> = features
-        .iter()
-        .map(|&x| format!("target_feature = \"{}\"", rust_feature(x)))
-        .collect();
-    let body = if features.is_empty() {
-        "true".to_string()
-    } else {
-        let detected = match &detected[..] {
-            [one] => one.clone(),
-            _ => format!("({})", detected.join(" && ")),
+    /// The CPU check.
+    fn supported(&self, s: &mut String) {
+        let Module {
+            name,
+            features,
+            needs,
+            ..
+        } = self;
+        // The CPU check.
+        let detected: Vec<String> = features
+            .iter()
+            .map(|&x| format!("std::is_x86_feature_detected!(\"{}\")", rust_feature(x)))
+            .collect();
+        let enabled: Vec<String> = features
+            .iter()
+            .map(|&x| format!("target_feature = \"{}\"", rust_feature(x)))
+            .collect();
+        let body = if features.is_empty() {
+            "true".to_string()
+        } else {
+            let detected = match &detected[..] {
+                [one] => one.clone(),
+                _ => format!("({})", detected.join(" && ")),
+            };
+            format!("cfg!(all({}))\n        || {detected}", enabled.join(", "))
         };
-        format!("cfg!(all({}))\n        || {detected}", enabled.join(", "))
-    };
-    let _ = write!(
-        s,
-        "
+        let _ = write!(
+            s,
+            "
 /// Whether this CPU can run [`{name}`]: it needs {needs}.
 #[inline]
 pub fn {name}_supported() -> bool {{
     {body}
 }}
 "
-    );
+        );
+    }
 
-    // The safe wrapper.
-    let docs: String = args
-        .iter()
-        .map(|a| {
-            let role = if a.out { "output" } else { "input" };
-            let shape = argument(a.p);
-            let shape = shape.strip_prefix(&a.p.name).unwrap_or(&shape).trim();
-            format!("/// * `{}`: {role}, `{shape}`\n", a.name)
-        })
-        .collect();
-    let data = how.representation.map_or(String::new(), |r| {
-        format!("///\n/// The data:\n///\n/// ```text\n/// {r}\n/// ```\n")
-    });
-    let safe_params: Vec<String> = args
-        .iter()
-        .map(|a| format!("{}: {}", a.name, a.safe_type()))
-        .collect();
-    let to_raw: Vec<String> = args.iter().map(Arg::to_raw).collect();
-    let raw_names: Vec<String> = args.iter().map(|a| a.name.clone()).collect();
-    let (panics, assert) = if features.is_empty() {
-        (String::new(), String::new())
-    } else {
-        (
-            format!(
-                "///\n/// # Panics\n///\n/// If this CPU lacks {needs} ([`{name}_supported`]).\n"
-            ),
-            format!("    assert!({name}_supported(), \"{name} needs a CPU with {needs}\");\n"),
-        )
-    };
-    let _ = write!(
-        s,
-        "
+    /// The safe wrapper.
+    fn safe_wrapper(&self, s: &mut String) {
+        let Module {
+            f,
+            how,
+            name,
+            args,
+            features,
+            needs,
+            many,
+            ..
+        } = self;
+        // The safe wrapper.
+        let docs: String = args
+            .iter()
+            .map(|a| {
+                let role = if a.out { "output" } else { "input" };
+                let shape = argument(a.p);
+                let shape = shape.strip_prefix(&a.p.name).unwrap_or(&shape).trim();
+                format!("/// * `{}`: {role}, `{shape}`\n", a.name)
+            })
+            .collect();
+        let data = how.representation.map_or(String::new(), |r| {
+            format!("///\n/// The data:\n///\n/// ```text\n/// {r}\n/// ```\n")
+        });
+        let safe_params: Vec<String> = args
+            .iter()
+            .map(|a| format!("{}: {}", a.name, a.safe_type()))
+            .collect();
+        let to_raw: Vec<String> = args.iter().map(Arg::to_raw).collect();
+        let (panics, assert) = if features.is_empty() {
+            (String::new(), String::new())
+        } else {
+            (
+                format!(
+                    "///\n/// # Panics\n///\n/// If this CPU lacks {needs} ([`{name}_supported`]).\n"
+                ),
+                format!("    assert!({name}_supported(), \"{name} needs a CPU with {needs}\");\n"),
+            )
+        };
+        let _ = write!(
+            s,
+            "
 /// `{fname}` by the proved program.
 ///
 {docs}{data}///
@@ -370,52 +455,65 @@ pub fn {name}_supported() -> bool {{
     unsafe {{ sys::{name}({to_raw}) }}
 }}
 ",
-        fname = f.name,
-        proved = wrap(
-            "/// ",
-            "/// ",
-            &format!(
-                "The program is proved equal to `{}` for inputs within these bounds; other \
+            fname = f.name,
+            proved = wrap(
+                "/// ",
+                "/// ",
+                &format!(
+                    "The program is proved equal to `{}` for inputs within these bounds; other \
                  inputs give unspecified values (never undefined behaviour: the code is \
                  straight-line and touches only these arguments and its own stack). Rust's \
                  borrow rules make the outputs and the inputs disjoint, which every aliasing \
                  contract allows.",
-                f.name
-            )
-        ),
-        safe = safe_params.join(", "),
-        to_raw = to_raw.join(", "),
-    );
+                    f.name
+                )
+            ),
+            safe = safe_params.join(", "),
+            to_raw = to_raw.join(", "),
+        );
+    }
 
-    // The raw function.
-    let valid: String = args
-        .iter()
-        .filter(|a| a.out || a.p.len.is_some())
-        .map(|a| {
-            let (how_, n) = match (a.out, a.p.len) {
-                (true, Some(n)) => ("writes", n),
-                (true, None) => ("writes", 1),
-                (false, n) => ("reads", n.unwrap_or(1)),
-            };
-            let what = if n == 1 {
-                format!("one `{}`", a.ty)
-            } else {
-                format!("{n} `{}`s", a.ty)
-            };
-            format!("/// * `{}` must be valid for {how_} of {what};\n", a.name)
-        })
-        .collect();
-    let (cpu, end) = if features.is_empty() {
-        (String::new(), ".")
-    } else {
-        (
-            format!("/// * the CPU must have {needs} ([`{name}_supported`]).\n"),
-            ";",
-        )
-    };
-    let _ = write!(
-        s,
-        "
+    /// The raw function.
+    fn raw_function(&self, s: &mut String) {
+        let Module {
+            how,
+            name,
+            args,
+            features,
+            needs,
+            contract,
+            many,
+            ..
+        } = self;
+        // The raw function.
+        let valid: String = args
+            .iter()
+            .filter(|a| a.out || a.p.len.is_some())
+            .map(|a| {
+                let (how_, n) = match (a.out, a.p.len) {
+                    (true, Some(n)) => ("writes", n),
+                    (true, None) => ("writes", 1),
+                    (false, n) => ("reads", n.unwrap_or(1)),
+                };
+                let what = if n == 1 {
+                    format!("one `{}`", a.ty)
+                } else {
+                    format!("{n} `{}`s", a.ty)
+                };
+                format!("/// * `{}` must be valid for {how_} of {what};\n", a.name)
+            })
+            .collect();
+        let (cpu, end) = if features.is_empty() {
+            (String::new(), ".")
+        } else {
+            (
+                format!("/// * the CPU must have {needs} ([`{name}_supported`]).\n"),
+                ";",
+            )
+        };
+        let _ = write!(
+            s,
+            "
 /// [`{name}`] on raw pointers, without the CPU check.
 ///
 /// # Safety
@@ -426,25 +524,27 @@ pub fn {name}_supported() -> bool {{
     unsafe {{ sys::{name}({names}) }}
 }}
 ",
-        raw = raw_params(&args),
-        names = raw_names.join(", "),
-        memory = wrap(
-            "/// * ",
-            "///   ",
-            &match how.aliasing {
-                cryptopt_ir::Aliasing::None => {
-                    format!("memory: {contract}; no two outputs overlap{end}")
-                }
-                _ => format!(
-                    "memory: {contract} (the very same address, for buffers of the same shape; \
+            raw = self.raw_params(),
+            names = args
+                .iter()
+                .map(|a| a.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+            memory = wrap(
+                "/// * ",
+                "///   ",
+                &match how.aliasing {
+                    cryptopt_ir::Aliasing::None => {
+                        format!("memory: {contract}; no two outputs overlap{end}")
+                    }
+                    _ => format!(
+                        "memory: {contract} (the very same address, for buffers of the same shape; \
                      never a partial overlap); no two outputs overlap{end}"
-                ),
-            }
-        ),
-    );
-
-    s.push_str(&tests(f, name, &args, how, &needs, !features.is_empty())?);
-    Ok(s)
+                    ),
+                }
+            ),
+        );
+    }
 }
 
 /// The known-answer tests: edge cases and seeded random inputs within the bounds, with

@@ -67,11 +67,11 @@ pub struct Native<'f> {
     kept: u64,
 }
 
-/// Checks a kept candidate's program; `Err` carries the reason it is not proved (the
-/// checker's own error, rendered by the caller: it becomes [`Error::Mismatch`]'s message
-/// with the candidate as evidence).
-pub type Verifier<'f> =
-    Box<dyn FnMut(&cryptopt_x86::Program) -> std::result::Result<(), String> + 'f>;
+/// Checks a kept candidate's program; `Err` is the caller's error saying why it is not
+/// proved (it becomes [`Error::Mismatch`]'s message, with the candidate as evidence).
+pub type Verifier<'f> = Box<
+    dyn FnMut(&cryptopt_x86::Program) -> std::result::Result<(), Box<dyn std::error::Error>> + 'f,
+>;
 
 impl<'f> Native<'f> {
     /// `baseline` must point to a verified function with the same C signature as the
@@ -182,8 +182,8 @@ impl Evaluator for Native<'_> {
         };
         self.gen.generate(c)?;
         let program = self.gen.program();
-        verify(&program).map_err(|message| Error::Mismatch {
-            message,
+        verify(&program).map_err(|e| Error::Mismatch {
+            message: e.to_string(),
             candidate: Box::new(c.clone()),
         })
     }

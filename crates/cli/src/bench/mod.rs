@@ -232,11 +232,7 @@ fn optimize_all(
         .flat_map(|(i, b)| modes_for(&b.f, args).into_iter().map(move |m| (i, m)))
         .collect();
     let allowed = cpus::allowed();
-    eprintln!(
-        "cpus: {} (up to {} searches at a time)",
-        cpus::describe(&allowed),
-        args.search.jobs.clamp(1, allowed.len())
-    );
+    eprintln!("cpus: {}", cpus::describe_run(&allowed, args.search.jobs));
     let stop = AtomicBool::new(false);
     let done = AtomicUsize::new(0);
     let mut results: Vec<Option<Optimized>> =

@@ -76,6 +76,7 @@ pub(crate) fn make(name: Primitive, s: &Settings, out: &Path) -> Result<PathBuf>
 
     let stop = AtomicBool::new(false);
     let cpus = cpus::allowed();
+    eprintln!("cpus: {}", cpus::describe_run(&cpus, s.search.jobs));
     let outcomes = cpus::run(recipe.pieces.len(), s.search.jobs, &cpus, |i, cpu| {
         let piece = &recipe.pieces[i];
         // The primitive chains its calls (each step's output is the next one's input):

@@ -160,14 +160,7 @@ fn scalar(mut job: Job<'_>, progress: &mut dyn Progress, stop: &AtomicBool) -> R
     // The search state.
     let gen = Generator::new(&g, opts)?;
     let deps = gen.deps().clone();
-    let mut state = match job.resume.take() {
-        Some(mut st) => {
-            st.check_fits(&g, &deps)?;
-            st.extend(job.params.evals);
-            st
-        }
-        None => SearchState::new(&g, &deps, job.params)?,
-    };
+    let mut state = search_state(job.resume.take(), &g, &deps, job.params)?;
     // Every program measured (ours and the baseline) has the options' convention.
     let cfg = Config {
         abi: opts.abi,
@@ -177,31 +170,14 @@ fn scalar(mut job: Job<'_>, progress: &mut dyn Progress, stop: &AtomicBool) -> R
     if job.verify && job.verify_every > 0 {
         ev.verify_every = job.verify_every;
         ev.verify = Some(Box::new(move |p: &cryptopt_x86::Program| {
-            prove(f, p, &opts).map_err(|e| e.to_string())
+            prove(f, p, &opts).map_err(Box::from)
         }));
     }
 
     progress.start(state.evals, state.params.evals);
     let walks = state.walks.len();
     let result = local_search::search(&mut state, &deps, &mut ev, stop, &mut |e| {
-        log.record(&Row {
-            index: e.index,
-            walk: e.walk,
-            phase: if matches!(e.phase, Phase::Bets) {
-                "bets"
-            } else {
-                "final"
-            },
-            mutation: e.mutation.kind(),
-            kept: e.kept,
-            current: e.cmp.current,
-            mutant: e.cmp.mutant,
-            step_speedup: 1.0 / e.cmp.ratio,
-            rounds: e.cmp.rounds,
-            walk_speedup: e.walk_speedup,
-            baseline: e.baseline,
-            seconds: seconds_before + started.elapsed().as_secs_f64(),
-        });
+        log.record(&row(e, seconds_before + started.elapsed().as_secs_f64()));
         let best = log.best;
         progress.step(e.index, &|| {
             format!(
@@ -227,20 +203,8 @@ fn scalar(mut job: Job<'_>, progress: &mut dyn Progress, stop: &AtomicBool) -> R
     };
     if let Err(e) = result {
         if let cryptopt_search::Error::Mismatch { message, candidate } = &e {
-            // Keep the evidence: the offending program and the state.
             let program = generate(&g, opts, candidate)?;
-            files::write_atomically(
-                &dir.join("mismatch.asm"),
-                cryptopt_x86::print::nasm(&program).as_bytes(),
-            )?;
-            files::write_atomically(
-                &dir.join("mismatch-state.json"),
-                saved(&state).to_json()?.as_bytes(),
-            )?;
-            return Err(Error::CheckFailed(format!(
-                "{message}; the candidate is in {}",
-                dir.join("mismatch.asm").display()
-            )));
+            return Err(keep_evidence(&dir, &program, &saved(&state), message));
         }
         return Err(e.into());
     }
@@ -273,6 +237,66 @@ fn scalar(mut job: Job<'_>, progress: &mut dyn Progress, stop: &AtomicBool) -> R
         written,
         stopped,
     ))
+}
+
+/// The search to run: the saved one extended to the job's budget, or a fresh one.
+fn search_state(
+    resume: Option<SearchState>,
+    g: &Function,
+    deps: &cryptopt_codegen::Deps,
+    params: local_search::Params,
+) -> Result<SearchState> {
+    Ok(match resume {
+        Some(mut st) => {
+            st.check_fits(g, deps)?;
+            st.extend(params.evals);
+            st
+        }
+        None => SearchState::new(g, deps, params)?,
+    })
+}
+
+/// One evaluation as a row of `log.csv`, `seconds` into the run.
+fn row(e: &local_search::Event, seconds: f64) -> Row {
+    Row {
+        index: e.index,
+        walk: e.walk,
+        phase: if matches!(e.phase, Phase::Bets) {
+            "bets"
+        } else {
+            "final"
+        },
+        mutation: e.mutation.kind(),
+        kept: e.kept,
+        current: e.cmp.current,
+        mutant: e.cmp.mutant,
+        step_speedup: 1.0 / e.cmp.ratio,
+        rounds: e.cmp.rounds,
+        walk_speedup: e.walk_speedup,
+        baseline: e.baseline,
+        seconds,
+    }
+}
+
+/// A candidate that failed its check during the search: its program and the state are
+/// kept in `dir` as evidence (`mismatch.asm`, `mismatch-state.json`); the error says
+/// where.
+fn keep_evidence(
+    dir: &std::path::Path,
+    program: &cryptopt_x86::Program,
+    state: &SavedState,
+    message: &str,
+) -> Error {
+    let asm = dir.join("mismatch.asm");
+    let written = files::write_atomically(&asm, cryptopt_x86::print::nasm(program).as_bytes())
+        .and_then(|()| {
+            let json = state.to_json()?;
+            files::write_atomically(&dir.join("mismatch-state.json"), json.as_bytes())
+        });
+    match written {
+        Ok(()) => Error::CheckFailed(format!("{message}; the candidate is in {}", asm.display())),
+        Err(e) => e,
+    }
 }
 
 /// The program of a candidate.

@@ -41,15 +41,8 @@ pub fn options(given: Options) -> Result<Options> {
     })
 }
 
-/// Optimizes `v`, whose scalar expansion is `job.f`.
-pub(super) fn optimize(
-    job: &Job<'_>,
-    v: &VFunction,
-    progress: &mut dyn Progress,
-    stop: &AtomicBool,
-) -> Result<Outcome> {
-    let started = Instant::now();
-    let f = job.f;
+/// What a vector job cannot do here: no IFMA to run it on, latency, resuming.
+fn refuse(job: &Job<'_>) -> Result<()> {
     if !cryptopt_x86::Feature::Avx512Ifma.detected() {
         return Err(Error::Unsupported(
             "the vector representation: this CPU has no AVX-512 IFMA (with VL and DQ) to run and time vector code on".into(),
@@ -65,6 +58,19 @@ pub(super) fn optimize(
             "the vector representation: a vector search cannot be resumed".into(),
         ));
     }
+    Ok(())
+}
+
+/// Optimizes `v`, whose scalar expansion is `job.f`.
+pub(super) fn optimize(
+    job: &Job<'_>,
+    v: &VFunction,
+    progress: &mut dyn Progress,
+    stop: &AtomicBool,
+) -> Result<Outcome> {
+    let started = Instant::now();
+    let f = job.f;
+    refuse(job)?;
     let opts = options(job.opts)?;
     crate::session::pin(job.cpu)?;
     let dir = job.out.join(&f.name);
