@@ -63,6 +63,15 @@ fn usage_errors_are_one_line() {
             &["gen", "--field", "p127", "--scmul", "3", "--op", "add"],
             "'--scmul <C>' cannot be used with '--op <OP>'",
         ),
+        // One identifier rule: a keyword is not a C name (the header declares it).
+        (
+            &["codegen", &ex, "--symbol", "while"],
+            "`while` is not a C identifier (it is a keyword of C or C++)",
+        ),
+        (
+            &["optimize", &ex, "--symbol", "9lives"],
+            "`9lives` is not a C identifier",
+        ),
     ];
     for (args, want) in cases {
         let (code, out, err) = cryptopt(args);

@@ -25,6 +25,7 @@
 //! original function; print (the binary prints, through [`Progress`]); name a
 //! command-line flag in an error ([`Error::Param`] names the parameter).
 
+pub mod bench;
 pub mod bench_report;
 pub mod checks;
 pub mod cpus;

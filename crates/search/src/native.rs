@@ -146,6 +146,48 @@ impl<'f> Native<'f> {
     }
 }
 
+/// A step's measurement of the current program against the mutant: stopped early once
+/// the sign of their difference is decided (after [`MIN_ROUNDS`]). One home for both
+/// evaluators (scalar here, vector in `vector_native`).
+pub(crate) fn step_config(cfg: Config) -> Config {
+    Config {
+        early_stop: Some(EarlyStop {
+            min_rounds: MIN_ROUNDS,
+            a: 1,
+            b: 0,
+        }),
+        ..cfg
+    }
+}
+
+/// A ranking's measurement: every round, no early stop.
+pub(crate) fn rank_config(cfg: Config) -> Config {
+    Config {
+        early_stop: None,
+        ..cfg
+    }
+}
+
+/// The step's comparison from its measurement of programs 0 (current) and 1 (mutant).
+pub(crate) fn comparison(m: &timing::Measurement, lengths: [usize; 2]) -> Comparison {
+    Comparison {
+        current: m.per_call[0].median,
+        mutant: m.per_call[1].median,
+        ratio: m.paired_ratio(1, 0),
+        rounds: m.rounds(),
+        decided: m.paired_decided(1, 0),
+        lengths,
+    }
+}
+
+/// The ranking from a measurement of `ranked` programs followed by the baseline.
+pub(crate) fn ranking(m: &timing::Measurement, ranked: usize) -> Ranking {
+    Ranking {
+        ratios: (0..ranked).map(|p| m.paired_ratio(p, ranked)).collect(),
+        baseline: m.per_call[ranked].median,
+    }
+}
+
 /// Measures `programs` with `cfg`, checked against the interpreter every round by
 /// `oracle`; a mismatch becomes [`Error::Mismatch`] naming `candidates[culprit]` (the
 /// baseline, if it is the culprit, gives a plain error).
@@ -201,14 +243,6 @@ impl Evaluator for Native<'_> {
             return Ok(Comparison::same_code([self.cur.insts, self.mutant.insts]));
         }
         let programs = [self.cur.mem.ptr(), self.mutant.mem.ptr()];
-        let cfg = Config {
-            early_stop: Some(EarlyStop {
-                min_rounds: MIN_ROUNDS,
-                a: 1,
-                b: 0,
-            }),
-            ..self.cfg
-        };
         let m = measure_checked(
             self.reference,
             self.counter,
@@ -216,16 +250,9 @@ impl Evaluator for Native<'_> {
             &mut self.oracle,
             &programs,
             &[current, mutant],
-            &cfg,
+            &step_config(self.cfg),
         )?;
-        Ok(Comparison {
-            current: m.per_call[0].median,
-            mutant: m.per_call[1].median,
-            ratio: m.paired_ratio(1, 0),
-            rounds: m.rounds(),
-            decided: m.paired_decided(1, 0),
-            lengths: [self.cur.insts, self.mutant.insts],
-        })
+        Ok(comparison(&m, [self.cur.insts, self.mutant.insts]))
     }
 
     fn rank(&mut self, candidates: &[&Candidate]) -> Result<Ranking> {
@@ -252,10 +279,6 @@ impl Evaluator for Native<'_> {
         programs.push(self.baseline);
         let mut names = vec!["a ranked candidate"; candidates.len()];
         names.push("C baseline");
-        let cfg = Config {
-            early_stop: None,
-            ..self.cfg
-        };
         let mut oracle = Oracle::new(self.reference, &names);
         let m = measure_checked(
             self.reference,
@@ -264,12 +287,8 @@ impl Evaluator for Native<'_> {
             &mut oracle,
             &programs,
             candidates,
-            &cfg,
+            &rank_config(self.cfg),
         )?;
-        let b = candidates.len();
-        Ok(Ranking {
-            ratios: (0..b).map(|p| m.paired_ratio(p, b)).collect(),
-            baseline: m.per_call[b].median,
-        })
+        Ok(ranking(&m, candidates.len()))
     }
 }

@@ -26,13 +26,13 @@ use cryptopt_ir::vector::VFunction;
 use cryptopt_ir::Function;
 use cryptopt_measure::counter::Counter;
 use cryptopt_measure::diff::Oracle;
-use cryptopt_measure::timing::{self, Config, EarlyStop};
+use cryptopt_measure::timing::{self, Config};
 use cryptopt_measure::ExecMem;
 use cryptopt_x86::encode::Assembler;
 use cryptopt_x86::{Abi, Program};
 
 use crate::error::{Error, Result};
-use crate::native::MIN_ROUNDS;
+use crate::native::{comparison, rank_config, ranking, step_config};
 use crate::rls::{Comparison, Evaluator, Ranking};
 
 /// One generator used by two owners in turn (the vector walk's mutations and its
@@ -199,14 +199,6 @@ impl<R: Rng> Evaluator<Vec<u32>> for VectorNative<'_, R> {
             // The same program: nothing to measure or to check again.
             return Ok(Comparison::same_code(lengths));
         }
-        let cfg = Config {
-            early_stop: Some(EarlyStop {
-                min_rounds: MIN_ROUNDS,
-                a: 1,
-                b: 0,
-            }),
-            ..self.cfg
-        };
         let m = measure_checked(
             self.reference,
             self.counter,
@@ -214,16 +206,9 @@ impl<R: Rng> Evaluator<Vec<u32>> for VectorNative<'_, R> {
             &mut self.oracle,
             &[self.cur.mem.ptr(), self.mutant.mem.ptr()],
             &[current, mutant],
-            &cfg,
+            &step_config(self.cfg),
         )?;
-        Ok(Comparison {
-            current: m.per_call[0].median,
-            mutant: m.per_call[1].median,
-            ratio: m.paired_ratio(1, 0),
-            rounds: m.rounds(),
-            decided: m.paired_decided(1, 0),
-            lengths,
-        })
+        Ok(comparison(&m, lengths))
     }
 
     fn rank(&mut self, orders: &[&Vec<u32>]) -> Result<Ranking> {
@@ -249,10 +234,6 @@ impl<R: Rng> Evaluator<Vec<u32>> for VectorNative<'_, R> {
             *first = "current program";
         }
         names.push("C baseline");
-        let cfg = Config {
-            early_stop: None,
-            ..self.cfg
-        };
         let mut oracle = Oracle::new(self.reference, &names);
         let slices: Vec<&[u32]> = orders.iter().map(|o| o.as_slice()).collect();
         let m = measure_checked(
@@ -262,12 +243,8 @@ impl<R: Rng> Evaluator<Vec<u32>> for VectorNative<'_, R> {
             &mut oracle,
             &programs,
             &slices,
-            &cfg,
+            &rank_config(self.cfg),
         )?;
-        let b = orders.len();
-        Ok(Ranking {
-            ratios: (0..b).map(|p| m.paired_ratio(p, b)).collect(),
-            baseline: m.per_call[b].median,
-        })
+        Ok(ranking(&m, orders.len()))
     }
 }

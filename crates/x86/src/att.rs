@@ -22,24 +22,32 @@
 //! address, a symbol, or an indirect `*` operand is an error, not a guess.
 
 use crate::data::Pool;
+use crate::error::LineError;
 use crate::inst::{Inst, Mem, Mnemonic, Reg, Size, VReg};
 use crate::parse::{addr_reg, assemble, mnemonic, number, scale, Parsed};
 
 /// One AT&T instruction, comment and label already removed.
-pub(crate) fn parse_line(s: &str, pool: &mut Pool) -> Result<Inst, String> {
+pub(crate) fn parse_line(s: &str, pool: &mut Pool) -> Result<Inst, LineError> {
     let s = s.to_ascii_lowercase();
     let (name, rest) = match s.split_once(char::is_whitespace) {
         Some((n, r)) => (n, r.trim()),
         None => (s.as_str(), ""),
     };
-    let (mn, size) = resolve(name).ok_or_else(|| format!("unknown instruction `{name}`"))?;
+    let (mn, size) = resolve(name).ok_or_else(|| LineError::UnknownInstruction {
+        name: name.to_string(),
+    })?;
     let mut parsed = Vec::with_capacity(4);
     for text in split_operands(rest)? {
         let op = crate::parse::with_broadcast(text, |t| operand(t, pool));
-        parsed.push(op.map_err(|e| format!("{e} in operand `{text}`"))?);
+        parsed.push(op.map_err(|e| LineError::InOperand {
+            operand: text.to_string(),
+            error: Box::new(e),
+        })?);
     }
     if parsed.len() > 4 {
-        return Err(format!("too many operands for `{name}`"));
+        return Err(LineError::TooManyOperands {
+            name: name.to_string(),
+        });
     }
     parsed.reverse();
     // `shl %rax` shifts by one.
@@ -85,7 +93,7 @@ fn resolve(name: &str) -> Option<(Mnemonic, Option<Size>)> {
 }
 
 /// The operands, split at the commas outside parentheses.
-fn split_operands(rest: &str) -> Result<Vec<&str>, String> {
+fn split_operands(rest: &str) -> Result<Vec<&str>, LineError> {
     let mut out = Vec::new();
     if rest.is_empty() {
         return Ok(out);
@@ -102,81 +110,87 @@ fn split_operands(rest: &str) -> Result<Vec<&str>, String> {
             _ => {}
         }
         if !(0..=1).contains(&depth) {
-            return Err("unbalanced parentheses".to_string());
+            return Err(LineError::UnbalancedParentheses);
         }
     }
     if depth != 0 {
-        return Err("unbalanced parentheses".to_string());
+        return Err(LineError::UnbalancedParentheses);
     }
     out.push(rest[start..].trim());
     if out.iter().any(|t| t.is_empty()) {
-        return Err("empty operand".to_string());
+        return Err(LineError::EmptyOperand);
     }
     Ok(out)
 }
 
 /// `%reg`, `$imm`, `disp(base, index, scale)` or `symbol+disp(%rip)` (a constant of
 /// the file).
-fn operand(t: &str, pool: &mut Pool) -> Result<Parsed, String> {
+fn operand(t: &str, pool: &mut Pool) -> Result<Parsed, LineError> {
     if let Some(r) = t.strip_prefix('%') {
         if let Some((v, s)) = VReg::parse(r) {
             return Ok(Parsed::Vec(v, s));
         }
         return match Reg::parse(r) {
             Some((r, s)) => Ok(Parsed::Reg(r, s)),
-            None => Err(format!("unknown register `%{r}`")),
+            None => Err(LineError::UnknownRegister {
+                name: r.to_string(),
+            }),
         };
     }
     if let Some(v) = t.strip_prefix('$') {
         return number(v.trim())
             .map(Parsed::Imm)
-            .ok_or_else(|| format!("`{v}` is not a number"));
+            .ok_or_else(|| LineError::ImmediateNotANumber {
+                value: v.to_string(),
+            });
     }
     if t.starts_with('*') {
-        return Err("an indirect operand".to_string());
+        return Err(LineError::Indirect);
     }
     if let Some(disp) = t.strip_suffix("(%rip)") {
         // `.LC0+8(%rip)`: the same terms as Intel's `[rip + .LC0 + 8]`.
-        let m = crate::parse::mem(&format!("rip + {disp}"), pool)
-            .map_err(|e| e.replace("rip-relative", "%rip-relative"))?;
+        let m =
+            crate::parse::mem(&format!("rip + {disp}"), pool).map_err(LineError::in_att_syntax)?;
         return Ok(Parsed::Mem(m, None, None));
     }
     if t.contains("%rip") {
-        return Err("a %rip-relative address with a register".to_string());
+        return Err(LineError::AttRipWithRegister);
     }
     let Some(open) = t.find('(') else {
-        return Err("an absolute address or a symbol (not an operand this reads)".to_string());
+        return Err(LineError::AbsoluteOrSymbol);
     };
     let inner = t[open + 1..]
         .strip_suffix(')')
-        .ok_or_else(|| "unterminated memory operand".to_string())?;
+        .ok_or(LineError::UnterminatedMemory)?;
     let disp = t[..open].trim();
     let disp = if disp.is_empty() {
         0
     } else {
-        let v = number(disp).ok_or_else(|| {
-            format!("displacement `{disp}` is not a number (a symbol or %rip-relative address?)")
+        let v = number(disp).ok_or_else(|| LineError::DisplacementNotANumber {
+            disp: disp.to_string(),
         })?;
-        i32::try_from(v).map_err(|_| "displacement out of range".to_string())?
+        i32::try_from(v).map_err(|_| LineError::DisplacementOutOfRange)?
     };
     let parts: Vec<&str> = inner.split(',').map(str::trim).collect();
-    let reg = |p: &str| -> Result<Option<Reg>, String> {
+    let reg = |p: &str| -> Result<Option<Reg>, LineError> {
         if p.is_empty() {
             return Ok(None);
         }
         match p.strip_prefix('%').map(addr_reg).transpose()?.flatten() {
             Some(r) => Ok(Some(r)),
-            None => Err(format!("`{p}` is not a 64-bit address register")),
+            None => Err(LineError::NotAddressRegister {
+                register: p.to_string(),
+            }),
         }
     };
     let (base, index, scale) = match parts.as_slice() {
         [b] => (reg(b)?, None, 1),
         [b, x] => (reg(b)?, reg(x)?, 1),
         [b, x, k] => (reg(b)?, reg(x)?, scale(k)?),
-        _ => return Err("more than three parts in a memory operand".to_string()),
+        _ => return Err(LineError::TooManyParts),
     };
     if base.is_none() && index.is_none() {
-        return Err("a memory operand without a register".to_string());
+        return Err(LineError::NoRegister);
     }
     Ok(Parsed::Mem(
         Mem {

@@ -15,7 +15,7 @@
 
 use std::collections::HashMap;
 
-use crate::error::{Error, Result};
+use crate::error::{DataError, Error, LineError, Result};
 use crate::inst::{DataId, Datum, Operand, Program};
 use crate::parse::number;
 
@@ -27,7 +27,7 @@ pub(crate) struct Pool {
     used: Vec<(String, usize, String)>,
     by_name: HashMap<String, DataId>,
     /// Data in order of definition: its bytes, or why they cannot be read.
-    defined: Vec<std::result::Result<Datum, String>>,
+    defined: Vec<std::result::Result<Datum, DataError>>,
     by_label: HashMap<String, usize>,
     /// The datum data directives now append to.
     current: Option<usize>,
@@ -44,14 +44,14 @@ pub(crate) struct Pool {
 impl Pool {
     /// The file-wide id of the symbol an operand names. The line readers see lower
     /// case; labels are case-sensitive, so the name is taken as the line writes it.
-    pub(crate) fn symbol(&mut self, lower: &str) -> std::result::Result<DataId, String> {
+    pub(crate) fn symbol(&mut self, lower: &str) -> std::result::Result<DataId, LineError> {
         let name = as_written(&self.line.1, lower).unwrap_or(lower);
         if let Some(&id) = self.by_name.get(name) {
             return Ok(id);
         }
         let id = u8::try_from(self.used.len())
             .map(DataId)
-            .map_err(|_| "more than 256 constants in one file".to_string())?;
+            .map_err(|_| LineError::TooManyConstants)?;
         let name = name.to_string();
         self.by_name.insert(name.clone(), id);
         self.used.push((name, self.line.0, self.line.1.clone()));
@@ -123,7 +123,7 @@ impl Pool {
                 }
             }
             (Some((_, text)), Ok(_)) => {
-                *d = Err(format!("is padded by `{text}` beyond its own alignment"));
+                *d = Err(DataError::PaddedBeyondAlignment { directive: text });
             }
             _ => {}
         }
@@ -150,20 +150,20 @@ impl Pool {
                         continue;
                     }
                     let (name, line, text) = &self.used[id.index()];
-                    let err = |message: String| Error::Parse {
+                    let err = |error: LineError| Error::Parse {
                         line: *line,
                         text: text.clone(),
-                        message,
+                        error,
                     };
                     match self.by_label.get(name).map(|&k| &self.defined[k]) {
                         Some(Ok(d)) => p.data.push(d.clone()),
-                        Some(Err(why)) => return Err(err(format!("the data at `{name}` {why}"))),
-                        None => {
-                            return Err(err(format!(
-                                "`{name}` is no data this file defines (only local labels \
-                                 in a data section are read as constants)"
-                            )))
+                        Some(Err(why)) => {
+                            return Err(err(LineError::UnreadableData {
+                                name: name.clone(),
+                                error: why.clone(),
+                            }))
                         }
+                        None => return Err(err(LineError::UndefinedSymbol { name: name.clone() })),
                     }
                     // (At most 256 file-wide ids, so at most 256 per program.)
                     let new = DataId(local.len() as u8);
@@ -199,7 +199,7 @@ pub(crate) fn is_align(word: &str) -> bool {
 /// The bytes of one data directive, little-endian: `.byte`/`db`, `.short`/`.value`/
 /// `.word`/`.2byte`/`dw`, `.long`/`.int`/`.4byte`/`dd`, `.quad`/`.8byte`/`dq` with
 /// number values, `.zero n`, `.space n[, fill]`, `.skip n[, fill]`.
-fn data_bytes(word: &str, args: &str) -> std::result::Result<Vec<u8>, String> {
+fn data_bytes(word: &str, args: &str) -> std::result::Result<Vec<u8>, DataError> {
     let width = match word {
         ".byte" | "db" => 1,
         ".short" | ".value" | ".word" | ".2byte" | "dw" => 2,
@@ -214,24 +214,32 @@ fn data_bytes(word: &str, args: &str) -> std::result::Result<Vec<u8>, String> {
             let fill = it.next().map_or(Some(0), number);
             return match (n, fill) {
                 (Some(n), Some(f)) => Ok(vec![f as u8; n as usize]),
-                _ => Err(format!("has a `{word} {args}` this does not read")),
+                _ => Err(DataError::UnreadableFill {
+                    directive: word.to_string(),
+                    args: args.to_string(),
+                }),
             };
         }
         _ => {
-            return Err(format!(
-                "is written with `{word}`, which this does not read"
-            ))
+            return Err(DataError::UnreadableDirective {
+                directive: word.to_string(),
+            })
         }
     };
     let mut out = Vec::new();
     for v in args.split(',').map(str::trim) {
-        let n = number(v).ok_or_else(|| format!("has the value `{v}`, which is not a number"))?;
+        let n = number(v).ok_or_else(|| DataError::NotANumber {
+            value: v.to_string(),
+        })?;
         let fits = width == 8 || {
             let bits = 8 * width;
             (-(1i64 << (bits - 1))..1i64 << bits).contains(&n)
         };
         if !fits {
-            return Err(format!("has `{v}`, too wide for `{word}`"));
+            return Err(DataError::TooWide {
+                value: v.to_string(),
+                directive: word.to_string(),
+            });
         }
         out.extend_from_slice(&n.to_le_bytes()[..width]);
     }
@@ -298,7 +306,7 @@ mod tests {
             let got = data_bytes(word, args);
             match want {
                 Ok(b) => assert_eq!(got.as_deref(), Ok(*b), "{word} {args}"),
-                Err(e) => assert!(got.unwrap_err().contains(e), "{word} {args}"),
+                Err(e) => assert!(got.unwrap_err().to_string().contains(e), "{word} {args}"),
             }
         }
     }

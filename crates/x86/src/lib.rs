@@ -22,7 +22,7 @@ pub mod print;
 pub mod target;
 
 pub use abi::Abi;
-pub use error::{Error, Result};
+pub use error::{DataError, Error, LineError, Result, Rip};
 pub use inst::{
     ArgLoc, DataId, Datum, Feature, FlagEffect, Inst, Mem, Mnemonic, Operand, Program, Reg, Size,
     VReg,

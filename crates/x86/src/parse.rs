@@ -33,7 +33,7 @@
 //! could not read. It never guesses: an operand of unknown size is an error, not a qword.
 
 use crate::data::Pool;
-use crate::error::{Error, Result};
+use crate::error::{Error, LineError, Result, Rip};
 use crate::inst::{Inst, Mem, Mnemonic, Operand, Program, Reg, Size, VReg};
 
 /// Which assembly syntax a file is written in.
@@ -68,10 +68,10 @@ pub fn parse_with(text: &str, syntax: Syntax) -> Result<Vec<Program>> {
         directive(s).is_none() && s.contains(['%', '$'])
     });
     for (n, raw) in text.lines().enumerate() {
-        let err = |message: String| Error::Parse {
+        let err = |error: LineError| Error::Parse {
             line: n + 1,
             text: raw.trim().to_string(),
-            message,
+            error,
         };
         let mut s = strip_comment(raw).trim();
         if let Some((label, rest)) = split_label(s) {
@@ -111,20 +111,21 @@ pub fn parse_with(text: &str, syntax: Syntax) -> Result<Vec<Program>> {
                 }
                 Directive::Harmless => {}
                 Directive::Data if in_code => {
-                    return Err(err(format!(
-                        "data directive `{word}` among instructions: what it encodes would run \
-                         unchecked"
-                    )))
+                    return Err(err(LineError::DataAmongInstructions {
+                        directive: word.to_string(),
+                    }))
                 }
                 Directive::Unknown if in_code => {
-                    return Err(err(format!("unknown directive `{word}`")))
+                    return Err(err(LineError::UnknownDirective {
+                        directive: word.to_string(),
+                    }))
                 }
                 Directive::Data | Directive::Unknown => pool.data(word, args),
             }
             continue;
         }
         if !in_code {
-            return Err(err("an instruction outside a code section".to_string()));
+            return Err(err(LineError::OutsideCode));
         }
         let att = match (syntax, declared) {
             (Syntax::Att, _) => true,
@@ -158,18 +159,18 @@ pub fn parse_inst(line: &str) -> Result<Inst> {
     let s = strip_comment(line).trim();
     let mut pool = Pool::default();
     let result = if s.is_empty() {
-        Err("no instruction".to_string())
+        Err(LineError::NoInstruction)
     } else {
         parse_line(s, &mut pool)
     };
     let result = result.and_then(|i| match i.data() {
-        Some(_) => Err("a rip-relative constant outside a file that defines it".to_string()),
+        Some(_) => Err(LineError::ConstantOutsideFile),
         None => Ok(i),
     });
-    result.map_err(|message| Error::Parse {
+    result.map_err(|error| Error::Parse {
         line: 1,
         text: line.trim().to_string(),
-        message,
+        error,
     })
 }
 
@@ -312,44 +313,53 @@ pub(crate) enum Parsed {
 /// An operand that may end in AVX-512's broadcast `{1toN}` (both syntaxes): `read`
 /// reads the rest, which must be memory; N is checked against the instruction by
 /// [`assemble`].
-pub(crate) fn with_broadcast<E: From<String>>(
+pub(crate) fn with_broadcast<E: From<LineError>>(
     t: &str,
     read: impl FnOnce(&str) -> std::result::Result<Parsed, E>,
 ) -> std::result::Result<Parsed, E> {
     let Some((m, n)) = t.strip_suffix('}').and_then(|r| r.rsplit_once("{1to")) else {
         return read(t);
     };
-    let n: u32 = n
-        .parse()
-        .map_err(|_| format!("unknown decoration `{{1to{n}}}`"))?;
+    let n: u32 = n.parse().map_err(|_| LineError::UnknownDecoration {
+        lanes: n.to_string(),
+    })?;
     match read(m.trim_end())? {
         Parsed::Mem(m, size, None) => Ok(Parsed::Mem(m, size, Some(n))),
-        _ => Err("a broadcast of something not in memory".to_string().into()),
+        _ => Err(LineError::BroadcastNotMemory.into()),
     }
 }
 
 /// One instruction, comment and label already removed.
-fn parse_line(s: &str, pool: &mut Pool) -> std::result::Result<Inst, String> {
+fn parse_line(s: &str, pool: &mut Pool) -> std::result::Result<Inst, LineError> {
     let s = s.to_ascii_lowercase();
     let (name, rest) = match s.split_once(char::is_whitespace) {
         Some((n, r)) => (n, r.trim()),
         None => (s.as_str(), ""),
     };
-    let mn = mnemonic(name).ok_or_else(|| format!("unknown instruction `{name}`"))?;
+    let mn = mnemonic(name).ok_or_else(|| LineError::UnknownInstruction {
+        name: name.to_string(),
+    })?;
     let mut parsed = [Parsed::Imm(0); 4];
     let mut n = 0;
     if !rest.is_empty() {
         for text in rest.split(',') {
             let text = text.trim();
             if n == 4 {
-                return Err(format!("too many operands for `{name}`"));
+                return Err(LineError::TooManyOperands {
+                    name: name.to_string(),
+                });
             }
             if text.is_empty() {
-                return Err("empty operand".to_string());
+                return Err(LineError::EmptyOperand);
             }
             parsed[n] = with_broadcast(text, |t| operand(t, pool)).map_err(|e| match e {
-                Some(e) => format!("{e} in operand `{text}`"),
-                None => format!("unknown operand `{text}`"),
+                Some(e) => LineError::InOperand {
+                    operand: text.to_string(),
+                    error: Box::new(e),
+                },
+                None => LineError::UnknownOperand {
+                    operand: text.to_string(),
+                },
             })?;
             n += 1;
         }
@@ -366,10 +376,12 @@ pub(crate) fn assemble(
     name: &str,
     parsed: &[Parsed],
     size: Option<Size>,
-) -> std::result::Result<Inst, String> {
+) -> std::result::Result<Inst, LineError> {
     let n = parsed.len();
     if n > 4 {
-        return Err(format!("too many operands for `{name}`"));
+        return Err(LineError::TooManyOperands {
+            name: name.to_string(),
+        });
     }
     let mut ops = [Operand::Imm(0); 4];
     let mut bcst = None;
@@ -386,19 +398,24 @@ pub(crate) fn assemble(
                     // The size of lea's operand means nothing; qword is canonical.
                     (Mnemonic::Lea, _) => Size::B64,
                     (_, Some(s)) => s,
-                    (_, None) => implied_size(mn, parsed, k)
-                        .ok_or_else(|| format!("operand size not specified for `{name}`"))?,
+                    (_, None) => {
+                        implied_size(mn, parsed, k).ok_or_else(|| LineError::SizeNotSpecified {
+                            name: name.to_string(),
+                        })?
+                    }
                 };
                 Operand::Mem(m)
             }
         };
     }
     let inst = Inst::new(mn, &ops[..n]);
-    crate::encode::check(&inst)
-        .map_err(|e| format!("unsupported operand form for `{name}`: {e}"))?;
+    crate::encode::check(&inst).map_err(|reason| LineError::UnsupportedForm {
+        name: name.to_string(),
+        reason,
+    })?;
     match bcst {
         Some(n) if inst.broadcast_lanes() != Some(n) => {
-            Err(format!("`{{1to{n}}}` does not fill the vector operand"))
+            Err(LineError::BroadcastDoesNotFill { lanes: n })
         }
         _ => Ok(inst),
     }
@@ -438,7 +455,7 @@ pub(crate) fn implied_size(mn: Mnemonic, ops: &[Parsed], mem_at: usize) -> Optio
 }
 
 /// One operand; `Err(None)` when it is no operand at all.
-fn operand(t: &str, pool: &mut Pool) -> std::result::Result<Parsed, Option<String>> {
+fn operand(t: &str, pool: &mut Pool) -> std::result::Result<Parsed, Option<LineError>> {
     let mut t = t;
     let mut size = None;
     for (kw, s) in [
@@ -471,7 +488,7 @@ fn operand(t: &str, pool: &mut Pool) -> std::result::Result<Parsed, Option<Strin
     {
         let inner = t[open + 1..]
             .strip_suffix(']')
-            .ok_or_else(|| Some("unterminated memory operand".to_string()))?;
+            .ok_or(Some(LineError::UnterminatedMemory))?;
         let disp = t[..open].trim();
         let m = if disp.is_empty() {
             mem(inner, pool)
@@ -481,9 +498,7 @@ fn operand(t: &str, pool: &mut Pool) -> std::result::Result<Parsed, Option<Strin
         return Ok(Parsed::Mem(m.map_err(Some)?, size, None));
     }
     if size.is_some() {
-        return Err(Some(
-            "a size keyword must be followed by a memory operand".to_string(),
-        ));
+        return Err(Some(LineError::SizeWithoutMemory));
     }
     if let Some((r, s)) = Reg::parse(t) {
         return Ok(Parsed::Reg(r, s));
@@ -530,19 +545,23 @@ pub(crate) fn number(t: &str) -> Option<i64> {
 
 /// A register as an address part: one of 64 bits, or `None` for a word that names no
 /// register (both syntaxes).
-pub(crate) fn addr_reg(s: &str) -> std::result::Result<Option<Reg>, String> {
+pub(crate) fn addr_reg(s: &str) -> std::result::Result<Option<Reg>, LineError> {
     match Reg::parse(s.trim()) {
         Some((r, Size::B64)) => Ok(Some(r)),
-        Some(_) => Err(format!("`{}` is not a 64-bit address register", s.trim())),
+        Some(_) => Err(LineError::NotAddressRegister {
+            register: s.trim().to_string(),
+        }),
         None => Ok(None),
     }
 }
 
 /// An index's scale: 1, 2, 4 or 8 (both syntaxes).
-pub(crate) fn scale(k: &str) -> std::result::Result<u8, String> {
+pub(crate) fn scale(k: &str) -> std::result::Result<u8, LineError> {
     match number(k) {
         Some(s @ (1 | 2 | 4 | 8)) => Ok(s as u8),
-        _ => Err(format!("scale must be 1, 2, 4 or 8, not `{k}`")),
+        _ => Err(LineError::BadScale {
+            scale: k.to_string(),
+        }),
     }
 }
 
@@ -550,7 +569,7 @@ pub(crate) fn scale(k: &str) -> std::result::Result<u8, String> {
 /// `index*scale`, `disp` ... (terms in any order; a register without a scale is the base
 /// if none is yet, else the index), or `rip + symbol ± disp`: a constant of the file
 /// ([`crate::data`]). Also what AT&T's `symbol+disp(%rip)` reads as.
-pub(crate) fn mem(inner: &str, pool: &mut Pool) -> std::result::Result<Mem, String> {
+pub(crate) fn mem(inner: &str, pool: &mut Pool) -> std::result::Result<Mem, LineError> {
     // NASM's `[rel label]` is `[rip + label]`.
     let (inner, mut rip) = match inner.trim_start().strip_prefix("rel ") {
         Some(rest) => (rest, true),
@@ -564,7 +583,7 @@ pub(crate) fn mem(inner: &str, pool: &mut Pool) -> std::result::Result<Mem, Stri
     let mut rest = inner.trim();
     let mut first = true;
     if rest.is_empty() {
-        return Err("empty memory operand".to_string());
+        return Err(LineError::EmptyMemory);
     }
     while !rest.is_empty() {
         // Signs: `+`, `-`, `+ -` ...
@@ -576,71 +595,71 @@ pub(crate) fn mem(inner: &str, pool: &mut Pool) -> std::result::Result<Mem, Stri
             rest = rest[1..].trim_start();
         }
         if !signed && !first {
-            return Err("expected `+` or `-` in memory operand".to_string());
+            return Err(LineError::ExpectedSign);
         }
         first = false;
         let end = rest.find(['+', '-']).unwrap_or(rest.len());
         let term = rest[..end].trim();
         rest = &rest[end..];
         if term.is_empty() {
-            return Err("missing term in memory operand".to_string());
+            return Err(LineError::MissingTerm);
         }
         if let Some((a, b)) = term.split_once('*') {
             let (r, k) = match (addr_reg(a)?, addr_reg(b)?) {
                 (Some(r), None) => (r, b),
                 (None, Some(r)) => (r, a),
-                _ => return Err(format!("bad scaled index `{term}`")),
+                _ => return Err(LineError::BadScaledIndex { term: term.into() }),
             };
-            let scale = scale(k.trim()).map_err(|e| format!("{e} in `{term}`"))?;
+            let scale = scale(k.trim()).map_err(|e| LineError::InTerm {
+                term: term.to_string(),
+                error: Box::new(e),
+            })?;
             if neg || scaled.is_some() {
-                return Err(format!("bad index `{term}`"));
+                return Err(LineError::BadIndex { term: term.into() });
             }
             scaled = Some((r, scale));
         } else if let Some(r) = addr_reg(term)? {
             if neg || nplain == 2 {
-                return Err(format!("bad register term `{term}`"));
+                return Err(LineError::BadRegisterTerm { term: term.into() });
             }
             plain[nplain] = Some(r);
             nplain += 1;
         } else if term == "rip" {
             if neg || rip {
-                return Err(format!("bad term `{term}`"));
+                return Err(LineError::BadTerm { term: term.into() });
             }
             rip = true;
         } else if let Some(v) = number(term) {
             let v = v as i128;
             disp += if neg { -v } else { v };
             if disp.abs() > 1 << 64 {
-                return Err("displacement out of range".to_string());
+                return Err(LineError::DisplacementOutOfRange);
             }
         } else if is_symbol(term) && !neg && symbol.is_none() {
             symbol = Some(term);
         } else {
-            return Err(format!("unknown term `{term}` in memory operand"));
+            return Err(LineError::UnknownTerm { term: term.into() });
         }
     }
-    let disp32 = |d: i128| i32::try_from(d).map_err(|_| "displacement out of range".to_string());
+    let disp32 = |d: i128| i32::try_from(d).map_err(|_| LineError::DisplacementOutOfRange);
     match (rip, symbol) {
         (true, Some(sym)) if plain[0].is_none() && scaled.is_none() => {
             let id = pool.symbol(sym)?;
             return Ok(Mem::constant(id, disp32(disp)?, Size::B64));
         }
-        (true, Some(_)) => return Err("rip-relative with another register".to_string()),
-        (true, None) => {
-            return Err(
-                "a rip-relative address without a symbol (not a constant this reads)".into(),
-            )
-        }
+        (true, Some(_)) => return Err(LineError::RipWithRegister { rip: Rip::Intel }),
+        (true, None) => return Err(LineError::RipWithoutSymbol { rip: Rip::Intel }),
         (false, Some(sym)) => {
-            return Err(format!(
-                "an absolute address of `{sym}` (only rip-relative constants are read)"
-            ))
+            return Err(LineError::AbsoluteSymbol {
+                symbol: sym.to_string(),
+                rip: Rip::Intel,
+            })
         }
         (false, None) => {}
     }
     let (base, index, scale) = match (plain, scaled) {
         ([b, None], Some((x, s))) => (b, Some(x), s),
-        ([_, Some(_)], Some(_)) => return Err("more than two address registers".to_string()),
+        ([_, Some(_)], Some(_)) => return Err(LineError::TooManyRegisters),
         ([b, x], None) => (b, x, 1),
     };
     Ok(Mem {

@@ -25,8 +25,7 @@ use super::Benched;
 use crate::args::BenchArgs;
 use cryptopt_driver::checks::check_compiled;
 
-/// The column of the formula built from separately optimized operations.
-pub(super) const COLUMN: &str = "ops";
+use cryptopt_driver::bench::OPS_COLUMN as COLUMN;
 
 /// The formula's function and the library its driver calls.
 pub(super) struct FromOps {

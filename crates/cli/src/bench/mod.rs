@@ -25,13 +25,12 @@ use cryptopt_frontend::fiat;
 use cryptopt_ir::names::did_you_mean;
 use cryptopt_ir::Function;
 use cryptopt_measure::timing::{self, Mode};
-use cryptopt_x86::Program;
 
 use crate::args::{BenchArgs, OptimizeForArg};
-use cryptopt_driver::bench_report::{self as report, Line, Ours, Search};
+use cryptopt_driver::bench::{self, Benched, External, Winner, Winners};
+use cryptopt_driver::bench_report::{self as report, Search};
 
 mod formula;
-mod measure;
 
 /// The paper's 18 functions: (file, function).
 pub const PAPER: [(&str, &str); 18] = [
@@ -64,28 +63,6 @@ pub const PAPER: [(&str, &str); 18] = [
 /// The winner of one optimization (or of an earlier run, with `--reuse`), or why it
 /// failed.
 type Optimized = Result<Winner, String>;
-
-struct Winner {
-    program: Program,
-    /// What the search cost; `None` for a program reused from an earlier run.
-    search: Option<Search>,
-}
-
-/// Our program in one table: what it is and what making it cost.
-fn ours(w: &Winner) -> Ours {
-    Ours {
-        instructions: w.program.insts.len(),
-        stack_bytes: w.program.stack_bytes(),
-        search: w.search,
-    }
-}
-
-/// A `--compare NAME=FILE` implementation: its programs, proved before they are measured.
-struct External {
-    name: String,
-    file: String,
-    programs: Vec<Program>,
-}
 
 /// The measures one function is optimized for: one search per measure (latency only
 /// where the function can be chained, see [`timing::latency_possible`]).
@@ -131,7 +108,7 @@ pub fn command(args: BenchArgs) -> Result<()> {
             (functions, source, None)
         }
     };
-    let externals = measure::externals(&args)?;
+    let externals = externals(&args)?;
     eprintln!(
         "bench: {} functions from {source}; {} evaluations each",
         functions.len(),
@@ -170,7 +147,25 @@ pub fn command(args: BenchArgs) -> Result<()> {
         }
         None => None,
     };
-    let measured = measure::all(&args, &functions, winners, &externals, from_ops.as_ref())?;
+    let settings = bench::Settings {
+        compilers: &args.compilers,
+        c_source: args.c_source.as_deref(),
+        opts,
+        counter: args.search.counter.choice(),
+        batches: args.search.batches,
+        repeats: args.repeats,
+        seed: args.search.seed,
+    };
+    // The measurements' lines are shown as they come (`Progress::warn`).
+    let mut progress = args.search.progress("bench".into()).show();
+    let measured = bench::all(
+        &settings,
+        &functions,
+        winners,
+        &externals,
+        from_ops.as_ref(),
+        &mut progress,
+    )?;
     let run = report::Run {
         out: &args.out,
         reuse: args.reuse,
@@ -213,9 +208,6 @@ pub fn command(args: BenchArgs) -> Result<()> {
     }
     Ok(())
 }
-
-/// Both winners of a function: of the throughput search and of the latency search.
-type Winners = (Option<Winner>, Option<Winner>);
 
 /// Optimizes, in parallel, each worker on its own allowed CPU: one search per function
 /// and measure it is optimized for (or, with `--reuse`, each program read back and
@@ -349,6 +341,30 @@ fn search_one(
         .map_err(|e| e.to_string())
 }
 
+/// The `--compare NAME=FILE` implementations, read (proved later, per function).
+fn externals(args: &BenchArgs) -> Result<Vec<External>> {
+    let mut externals: Vec<External> = Vec::new();
+    for spec in &args.compare {
+        let (name, file) = spec
+            .split_once('=')
+            .ok_or_else(|| anyhow!("--compare wants NAME=FILE.asm, not `{spec}`"))?;
+        if name.is_empty()
+            || args.compilers.iter().any(|c| c == name)
+            || externals.iter().any(|e| e.name == name)
+        {
+            bail!("--compare name `{name}` is empty or used twice");
+        }
+        let text = cryptopt_driver::files::read(std::path::Path::new(file))?;
+        let programs = cryptopt_x86::parse::parse(&text).map_err(|e| anyhow!("{file}: {e}"))?;
+        externals.push(External {
+            name: name.to_string(),
+            file: file.to_string(),
+            programs,
+        });
+    }
+    Ok(externals)
+}
+
 /// `--reuse`: the program an earlier run wrote to `OUT/<function>/<function>.asm`,
 /// proved equivalent and run against the interpreter again (the file may have been
 /// edited since).
@@ -368,17 +384,6 @@ fn reuse(
         program,
         search: None,
     })
-}
-
-/// A function to measure, the input it came from and its representation where the
-/// generator made it (for the written programs' headers and states).
-struct Benched {
-    f: Function,
-    input: PathBuf,
-    representation: Option<String>,
-    /// A vector program whose scalar expansion `f` is (`--repr ifma`): optimized by the
-    /// vector pipeline.
-    vector: Option<cryptopt_ir::vector::VFunction>,
 }
 
 /// The functions `--paper` or `--functions` names, and where they come from as a phrase.

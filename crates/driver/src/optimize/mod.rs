@@ -87,6 +87,8 @@ pub struct Outcome {
 /// Runs one optimization and writes its results; see the module doc.
 pub fn optimize(job: Job<'_>, progress: &mut dyn Progress, stop: &AtomicBool) -> Result<Outcome> {
     check_config(&job.cfg)?;
+    // The header declares the program under this name: refused now, not after the search.
+    cryptopt_emit::ident::c_identifier(job.object.symbol.as_deref().unwrap_or(&job.f.name))?;
     match job.vector {
         Some(v) => vector::optimize(&job, v, progress, stop),
         None => scalar(job, progress, stop),

@@ -38,7 +38,7 @@ use crate::error::{Error, Result};
 fn syntax_error(e: syntax::SyntaxError) -> Error {
     Error::Input {
         location: format!("line {}", e.line),
-        message: e.message,
+        message: e.error.to_string(),
     }
 }
 

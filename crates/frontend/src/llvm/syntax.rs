@@ -174,14 +174,129 @@ pub(crate) struct Func {
     pub second_block: Option<usize>,
 }
 
-/// A syntax error: line and message.
+/// A syntax error: the 1-based line and what is wrong with it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct SyntaxError {
     pub line: usize,
-    pub message: String,
+    pub error: LineError,
 }
 
-type PResult<T> = std::result::Result<T, String>;
+/// What is wrong with one line of LLVM IR text (before its number is known).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum LineError {
+    /// `%"...`, `@"...`, `"...` or a vector type or parameter attribute without its end.
+    #[error("unterminated {0}")]
+    Unterminated(Unterminated),
+    /// `%` or `@` with no name after it.
+    #[error("a lone `{0}`")]
+    LoneSigil(char),
+    #[error("malformed number `{0}`")]
+    MalformedNumber(String),
+    /// A character no token starts with (non-ASCII included).
+    #[error("unexpected character `{0}`")]
+    UnexpectedChar(char),
+    /// Something else than `wanted` where it must be.
+    #[error("expected {wanted}{found}")]
+    Expected { wanted: Wanted, found: Found },
+    /// `wanted` is missing (the message does not say what is there instead).
+    #[error("expected {0}")]
+    Missing(Wanted),
+    /// An array type `[n x T]` whose length does not fit 64 bits (or is negative).
+    #[error("array length")]
+    ArrayLength,
+    #[error("unknown icmp predicate `{0}`")]
+    UnknownPredicate(String),
+    /// An `extractvalue` index that does not fit 32 bits (or is negative).
+    #[error("bad extractvalue index")]
+    BadExtractIndex,
+    #[error("a `define` without a function name")]
+    DefineWithoutName,
+    #[error("a `define` without a return type")]
+    DefineWithoutReturnType,
+    /// A function header with no `{` after it.
+    #[error("@{0}: expected `{{` after the header")]
+    NoBody(String),
+    /// A function whose body runs to the end of the file.
+    #[error("@{0}: the function body is never closed with `}}`")]
+    NeverClosed(String),
+}
+
+/// What [`LineError::Unterminated`] names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Unterminated {
+    QuotedName,
+    String,
+    VectorType,
+    ParameterAttribute,
+}
+
+impl std::fmt::Display for Unterminated {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Unterminated::QuotedName => "quoted name",
+            Unterminated::String => "string",
+            Unterminated::VectorType => "vector type",
+            Unterminated::ParameterAttribute => "parameter attribute",
+        })
+    }
+}
+
+/// What the parser wanted where it found something else ([`LineError::Expected`],
+/// [`LineError::Missing`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Wanted {
+    /// A punctuation character: `,`, `(`, `}` ...
+    Punct(char),
+    /// A keyword: `x`, `to`, `call`.
+    Word(&'static str),
+    Type,
+    Operand,
+    Instruction,
+    ArrayLength,
+    IcmpPredicate,
+    Callee,
+    ExtractValueIndex,
+    FunctionName,
+}
+
+impl std::fmt::Display for Wanted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Wanted::Punct(c) => write!(f, "`{c}`"),
+            Wanted::Word(w) => write!(f, "`{w}`"),
+            Wanted::Type => f.write_str("a type"),
+            Wanted::Operand => f.write_str("an operand"),
+            Wanted::Instruction => f.write_str("an instruction"),
+            Wanted::ArrayLength => f.write_str("an array length"),
+            Wanted::IcmpPredicate => f.write_str("an icmp predicate"),
+            Wanted::Callee => f.write_str("the name of the called function"),
+            Wanted::ExtractValueIndex => f.write_str("an extractvalue index"),
+            Wanted::FunctionName => f.write_str("the function name"),
+        }
+    }
+}
+
+/// What the parser found instead ([`LineError::Expected`]); displayed as the end of
+/// the message (", found `x`").
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Found {
+    EndOfLine,
+    /// A token, as the line writes it (`%x`, `@f`, `12`, `,`).
+    Token(String),
+    Metadata,
+}
+
+impl std::fmt::Display for Found {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Found::EndOfLine => f.write_str(" at the end of the line"),
+            Found::Token(t) => write!(f, ", found `{t}`"),
+            Found::Metadata => f.write_str(", found metadata"),
+        }
+    }
+}
+
+type PResult<T> = std::result::Result<T, LineError>;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum Tok {
@@ -214,7 +329,9 @@ fn lex(line: &str) -> PResult<Vec<Tok>> {
             b'%' | b'@' => {
                 i += 1;
                 let name = if b.get(i) == Some(&b'"') {
-                    let end = line[i + 1..].find('"').ok_or("unterminated quoted name")?;
+                    let end = line[i + 1..]
+                        .find('"')
+                        .ok_or(LineError::Unterminated(Unterminated::QuotedName))?;
                     let s = line[i + 1..i + 1 + end].to_string();
                     i += end + 2;
                     s
@@ -225,7 +342,7 @@ fn lex(line: &str) -> PResult<Vec<Tok>> {
                     line[start + 1..i].to_string()
                 };
                 if name.is_empty() {
-                    return Err(format!("a lone `{}`", c as char));
+                    return Err(LineError::LoneSigil(c as char));
                 }
                 out.push(if c == b'%' {
                     Tok::Local(name)
@@ -241,7 +358,9 @@ fn lex(line: &str) -> PResult<Vec<Tok>> {
                 out.push(Tok::Skip);
             }
             b'"' => {
-                let end = line[i + 1..].find('"').ok_or("unterminated string")?;
+                let end = line[i + 1..]
+                    .find('"')
+                    .ok_or(LineError::Unterminated(Unterminated::String))?;
                 i += end + 2;
                 out.push(Tok::Skip);
             }
@@ -260,7 +379,7 @@ fn lex(line: &str) -> PResult<Vec<Tok>> {
                 } else {
                     let v: BigInt = text
                         .parse()
-                        .map_err(|_| format!("malformed number `{text}`"))?;
+                        .map_err(|_| LineError::MalformedNumber(text.to_string()))?;
                     out.push(Tok::Int(v));
                 }
             }
@@ -276,8 +395,11 @@ fn lex(line: &str) -> PResult<Vec<Tok>> {
             }
             _ => {
                 // Any other byte (non-ASCII included): named whole in the error.
-                let len = line[i..].chars().next().map_or(1, char::len_utf8);
-                return Err(format!("unexpected character `{}`", &line[i..i + len]));
+                let c = line[i..]
+                    .chars()
+                    .next()
+                    .unwrap_or(char::REPLACEMENT_CHARACTER);
+                return Err(LineError::UnexpectedChar(c));
             }
         }
     }
@@ -323,18 +445,33 @@ impl P {
         if self.eat_punct(c) {
             Ok(())
         } else {
-            Err(format!("expected `{c}`{}", self.found()))
+            Err(self.expected(Wanted::Punct(c)))
         }
     }
-    fn found(&self) -> String {
+    /// What is at the cursor, for an error.
+    fn found(&self) -> Found {
         match self.peek() {
-            None => " at the end of the line".to_string(),
-            Some(Tok::Word(w)) => format!(", found `{w}`"),
-            Some(Tok::Local(n)) => format!(", found `%{n}`"),
-            Some(Tok::Global(n)) => format!(", found `@{n}`"),
-            Some(Tok::Int(v)) => format!(", found `{v}`"),
-            Some(Tok::Punct(c)) => format!(", found `{c}`"),
-            Some(Tok::Skip) => ", found metadata".to_string(),
+            None => Found::EndOfLine,
+            Some(Tok::Word(w)) => Found::Token(w.clone()),
+            Some(Tok::Local(n)) => Found::Token(format!("%{n}")),
+            Some(Tok::Global(n)) => Found::Token(format!("@{n}")),
+            Some(Tok::Int(v)) => Found::Token(v.to_string()),
+            Some(Tok::Punct(c)) => Found::Token(c.to_string()),
+            Some(Tok::Skip) => Found::Metadata,
+        }
+    }
+    /// `wanted` was expected where the cursor is.
+    fn expected(&self, wanted: Wanted) -> LineError {
+        LineError::Expected {
+            wanted,
+            found: self.found(),
+        }
+    }
+    /// `wanted` was expected where the token just read is.
+    fn expected_prev(&mut self, wanted: Wanted) -> LineError {
+        LineError::Expected {
+            wanted,
+            found: self.found_prev(),
         }
     }
     /// Skips flag words (`nuw`, `nsw`, `exact`, `disjoint`, `nneg`, `inbounds`, ...);
@@ -371,11 +508,11 @@ impl P {
             }
             Some(Tok::Punct('[')) => {
                 let n = match self.next() {
-                    Some(Tok::Int(n)) => u64::try_from(n).map_err(|_| "array length")?,
-                    _ => return Err("expected an array length".to_string()),
+                    Some(Tok::Int(n)) => u64::try_from(n).map_err(|_| LineError::ArrayLength)?,
+                    _ => return Err(LineError::Missing(Wanted::ArrayLength)),
                 };
                 if !self.eat_word("x") {
-                    return Err(format!("expected `x`{}", self.found()));
+                    return Err(self.expected(Wanted::Word("x")));
                 }
                 let t = self.ty()?;
                 self.expect_punct(']')?;
@@ -386,7 +523,7 @@ impl P {
                 let mut text = String::from("<");
                 while depth > 0 {
                     match self.next() {
-                        None => return Err("unterminated vector type".to_string()),
+                        None => return Err(LineError::Unterminated(Unterminated::VectorType)),
                         Some(Tok::Punct('<')) => depth += 1,
                         Some(Tok::Punct('>')) => depth -= 1,
                         Some(Tok::Int(n)) => text.push_str(&format!("{n} ")),
@@ -396,10 +533,10 @@ impl P {
                 }
                 Ok(Type::Other(format!("{}>", text.trim_end())))
             }
-            _ => Err(format!("expected a type{}", self.found_prev())),
+            _ => Err(self.expected_prev(Wanted::Type)),
         }
     }
-    fn found_prev(&mut self) -> String {
+    fn found_prev(&mut self) -> Found {
         self.at = self.at.saturating_sub(1);
         let s = self.found();
         self.at += 1;
@@ -416,7 +553,7 @@ impl P {
             }
             Some(Tok::Word(w)) => Ok(Arg::Other(w)),
             Some(Tok::Global(g)) => Ok(Arg::Other(format!("@{g}"))),
-            _ => Err(format!("expected an operand{}", self.found_prev())),
+            _ => Err(self.expected_prev(Wanted::Operand)),
         }
     }
 
@@ -465,7 +602,7 @@ const PREDS: [(&str, Pred); 10] = [
 /// One instruction line (after `%x =`, if any).
 fn instruction(p: &mut P) -> PResult<Kind> {
     let Some(Tok::Word(op)) = p.next() else {
-        return Err(format!("expected an instruction{}", p.found_prev()));
+        return Err(p.expected_prev(Wanted::Instruction));
     };
     if let Some(&(_, b)) = BINOPS.iter().find(|(n, _)| *n == op) {
         let nuw = p.flags(&["nuw", "nsw", "exact", "disjoint"]);
@@ -489,8 +626,8 @@ fn instruction(p: &mut P) -> PResult<Kind> {
                     .iter()
                     .find(|(n, _)| *n == w)
                     .map(|&(_, x)| x)
-                    .ok_or_else(|| format!("unknown icmp predicate `{w}`"))?,
-                _ => return Err("expected an icmp predicate".to_string()),
+                    .ok_or(LineError::UnknownPredicate(w))?,
+                _ => return Err(LineError::Missing(Wanted::IcmpPredicate)),
             };
             let ty = p.ty()?;
             let a = p.arg()?;
@@ -511,7 +648,7 @@ fn instruction(p: &mut P) -> PResult<Kind> {
             let from = p.ty()?;
             let x = p.arg()?;
             if !p.eat_word("to") {
-                return Err(format!("expected `to`{}", p.found()));
+                return Err(p.expected(Wanted::Word("to")));
             }
             let to = p.ty()?;
             let op = match op.as_str() {
@@ -566,13 +703,13 @@ fn instruction(p: &mut P) -> PResult<Kind> {
         }
         "call" | "tail" | "musttail" | "notail" => {
             if op != "call" && !p.eat_word("call") {
-                return Err(format!("expected `call`{}", p.found()));
+                return Err(p.expected(Wanted::Word("call")));
             }
             p.flags(&["fastcc", "ccc", "noundef", "zeroext", "signext"]);
             let ret = p.ty()?;
             let callee = match p.next() {
                 Some(Tok::Global(g)) => g,
-                _ => return Err("expected the name of the called function".to_string()),
+                _ => return Err(LineError::Missing(Wanted::Callee)),
             };
             p.expect_punct('(')?;
             let mut args = Vec::new();
@@ -591,8 +728,8 @@ fn instruction(p: &mut P) -> PResult<Kind> {
             let (_, agg) = p.typed_arg()?;
             p.expect_punct(',')?;
             let index = match p.next() {
-                Some(Tok::Int(n)) => u32::try_from(n).map_err(|_| "bad extractvalue index")?,
-                _ => return Err("expected an extractvalue index".to_string()),
+                Some(Tok::Int(n)) => u32::try_from(n).map_err(|_| LineError::BadExtractIndex)?,
+                _ => return Err(LineError::Missing(Wanted::ExtractValueIndex)),
             };
             if p.eat_punct(',') && !matches!(p.peek(), Some(Tok::Skip)) {
                 return Ok(Kind::Other("extractvalue with nested indices".to_string()));
@@ -634,7 +771,7 @@ fn params(p: &mut P) -> PResult<Vec<Param>> {
                 Some(Tok::Punct('(')) => {
                     while !p.eat_punct(')') {
                         if p.next().is_none() {
-                            return Err("unterminated parameter attribute".to_string());
+                            return Err(LineError::Unterminated(Unterminated::ParameterAttribute));
                         }
                     }
                 }
@@ -656,7 +793,7 @@ pub(crate) fn parse(text: &str) -> std::result::Result<Vec<Func>, SyntaxError> {
     let mut cur: Option<Func> = None;
     for (k, raw) in text.lines().enumerate() {
         let line = k + 1;
-        let err = |message: String| SyntaxError { line, message };
+        let err = |error: LineError| SyntaxError { line, error };
         let toks = lex(raw).map_err(err)?;
         if toks.is_empty() {
             continue;
@@ -673,18 +810,18 @@ pub(crate) fn parse(text: &str) -> std::result::Result<Vec<Func>, SyntaxError> {
                     .toks
                     .iter()
                     .position(|t| matches!(t, Tok::Global(_)))
-                    .ok_or_else(|| err("a `define` without a function name".to_string()))?;
+                    .ok_or_else(|| err(LineError::DefineWithoutName))?;
                 if at_name == 0 {
-                    return Err(err("a `define` without a return type".to_string()));
+                    return Err(err(LineError::DefineWithoutReturnType));
                 }
                 p.at = at_name - 1;
                 let ret = p.ty().map_err(err)?;
                 let Some(Tok::Global(name)) = p.next() else {
-                    return Err(err("expected the function name".to_string()));
+                    return Err(err(LineError::Missing(Wanted::FunctionName)));
                 };
                 let params = params(&mut p).map_err(err)?;
                 if !p.toks.contains(&Tok::Punct('{')) {
-                    return Err(err(format!("@{name}: expected `{{` after the header")));
+                    return Err(err(LineError::NoBody(name)));
                 }
                 cur = Some(Func {
                     name,
@@ -723,7 +860,7 @@ pub(crate) fn parse(text: &str) -> std::result::Result<Vec<Func>, SyntaxError> {
     if let Some(f) = cur {
         return Err(SyntaxError {
             line: f.line,
-            message: format!("@{}: the function body is never closed with `}}`", f.name),
+            error: LineError::NeverClosed(f.name),
         });
     }
     Ok(funcs)
@@ -802,8 +939,10 @@ mod tests {
     fn errors_name_the_line() {
         let e = parse("define void @f() {\n  %1 = add i64 %0\n}\n").unwrap_err();
         assert_eq!(e.line, 2);
-        assert!(e.message.contains("expected `,`"), "{}", e.message);
+        let message = e.error.to_string();
+        assert!(message.contains("expected `,`"), "{message}");
         let e = parse("define void @f() {\n  ret void\n").unwrap_err();
-        assert!(e.message.contains("never closed"), "{}", e.message);
+        let message = e.error.to_string();
+        assert!(message.contains("never closed"), "{message}");
     }
 }

@@ -1,57 +1,92 @@
 //! `bench`'s side-by-side measurements: per function, on one pinned CPU, our winner
-//! against each compiler's baseline, the `--compare` programs, the formula from its
-//! operations and the vector form, interleaved and repeated (`stats::compare`), every
-//! round's outputs checked against the interpreter. Every program measured was checked
-//! by the driver first (its session's baselines, `check_program` for the others).
+//! against each compiler's baseline, the other programs (`--compare` files, the formula
+//! from its operations, the vector form), interleaved and repeated (`stats::compare`),
+//! every round's outputs checked against the interpreter. Every program measured is
+//! checked first: the baselines by the session, the others by [`check_program`]. It
+//! never changes a program, and prints nothing (lines go to [`Progress`]).
 
-use anyhow::{anyhow, bail, Result};
+use std::path::{Path, PathBuf};
+
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use cryptopt_driver::checks::check_program;
-use cryptopt_driver::{cpus, files, Session};
+use cryptopt_codegen::Options;
 use cryptopt_ir::Function;
 use cryptopt_measure::baseline::CompiledC;
+use cryptopt_measure::counter::Choice;
 use cryptopt_measure::diff::Oracle;
 use cryptopt_measure::stats::{self, Compared};
 use cryptopt_measure::timing::{self, Config, Mode};
 use cryptopt_measure::ExecMem;
+use cryptopt_x86::Program;
 
-use super::{formula, ours, Benched, External, Line, Winner, Winners};
-use crate::args::BenchArgs;
+use crate::bench_report::{Line, Ours, Search};
+use crate::checks::check_program;
+use crate::{cpus, files, Error, Progress, Result, Session};
 
-/// The `--compare NAME=FILE` implementations, read (proved later, per function).
-pub(super) fn externals(args: &BenchArgs) -> Result<Vec<External>> {
-    let mut externals: Vec<External> = Vec::new();
-    for spec in &args.compare {
-        let (name, file) = spec
-            .split_once('=')
-            .ok_or_else(|| anyhow!("--compare wants NAME=FILE.asm, not `{spec}`"))?;
-        if name.is_empty()
-            || args.compilers.iter().any(|c| c == name)
-            || externals.iter().any(|e| e.name == name)
-        {
-            bail!("--compare name `{name}` is empty or used twice");
-        }
-        let text = files::read(std::path::Path::new(file))?;
-        let programs = cryptopt_x86::parse::parse(&text).map_err(|e| anyhow!("{file}: {e}"))?;
-        externals.push(External {
-            name: name.to_string(),
-            file: file.to_string(),
-            programs,
-        });
+/// A function to measure, the input it came from and its representation where the
+/// generator made it (for the written programs' headers and states).
+pub struct Benched {
+    pub f: Function,
+    pub input: PathBuf,
+    pub representation: Option<String>,
+    /// A vector program whose scalar expansion `f` is (`--repr ifma`): optimized by the
+    /// vector pipeline.
+    pub vector: Option<cryptopt_ir::vector::VFunction>,
+}
+
+/// The winner of one optimization (or of an earlier run, reused).
+pub struct Winner {
+    pub program: Program,
+    /// What the search cost; `None` for a program reused from an earlier run.
+    pub search: Option<Search>,
+}
+
+/// Both winners of a function: of the throughput search and of the latency search.
+pub type Winners = (Option<Winner>, Option<Winner>);
+
+/// Our program in one table: what it is and what making it cost.
+pub fn ours(w: &Winner) -> Ours {
+    Ours {
+        instructions: w.program.insts.len(),
+        stack_bytes: w.program.stack_bytes(),
+        search: w.search,
     }
-    Ok(externals)
+}
+
+/// Someone else's implementation (`--compare NAME=FILE`): its programs, proved before
+/// they are measured.
+pub struct External {
+    pub name: String,
+    pub file: String,
+    pub programs: Vec<Program>,
+}
+
+/// How the measurements are made.
+pub struct Settings<'a> {
+    /// The compilers, each a column; the first is the searches' baseline too.
+    pub compilers: &'a [String],
+    /// The C source `.ll` inputs came from (their baselines compile it instead of the C
+    /// the emitter writes).
+    pub c_source: Option<&'a Path>,
+    pub opts: Options,
+    pub counter: Choice,
+    pub batches: usize,
+    pub repeats: usize,
+    pub seed: u64,
 }
 
 /// What the measurements give the reports.
-pub(super) struct Measured {
+pub struct Measured {
     pub columns: Vec<String>,
     pub lines: Vec<Line>,
     pub counter: &'static str,
     pub counter_describe: String,
     pub notes: Vec<String>,
 }
+
+/// The column of the formula built from separately optimized operations.
+pub const OPS_COLUMN: &str = "ops";
 
 /// The name of the vector form's column.
 const VECTOR_COLUMN: &str = "cryptopt ifma";
@@ -70,21 +105,22 @@ struct Field<'a> {
 }
 
 /// Measures every function on the first allowed CPU, one comparison at a time.
-pub(super) fn all(
-    args: &BenchArgs,
+pub fn all(
+    args: &Settings<'_>,
     functions: &[Benched],
     winners: Vec<Winners>,
     externals: &[External],
     from_ops: Option<&(String, CompiledC)>,
+    progress: &mut dyn Progress,
 ) -> Result<Measured> {
-    let session = Session::open(cpus::allowed()[0], args.search.counter.choice())?;
+    let session = Session::open(cpus::allowed()[0], args.counter)?;
     let counter = &session.counter;
-    eprintln!(
+    progress.warn(&format!(
         "counter: {} ({}); {}",
         counter.describe(),
         session.why,
         cryptopt_measure::counter::describe_probes(&session.probes)
-    );
+    ));
     // The vector form (--repr ifma) is also measured in the row of the formula it is a
     // form of, checked against its own expansion there.
     let vector_twin = functions
@@ -97,9 +133,9 @@ pub(super) fn all(
         Some((g, p)) => Some((*g, ExecMem::from_program(p)?)),
         None => None,
     };
-    let mut columns: Vec<String> = args.compilers.clone();
+    let mut columns: Vec<String> = args.compilers.to_vec();
     columns.extend(externals.iter().map(|e| e.name.clone()));
-    columns.extend(from_ops.iter().map(|_| formula::COLUMN.to_string()));
+    columns.extend(from_ops.iter().map(|_| OPS_COLUMN.to_string()));
     columns.extend(vector_twin.iter().map(|_| VECTOR_COLUMN.to_string()));
     let mut lines = Vec::new();
     let mut notes = Vec::new();
@@ -108,7 +144,7 @@ pub(super) fn all(
         let (through_w, latency_w) = match (through_w, latency_w) {
             (Some(t), l) => (t, l),
             (None, Some(l)) => (l, None),
-            (None, None) => bail!("{}: not optimized", f.name),
+            (None, None) => return Err(Error::Unsupported(format!("{}: not optimized", f.name))),
         };
         let twin_here = twin
             .as_ref()
@@ -123,7 +159,7 @@ pub(super) fn all(
             twin.is_some().then_some(twin_here),
         )?;
         let line = line(args, &session, f, &field, through_w, latency_w)?;
-        eprintln!(
+        progress.warn(&format!(
             "{}: {} of {} repetitions quiet; ours {:.1}, {}",
             f.name,
             line.throughput.1.quiet,
@@ -135,10 +171,10 @@ pub(super) fn all(
                 .map(|(c, m)| format!("{c} {m:.1}"))
                 .collect::<Vec<_>>()
                 .join(", ")
-        );
+        ));
         if let Some((g, _)) = twin_here {
             let note = vector_note(g, f, &line.throughput.1, &columns);
-            eprintln!("{note}");
+            progress.warn(&note);
             notes.push(note);
         }
         lines.push(line);
@@ -155,7 +191,7 @@ pub(super) fn all(
 /// The programs one function is measured with (see [`Field`]); `twin`: where a vector
 /// form is measured at all, `Some` of it for the row of its formula.
 fn field<'a>(
-    args: &BenchArgs,
+    args: &Settings<'_>,
     session: &Session,
     bench: &Benched,
     ours: &Winner,
@@ -164,13 +200,13 @@ fn field<'a>(
     twin: Option<Option<&'a (&'a Function, ExecMem)>>,
 ) -> Result<Field<'a>> {
     let f = &bench.f;
-    let opts = args.cg.options();
-    let source = match &args.c_source {
+    let opts = args.opts;
+    let source = match args.c_source {
         Some(path) if files::is_llvm(&bench.input) => files::read(path)?,
         _ => cryptopt_emit::c::emit(f),
     };
     let mut compiled = Vec::new();
-    for cc in &args.compilers {
+    for cc in args.compilers {
         let what = format!("the C baseline of {cc}");
         compiled.push(session.baseline(f, &source, cc, opts.target, opts.abi, &what)?);
     }
@@ -231,7 +267,7 @@ fn field<'a>(
 /// One function's line of the report: the throughput table, and the latency table where
 /// the function can be chained (with the latency search's winner where there is one).
 fn line(
-    args: &BenchArgs,
+    args: &Settings<'_>,
     session: &Session,
     f: &Function,
     field: &Field<'_>,
@@ -317,14 +353,14 @@ fn compare(
     names: &[&str],
     mode: Mode,
     session: &Session,
-    args: &BenchArgs,
+    args: &Settings<'_>,
 ) -> Result<Compared> {
     let cfg = Config {
-        batches: args.search.batches,
+        batches: args.batches,
         mode,
         ..Config::default()
     };
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(args.search.seed ^ 0xbe4c);
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(args.seed ^ 0xbe4c);
     let mut oracle = Oracle::new(f, names);
     for &(p, g) in others {
         oracle = oracle.with_reference(p, g);
