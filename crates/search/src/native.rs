@@ -189,28 +189,42 @@ pub(crate) fn ranking(m: &timing::Measurement, ranked: usize) -> Ranking {
 }
 
 /// Measures `programs` with `cfg`, checked against the interpreter every round by
-/// `oracle`; a mismatch becomes [`Error::Mismatch`] naming `candidates[culprit]` (the
-/// baseline, if it is the culprit, gives a plain error).
-fn measure_checked(
+/// `oracle`; a mismatch of program `p` becomes `blame(p, message)`'s error (`None`: the
+/// culprit is not one of the evaluator's programs, e.g. the baseline, and the
+/// measurement's own error stands). One home for both evaluators.
+///
+/// # Safety
+/// Every program must be loaded code with `reference`'s signature under `cfg`'s
+/// convention (the evaluators generate their programs for it; the baseline is their
+/// caller's promise).
+pub(crate) unsafe fn measure_checked<R: rand::Rng + ?Sized>(
     reference: &Function,
     counter: &Counter,
-    rng: &mut Xoshiro256PlusPlus,
+    rng: &mut R,
     oracle: &mut Oracle<'_>,
     programs: &[*const u8],
-    candidates: &[&Candidate],
     cfg: &Config,
+    blame: impl FnOnce(usize, String) -> Option<Error>,
 ) -> Result<timing::Measurement> {
     let mut check = |inputs: &[Vec<u128>], outs: &[Vec<Vec<u128>>]| oracle.check(inputs, outs);
-    // SAFETY: the candidates were generated for this function and checked for ABI
-    // conformance by the test suite; the baseline is the caller's promise (`new`).
+    // SAFETY: the caller's promise.
     let m = unsafe { timing::measure(reference, programs, cfg, counter, rng, &mut check) };
-    m.map_err(|e| match oracle.take_culprit() {
-        Some((p, message)) if p < candidates.len() => Error::Mismatch {
-            message,
-            candidate: Box::new(candidates[p].clone()),
-        },
-        _ => e.into(),
+    m.map_err(|e| {
+        oracle
+            .take_culprit()
+            .and_then(|(p, message)| blame(p, message))
+            .unwrap_or_else(|| e.into())
     })
+}
+
+/// A scalar candidate's mismatch: the error names `candidates[p]` as evidence.
+fn blame_candidate<'a>(
+    candidates: &'a [&'a Candidate],
+) -> impl FnOnce(usize, String) -> Option<Error> + 'a {
+    move |p, message| {
+        let candidate = Box::new((*candidates.get(p)?).clone());
+        Some(Error::Mismatch { message, candidate })
+    }
 }
 
 impl Evaluator for Native<'_> {
@@ -243,15 +257,18 @@ impl Evaluator for Native<'_> {
             return Ok(Comparison::same_code([self.cur.insts, self.mutant.insts]));
         }
         let programs = [self.cur.mem.ptr(), self.mutant.mem.ptr()];
-        let m = measure_checked(
-            self.reference,
-            self.counter,
-            &mut self.rng,
-            &mut self.oracle,
-            &programs,
-            &[current, mutant],
-            &step_config(self.cfg),
-        )?;
+        // SAFETY: both programs were generated for the reference's signature.
+        let m = unsafe {
+            measure_checked(
+                self.reference,
+                self.counter,
+                &mut self.rng,
+                &mut self.oracle,
+                &programs,
+                &step_config(self.cfg),
+                blame_candidate(&[current, mutant]),
+            )
+        }?;
         Ok(comparison(&m, [self.cur.insts, self.mutant.insts]))
     }
 
@@ -280,15 +297,19 @@ impl Evaluator for Native<'_> {
         let mut names = vec!["a ranked candidate"; candidates.len()];
         names.push("C baseline");
         let mut oracle = Oracle::new(self.reference, &names);
-        let m = measure_checked(
-            self.reference,
-            self.counter,
-            &mut self.rng,
-            &mut oracle,
-            &programs,
-            candidates,
-            &rank_config(self.cfg),
-        )?;
+        // SAFETY: the candidates' programs were generated for the reference's
+        // signature; the baseline is the caller's promise (`new`).
+        let m = unsafe {
+            measure_checked(
+                self.reference,
+                self.counter,
+                &mut self.rng,
+                &mut oracle,
+                &programs,
+                &rank_config(self.cfg),
+                blame_candidate(candidates),
+            )
+        }?;
         Ok(ranking(&m, candidates.len()))
     }
 }

@@ -26,13 +26,13 @@ use cryptopt_ir::vector::VFunction;
 use cryptopt_ir::Function;
 use cryptopt_measure::counter::Counter;
 use cryptopt_measure::diff::Oracle;
-use cryptopt_measure::timing::{self, Config};
+use cryptopt_measure::timing::Config;
 use cryptopt_measure::ExecMem;
 use cryptopt_x86::encode::Assembler;
 use cryptopt_x86::{Abi, Program};
 
 use crate::error::{Error, Result};
-use crate::native::{comparison, rank_config, ranking, step_config};
+use crate::native::{comparison, measure_checked, rank_config, ranking, step_config};
 use crate::rls::{Comparison, Evaluator, Ranking};
 
 /// One generator used by two owners in turn (the vector walk's mutations and its
@@ -158,29 +158,12 @@ impl<'f, R: Rng> VectorNative<'f, R> {
     }
 }
 
-/// Measures `programs` with `cfg`, checked against the interpreter every round by
-/// `oracle`; a mismatch becomes [`Error::VectorMismatch`] naming `orders[culprit]` (the
-/// baseline, if it is the culprit, gives a plain error).
-fn measure_checked<R: Rng>(
-    reference: &Function,
-    counter: &Counter,
-    rng: &mut R,
-    oracle: &mut Oracle<'_>,
-    programs: &[*const u8],
-    orders: &[&[u32]],
-    cfg: &Config,
-) -> Result<timing::Measurement> {
-    let mut check = |inputs: &[Vec<u128>], outs: &[Vec<Vec<u128>>]| oracle.check(inputs, outs);
-    // SAFETY: the programs were generated for this signature (System V, checked against
-    // the interpreter every round); the baseline is the caller's promise (`new`).
-    let m = unsafe { timing::measure(reference, programs, cfg, counter, rng, &mut check) };
-    m.map_err(|e| match oracle.take_culprit() {
-        Some((p, message)) if p < orders.len() => Error::VectorMismatch {
-            message,
-            order: orders[p].to_vec(),
-        },
-        _ => e.into(),
-    })
+/// A vector program's mismatch: the error names `orders[p]` as evidence.
+fn blame_order<'a>(orders: &'a [&'a [u32]]) -> impl FnOnce(usize, String) -> Option<Error> + 'a {
+    move |p, message| {
+        let order = orders.get(p)?.to_vec();
+        Some(Error::VectorMismatch { message, order })
+    }
 }
 
 impl<R: Rng> Evaluator<Vec<u32>> for VectorNative<'_, R> {
@@ -199,15 +182,18 @@ impl<R: Rng> Evaluator<Vec<u32>> for VectorNative<'_, R> {
             // The same program: nothing to measure or to check again.
             return Ok(Comparison::same_code(lengths));
         }
-        let m = measure_checked(
-            self.reference,
-            self.counter,
-            &mut self.rng,
-            &mut self.oracle,
-            &[self.cur.mem.ptr(), self.mutant.mem.ptr()],
-            &[current, mutant],
-            &step_config(self.cfg),
-        )?;
+        // SAFETY: both programs were generated for this signature (System V).
+        let m = unsafe {
+            measure_checked(
+                self.reference,
+                self.counter,
+                &mut self.rng,
+                &mut self.oracle,
+                &[self.cur.mem.ptr(), self.mutant.mem.ptr()],
+                &step_config(self.cfg),
+                blame_order(&[current, mutant]),
+            )
+        }?;
         Ok(comparison(&m, lengths))
     }
 
@@ -236,15 +222,19 @@ impl<R: Rng> Evaluator<Vec<u32>> for VectorNative<'_, R> {
         names.push("C baseline");
         let mut oracle = Oracle::new(self.reference, &names);
         let slices: Vec<&[u32]> = orders.iter().map(|o| o.as_slice()).collect();
-        let m = measure_checked(
-            self.reference,
-            self.counter,
-            &mut self.rng,
-            &mut oracle,
-            &programs,
-            &slices,
-            &rank_config(self.cfg),
-        )?;
+        // SAFETY: the programs were generated for this signature (System V); the
+        // baseline is the caller's promise (`new`).
+        let m = unsafe {
+            measure_checked(
+                self.reference,
+                self.counter,
+                &mut self.rng,
+                &mut oracle,
+                &programs,
+                &rank_config(self.cfg),
+                blame_order(&slices),
+            )
+        }?;
         Ok(ranking(&m, orders.len()))
     }
 }
