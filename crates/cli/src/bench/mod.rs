@@ -166,37 +166,7 @@ pub fn command(args: BenchArgs) -> Result<()> {
         from_ops.as_ref(),
         &mut progress,
     )?;
-    let run = report::Run {
-        out: &args.out,
-        reuse: args.reuse,
-        evals: args.evals,
-        optimize_for: match args.optimize_for {
-            OptimizeForArg::Both => report::OptimizeFor::Both,
-            OptimizeForArg::Throughput => report::OptimizeFor::Throughput,
-            OptimizeForArg::Latency => report::OptimizeFor::Latency,
-        },
-        target: opts.target,
-        repeats: args.repeats,
-        batches: args.search.batches,
-        seed: args.search.seed,
-    };
-    let md = report::write_reports(
-        &run,
-        &measured.columns,
-        &measured.lines,
-        &report::Setting {
-            source: &source,
-            counter: measured.counter,
-            counter_describe: &measured.counter_describe,
-            compilers: &versions,
-            compared: &externals
-                .iter()
-                .map(|e| (e.name.clone(), e.file.clone()))
-                .collect::<Vec<_>>(),
-            seconds: started.elapsed().as_secs_f64(),
-            notes: &measured.notes,
-        },
-    )?;
+    let md = write_reports(&args, &source, &versions, &externals, &measured, started)?;
     print!("{md}");
     let missing_agreement = measured
         .lines
@@ -207,6 +177,48 @@ pub fn command(args: BenchArgs) -> Result<()> {
         eprintln!("note: for {missing_agreement} function(s) the halves of the repeated measurement never agreed (marked * in the table)");
     }
     Ok(())
+}
+
+/// Writes bench.md, bench.csv and bench.html; returns the markdown.
+fn write_reports(
+    args: &BenchArgs,
+    source: &str,
+    versions: &[(String, String)],
+    externals: &[External],
+    measured: &bench::Measured,
+    started: Instant,
+) -> Result<String> {
+    let run = report::Run {
+        out: &args.out,
+        reuse: args.reuse,
+        evals: args.evals,
+        optimize_for: match args.optimize_for {
+            OptimizeForArg::Both => report::OptimizeFor::Both,
+            OptimizeForArg::Throughput => report::OptimizeFor::Throughput,
+            OptimizeForArg::Latency => report::OptimizeFor::Latency,
+        },
+        target: args.cg.options().target,
+        repeats: args.repeats,
+        batches: args.search.batches,
+        seed: args.search.seed,
+    };
+    Ok(report::write_reports(
+        &run,
+        &measured.columns,
+        &measured.lines,
+        &report::Setting {
+            source,
+            counter: measured.counter,
+            counter_describe: &measured.counter_describe,
+            compilers: versions,
+            compared: &externals
+                .iter()
+                .map(|e| (e.name.clone(), e.file.clone()))
+                .collect::<Vec<_>>(),
+            seconds: started.elapsed().as_secs_f64(),
+            notes: &measured.notes,
+        },
+    )?)
 }
 
 /// Optimizes, in parallel, each worker on its own allowed CPU: one search per function
