@@ -112,12 +112,15 @@ fn prepare(
     opts: &Options,
     progress: &mut dyn Progress,
 ) -> Result<(Session, cryptopt_measure::baseline::CompiledC)> {
+    // Everything that can fail is checked before the search: the CPU (pinned once,
+    // here), the output folder, the baseline.
     let session = Session::open(job.cpu, job.counter)?;
+    let f = job.f;
+    files::ensure_writable(&job.out.join(&f.name))?;
     for line in session.describe() {
         progress.note(&line);
     }
     // The baseline, checked like our own code before it is trusted.
-    let f = job.f;
     let c_source = cryptopt_emit::c::emit_for(f, opts.abi);
     let baseline = session.baseline(
         f,
@@ -144,11 +147,8 @@ fn scalar(mut job: Job<'_>, progress: &mut dyn Progress, stop: &AtomicBool) -> R
     if job.resume.is_none() {
         job.params.check()?;
     }
-    // Everything that can fail is checked before the search: the CPU, the output
-    // folder, the baseline.
-    crate::session::pin(job.cpu)?;
+    let (session, baseline) = prepare(&job, &opts, progress)?;
     let dir = job.out.join(&f.name);
-    files::ensure_writable(&dir)?;
     let start_evals = job.resume.as_ref().map_or(0, |s| s.evals);
     let mut log = if job.resume.is_some() {
         Log::resume(&dir.join("log.csv"), start_evals)
@@ -156,7 +156,6 @@ fn scalar(mut job: Job<'_>, progress: &mut dyn Progress, stop: &AtomicBool) -> R
         Log::default()
     };
     let seconds_before = log.seconds;
-    let (session, baseline) = prepare(&job, &opts, progress)?;
     let counter = &session.counter;
 
     // The search state.

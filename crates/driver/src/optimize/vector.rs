@@ -24,7 +24,7 @@ use super::{final_measurement, outcome, prepare, provenance, Job, Outcome};
 use crate::checks::{check_natively, prove};
 use crate::progress::{human_seconds, Progress};
 use crate::write::write_program;
-use crate::{files, Error, Result};
+use crate::{Error, Result};
 
 /// The options a vector program is made and checked under: the vector target, every
 /// aliasing (loads come before stores), the System V convention.
@@ -72,11 +72,10 @@ pub(super) fn optimize(
     let f = job.f;
     refuse(job)?;
     let opts = options(job.opts)?;
-    crate::session::pin(job.cpu)?;
-    let dir = job.out.join(&f.name);
-    files::ensure_writable(&dir)?;
-    // The baseline: the expansion's C, checked like our own code before it is trusted.
+    // The session, the output folder and the baseline (the expansion's C, checked like
+    // our own code before it is trusted).
     let (session, baseline) = prepare(job, &opts, progress)?;
+    let dir = job.out.join(&f.name);
     let counter = &session.counter;
     let cfg = Config {
         abi: opts.abi,

@@ -251,10 +251,7 @@ pub fn in_scratch<T, E: From<Error>>(
 /// Runs a tool; its stdout, or an error with the command and the first lines it said.
 pub fn run(cmd: &mut Command) -> Result<String> {
     let shown = format!("{cmd:?}");
-    let o = cmd.output().map_err(|e| Error::In {
-        context: format!("cannot run {shown}"),
-        source: Box::new(Error::io("run", shown.clone(), e)),
-    })?;
+    let o = cmd.output().map_err(|e| Error::io("run", &shown, e))?;
     let stdout = String::from_utf8_lossy(&o.stdout).into_owned();
     if !o.status.success() {
         let said = format!("{stdout}{}", String::from_utf8_lossy(&o.stderr));
