@@ -17,11 +17,6 @@ pub trait Progress {
     fn finish(&mut self) {}
 }
 
-/// Shows nothing.
-pub struct Silent;
-
-impl Progress for Silent {}
-
 /// `95 s`, `12 min`, `2.5 h`.
 pub fn human_seconds(s: f64) -> String {
     if !s.is_finite() {
