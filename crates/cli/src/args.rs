@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::{Parser, Subcommand};
 use cryptopt_codegen::{Abi, FramePointer, Options, Target};
+use cryptopt_driver::optimize::Choice;
 use cryptopt_ir::{Aliasing, Function};
 use cryptopt_measure::timing::{Config, Mode};
 use cryptopt_search::Params;
@@ -189,6 +190,10 @@ impl SyntaxArg {
 pub(crate) struct GenArgs {
     #[command(flatten)]
     pub field: FieldArgs,
+    /// How a Montgomery mul or square is computed: input (the generator's default),
+    /// word-by-word or separated (full product, a dedicated square, then reduction).
+    #[arg(long, default_value = "input")]
+    pub algorithm: String,
 }
 
 // `cryptopt emit-c`
@@ -559,6 +564,11 @@ pub(crate) struct OptimizeArgs {
     /// One run, no bets.
     #[arg(long)]
     pub single: bool,
+    /// How a Montgomery mul or square is computed: auto (each algorithm the checker
+    /// proves gets a share of the bets; the fastest continues), input (the function's
+    /// own), word-by-word or separated. A resumed search keeps its own.
+    #[arg(long, default_value = "auto", value_parser = parse_algorithm, conflicts_with = "resume")]
+    pub algorithm: Choice,
     /// Seed of the search (a run is reproducible from it, up to measurement noise).
     #[arg(long, default_value_t = DEFAULT_SEED)]
     pub seed: u64,
@@ -605,6 +615,14 @@ pub(crate) struct OptimizeArgs {
     pub cg: InterfaceArgs,
     #[command(flatten)]
     pub object: ObjectArgs,
+}
+
+/// `auto`, or an algorithm's name.
+pub(crate) fn parse_algorithm(s: &str) -> std::result::Result<Choice, String> {
+    match s {
+        "auto" => Ok(Choice::Auto),
+        _ => s.parse().map(Choice::Only).map_err(|e| format!("{e}")),
+    }
 }
 
 /// `10000`, `10k`, `2M`.
@@ -806,6 +824,10 @@ pub(crate) struct SearchArgs {
     /// Seconds between each search's progress lines.
     #[arg(long, default_value_t = DEFAULT_PROGRESS_EVERY, value_name = "SECONDS")]
     pub progress_every: f64,
+    /// How a Montgomery mul or square is computed: auto (the search picks per function),
+    /// input, word-by-word or separated.
+    #[arg(long, default_value = "auto", value_parser = parse_algorithm)]
+    pub algorithm: Choice,
 }
 
 impl SearchArgs {

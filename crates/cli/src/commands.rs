@@ -62,7 +62,14 @@ pub(crate) fn gen(a: GenArgs, out: &mut dyn Write) -> Result<()> {
         bail!("gen needs --field (a preset or a prime)");
     }
     let (f, _) = a.field.function()?.expect("--field given");
-    let json = cryptopt_emit::to_fiat_json(&f)?;
+    let algorithm: cryptopt_gen::fields::Algorithm = a.algorithm.parse()?;
+    let Some(v) = cryptopt_gen::fields::variants(&f)?
+        .into_iter()
+        .find(|v| v.algorithm == algorithm)
+    else {
+        bail!("{}: no `{algorithm}` algorithm for this function", f.name);
+    };
+    let json = cryptopt_emit::to_fiat_json(&v.function)?;
     writeln!(
         out,
         "{}",

@@ -15,6 +15,7 @@ const FLAGS: &[(&str, &str)] = &[
     ("compilers", "--compilers"),
     ("calls", "--calls"),
     ("jobs", "--jobs"),
+    ("algorithm", "--algorithm"),
 ];
 
 /// Phrases of the libraries' messages that stand for a flag, and the flag's words.

@@ -11,8 +11,10 @@ use std::sync::Arc;
 use anyhow::{bail, Result};
 
 use cryptopt_codegen::{Options, Target};
+use cryptopt_driver::optimize::Choice;
 use cryptopt_driver::state::SavedState;
 use cryptopt_driver::{files, optimize, write, Error, Job, Outcome};
+use cryptopt_gen::fields::Algorithm;
 use cryptopt_ir::Function;
 use cryptopt_measure::timing::{Config, Mode};
 use cryptopt_search::local_search;
@@ -52,6 +54,11 @@ pub fn command(args: OptimizeArgs) -> Result<()> {
         let _ = ctrlc::set_handler(move || stop.store(true, Ordering::SeqCst));
     }
     let object = args.object.object();
+    let algorithm = match saved.as_ref().map(|s| s.algorithm.as_deref()) {
+        Some(Some(name)) => Choice::Only(name.parse()?),
+        Some(None) => Choice::Only(Algorithm::Input),
+        None => args.algorithm,
+    };
     let resume = saved.map(|s| s.search);
     let cpu = match args.cpu {
         Some(cpu) => cpu,
@@ -81,6 +88,7 @@ pub fn command(args: OptimizeArgs) -> Result<()> {
         out,
         verify: !args.no_verify,
         verify_every: args.verify_every,
+        algorithm,
     };
     let display = Display::Auto(args.progress_every);
     let run = |job: Job<'_>| optimize(job, &mut display.show(), &stop);

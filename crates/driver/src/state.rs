@@ -22,6 +22,10 @@ pub struct SavedState {
     /// [`crate::Job::representation`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub representation: Option<String>,
+    /// The algorithm the search is over ([`cryptopt_gen::fields::Algorithm`]'s name),
+    /// chosen among the function's; absent: the function's own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub algorithm: Option<String>,
     pub search: SearchState,
 }
 

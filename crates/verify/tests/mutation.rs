@@ -241,8 +241,10 @@ fn scale() -> usize {
 }
 const RANDOM_INPUTS: usize = 24;
 
-fn mutate_function(f: &Function, seed: u64, tally: &Mutex<Tally>) {
-    let g = lower::lower(f).expect("lowers");
+/// Programs generated from `from` (`f` itself, or an algorithm variant of it), each
+/// proved against `f` and then faulted.
+fn mutate_function(f: &Function, from: &Function, seed: u64, tally: &Mutex<Tally>) {
+    let g = lower::lower(from).expect("lowers");
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     // One runner per calling convention: a program is run with the one it was made for.
     let mut runners = cryptopt_x86::Abi::ALL.map(|abi| Runner::with_abi(abi).expect("runner"));
@@ -383,13 +385,65 @@ fn faults_are_rejected_or_harmless() {
             s.spawn(|| loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(f) = fs.get(i) else { break };
-                mutate_function(f, 77 + i as u64, &tally);
+                mutate_function(f, f, 77 + i as u64, &tally);
             });
         }
     });
     let t = tally.into_inner().expect("lock");
     t.report("generated programs");
     assert!(t.tried >= 3000, "only {} faults tried", t.tried);
+    assert!(
+        t.proved > 0,
+        "no harmless fault at all: the mutations are suspicious"
+    );
+}
+
+/// The same faults on programs made from the algorithm variants of Fiat's Montgomery
+/// functions (`gen::fields::variants`: word-by-word and separated reductions by the
+/// prime's form, dedicated squares), each program proved against *Fiat's* function, as
+/// the driver does. Zero false "equivalent".
+#[test]
+fn faults_in_algorithm_variants_are_rejected_or_harmless() {
+    let names = [
+        ("p256_64.json", "fiat_p256_mul", "separated"),
+        ("p256_64.json", "fiat_p256_square", "separated"),
+        ("p384_64.json", "fiat_p384_square", "separated"),
+        (
+            "secp256k1_montgomery_64.json",
+            "fiat_secp256k1_montgomery_square",
+            "separated-generic",
+        ),
+    ];
+    let mut pairs = Vec::new();
+    for (file, name, algorithm) in names {
+        let Some(f) = common::function(file, name) else {
+            eprintln!(
+                "SKIPPED faults_in_algorithm_variants_are_rejected_or_harmless: CRYPTOPT_FIAT_JSON is not set"
+            );
+            return;
+        };
+        let v = cryptopt_gen::fields::variants(&f)
+            .expect("variants")
+            .into_iter()
+            .find(|v| v.algorithm.name() == algorithm)
+            .unwrap_or_else(|| panic!("{name} has no {algorithm}"));
+        pairs.push((f, v.function));
+    }
+    let tally = Mutex::new(Tally::default());
+    let next = AtomicUsize::new(0);
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some((f, from)) = pairs.get(i) else { break };
+                mutate_function(f, from, 177 + i as u64, &tally);
+            });
+        }
+    });
+    let t = tally.into_inner().expect("lock");
+    t.report("programs of algorithm variants");
+    assert!(t.tried >= 1500, "only {} faults tried", t.tried);
     assert!(
         t.proved > 0,
         "no harmless fault at all: the mutations are suspicious"

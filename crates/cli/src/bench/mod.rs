@@ -340,6 +340,7 @@ fn search_one(
         out: out_dir(args, mode),
         verify: true,
         verify_every: 0,
+        algorithm: args.search.algorithm,
     };
     let mut progress = args.search.progress(what).show();
     optimize(job, &mut progress, stop)

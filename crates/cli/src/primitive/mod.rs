@@ -107,6 +107,7 @@ pub(crate) fn make(name: Primitive, s: &Settings, out: &Path) -> Result<PathBuf>
             // Proved, or `optimize` fails: no library is ever made of an unproved piece.
             verify: true,
             verify_every: 0,
+            algorithm: s.search.algorithm,
         };
         let mut progress = s.search.progress(piece.f.name.clone()).show();
         optimize(job, &mut progress, &stop).with_context(|| format!("optimizing {}", piece.f.name))

@@ -34,7 +34,10 @@ use crate::state::SavedState;
 use crate::write::{write_program, Written};
 use crate::{files, Error, Result};
 
+pub mod algorithms;
 pub mod vector;
+
+pub use algorithms::Choice;
 
 /// One optimization: everything `optimize` needs.
 pub struct Job<'a> {
@@ -62,6 +65,8 @@ pub struct Job<'a> {
     /// Prove the final program (and every `verify_every`-th improvement).
     pub verify: bool,
     pub verify_every: u64,
+    /// Which algorithms of the function the search may use ([`algorithms`]).
+    pub algorithm: Choice,
 }
 
 /// What an optimization produced (a written program was always run against the
@@ -142,89 +147,87 @@ fn scalar(mut job: Job<'_>, progress: &mut dyn Progress, stop: &AtomicBool) -> R
         Mode::Throughput => lower::Shape::Throughput,
         Mode::Latency => lower::Shape::Latency,
     };
-    let g = lower::lower_for(f, shape)?;
     let opts = job.opts;
     if job.resume.is_none() {
         job.params.check()?;
     }
+    // The algorithms first: a name the function has no algorithm of is a usage error.
+    let mut runs = algorithms::screened(&job, shape, progress)?;
     let (session, baseline) = prepare(&job, &opts, progress)?;
+    let resume = job.resume.take();
+    if resume.is_some() && runs.len() > 1 {
+        return Err(Error::param(
+            "algorithm",
+            "a resumed search continues the one algorithm it was searching: name it",
+        ));
+    }
     let dir = job.out.join(&f.name);
-    let start_evals = job.resume.as_ref().map_or(0, |s| s.evals);
-    let mut log = if job.resume.is_some() {
+    let start_evals = resume.as_ref().map_or(0, |s| s.evals);
+    let log = if resume.is_some() {
         Log::resume(&dir.join("log.csv"), start_evals)
     } else {
         Log::default()
     };
-    let seconds_before = log.seconds;
     let counter = &session.counter;
-
-    // The search state.
-    let gen = Generator::new(&g, opts)?;
-    let deps = gen.deps().clone();
-    let mut state = search_state(job.resume.take(), &g, &deps, job.params)?;
     // Every program measured (ours and the baseline) has the options' convention.
     let cfg = Config {
         abi: opts.abi,
         ..job.cfg
     };
-    let mut ev = Native::new(&g, gen, baseline.ptr(), counter, cfg, job.params.seed)?;
-    if job.verify && job.verify_every > 0 {
-        ev.verify_every = job.verify_every;
-        ev.verify = Some(Box::new(move |p: &cryptopt_x86::Program| {
-            prove(f, p, &opts).map_err(Box::from)
-        }));
-    }
-
-    progress.start(state.evals, state.params.evals);
-    let walks = state.walks.len();
-    let result = local_search::search(&mut state, &deps, &mut ev, stop, &mut |e| {
-        log.record(&row(e, seconds_before + started.elapsed().as_secs_f64()));
-        let best = log.best;
-        progress.step(e.index, &|| {
-            format!(
-                "best speed-up {:.3}x over {} (walk {} now {:.3}x: {:.0} vs {:.0} {} ticks)",
-                best,
-                job.cc,
-                e.walk,
-                e.walk_speedup,
-                e.baseline / e.walk_speedup,
-                e.baseline,
-                counter.name()
-            )
-        });
-    });
-    progress.finish();
-    let function_json = cryptopt_emit::to_fiat_json(f).ok();
-    let saved = |st: &SearchState| SavedState {
-        options: opts,
-        input: job.input.clone(),
-        function: function_json.clone(),
-        representation: job.representation.clone(),
-        search: st.clone(),
+    let mut s = Searcher {
+        job: &job,
+        baseline: baseline.ptr(),
+        counter,
+        cfg,
+        started,
+        seconds_before: log.seconds,
+        log,
+        dir: dir.clone(),
+        logged: start_evals,
+        walks: 0,
     };
-    if let Err(e) = result {
-        if let cryptopt_search::Error::Mismatch { message, candidate } = &e {
-            let program = generate(&g, opts, candidate)?;
-            return Err(keep_evidence(&dir, &program, &saved(&state), message));
-        }
-        return Err(e.into());
-    }
+    progress.start(start_evals, job.params.evals);
+    let mut run = if runs.len() == 1 {
+        let mut run = runs.pop().expect("one run");
+        let deps = Generator::new(&run.g, opts)?.deps().clone();
+        run.state = Some(search_state(resume, &run.g, &deps, job.params)?);
+        run
+    } else {
+        algorithms::bets(&mut s, runs, progress, stop)?
+    };
+    s.search(&mut run, progress, stop)?;
+    progress.finish();
+    let state = run.state.take().expect("searched");
     let stopped = stop.load(Ordering::SeqCst);
-    let program = choose_proved(&job, &g, &state, progress)?;
+    let program = choose_proved(&job, &run.g, &state, progress)?;
 
     // A final, longer measurement of the winner against the baseline.
-    let (cycles, base) =
-        final_measurement(f, &program, baseline.ptr(), counter, &cfg, job.params.seed)?;
+    let (cycles, base) = final_measurement(
+        f,
+        &[&program],
+        baseline.ptr(),
+        counter,
+        &cfg,
+        job.params.seed,
+    )?;
+    let cycles = cycles[0];
 
-    let provenance = provenance(&job, &opts, counter.name(), state.evals, base / cycles);
+    let algorithm = run.describe();
+    // Evaluations of every algorithm's search: what the run cost.
+    let evals = s.logged;
+    let mut provenance = provenance(&job, &opts, counter.name(), evals, base / cycles);
+    provenance.algorithm = Some(&algorithm);
     let svg = log::progress_svg(
         &format!("{}: speed-up over {} ({})", f.name, job.cc, counter.name()),
-        &log.points,
-        walks,
+        &s.log.points,
+        s.walks.max(state.walks.len()),
     )?;
     let extra = vec![
-        ("state.json".to_string(), saved(&state).to_json()?),
-        ("log.csv".to_string(), log.csv()),
+        (
+            "state.json".to_string(),
+            s.saved(&state, run.algorithm).to_json()?,
+        ),
+        ("log.csv".to_string(), s.log.csv()),
         ("progress.svg".to_string(), svg),
     ];
     let written = write_program(dir, &provenance, &program, extra)?;
@@ -232,12 +235,108 @@ fn scalar(mut job: Job<'_>, progress: &mut dyn Progress, stop: &AtomicBool) -> R
         &provenance,
         program,
         (cycles, base),
-        state.evals,
+        evals,
         started,
         counter.name(),
         written,
         stopped,
     ))
+}
+
+/// What the searches of one job share: the baseline, the counter, the log.
+pub(crate) struct Searcher<'j, 'a> {
+    job: &'j Job<'a>,
+    baseline: *const u8,
+    counter: &'j Counter,
+    cfg: Config,
+    started: Instant,
+    seconds_before: f64,
+    log: Log,
+    dir: PathBuf,
+    /// Evaluations logged so far, over every algorithm's search.
+    logged: u64,
+    /// Walks numbered so far (each algorithm's walks get numbers of their own).
+    walks: usize,
+}
+
+impl Searcher<'_, '_> {
+    /// Runs (or continues) the search of `run` to its budget, its events logged with
+    /// walk numbers from the run's `walk_base`. A candidate that fails its check ends the job with
+    /// the evidence kept.
+    pub(crate) fn search(
+        &mut self,
+        run: &mut algorithms::Run,
+        progress: &mut dyn Progress,
+        stop: &AtomicBool,
+    ) -> Result<()> {
+        let job = self.job;
+        let (f, opts) = (job.f, job.opts);
+        let walk_base = run.walk_base;
+        let state = run.state.as_mut().expect("a state to search");
+        let gen = Generator::new(&run.g, opts)?;
+        let deps = gen.deps().clone();
+        let mut ev = Native::new(
+            &run.g,
+            gen,
+            self.baseline,
+            self.counter,
+            self.cfg,
+            job.params.seed,
+        )?;
+        if job.verify && job.verify_every > 0 {
+            ev.verify_every = job.verify_every;
+            ev.verify = Some(Box::new(move |p: &cryptopt_x86::Program| {
+                prove(f, p, &opts).map_err(Box::from)
+            }));
+        }
+        self.walks = self.walks.max(walk_base + state.walks.len());
+        let first = state.evals;
+        let base = self.logged;
+        let (log, started, before) = (&mut self.log, self.started, self.seconds_before);
+        let (cc, counter) = (&job.cc, self.counter);
+        let result = local_search::search(state, &deps, &mut ev, stop, &mut |e| {
+            let mut r = row(e, before + started.elapsed().as_secs_f64());
+            r.index = base + (e.index - first);
+            r.walk = walk_base + e.walk;
+            log.record(&r);
+            let best = log.best;
+            progress.step(r.index, &|| {
+                format!(
+                    "best speed-up {:.3}x over {} (walk {} now {:.3}x: {:.0} vs {:.0} {} ticks)",
+                    best,
+                    cc,
+                    r.walk,
+                    e.walk_speedup,
+                    e.baseline / e.walk_speedup,
+                    e.baseline,
+                    counter.name()
+                )
+            });
+        });
+        self.logged = base + (state.evals - first);
+        if let Err(e) = result {
+            if let cryptopt_search::Error::Mismatch { message, candidate } = &e {
+                let program = generate(&run.g, opts, candidate)?;
+                let saved = self.saved(state, run.algorithm);
+                return Err(keep_evidence(&self.dir, &program, &saved, message));
+            }
+            return Err(e.into());
+        }
+        Ok(())
+    }
+
+    /// What `state.json` holds for `state`, the search of `algorithm`.
+    fn saved(&self, state: &SearchState, algorithm: cryptopt_gen::fields::Algorithm) -> SavedState {
+        let job = self.job;
+        SavedState {
+            options: job.opts,
+            input: job.input.clone(),
+            function: cryptopt_emit::to_fiat_json(job.f).ok(),
+            representation: job.representation.clone(),
+            algorithm: Some(algorithm.name().to_string()),
+            search: state.clone(),
+        }
+    }
 }
 
 /// The search to run: the saved one extended to the job's budget, or a fresh one.
@@ -367,6 +466,7 @@ fn provenance<'a>(
         f: job.f,
         input: &job.input,
         representation: job.representation.as_deref(),
+        algorithm: None,
         seed: job.params.seed,
         evals,
         counter,
@@ -406,34 +506,43 @@ fn outcome(
     }
 }
 
-/// Winner against baseline with three times the batches; returns median ticks per call.
-fn final_measurement(
+/// Programs against the baseline, side by side, with three times the batches; the
+/// median ticks per call of each program and of the baseline.
+pub(crate) fn final_measurement(
     f: &Function,
-    program: &cryptopt_x86::Program,
+    programs: &[&cryptopt_x86::Program],
     baseline: *const u8,
     counter: &Counter,
     cfg: &Config,
     seed: u64,
-) -> Result<(f64, f64)> {
+) -> Result<(Vec<f64>, f64)> {
     use rand::SeedableRng;
-    let mem = cryptopt_measure::ExecMem::from_program(program)?;
+    let mems = programs
+        .iter()
+        .map(|p| cryptopt_measure::ExecMem::from_program(p))
+        .collect::<std::result::Result<Vec<_>, _>>()?;
     let cfg = Config {
         batches: cfg.batches * 3,
         ..*cfg
     };
     let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed ^ 0xf1a1);
-    let mut oracle = Oracle::new(f, &["the winner", "the C baseline"]);
+    let names: Vec<String> = (0..programs.len())
+        .map(|i| match programs.len() {
+            1 => "the winner".to_string(),
+            _ => format!("program {}", i + 1),
+        })
+        .chain(["the C baseline".to_string()])
+        .collect();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    let mut oracle = Oracle::new(f, &names);
     let mut check = |inputs: &[Vec<u128>], outs: &[Vec<Vec<u128>>]| oracle.check(inputs, outs);
-    // SAFETY: both functions were checked natively against the interpreter.
-    let m = unsafe {
-        timing::measure(
-            f,
-            &[mem.ptr(), baseline],
-            &cfg,
-            counter,
-            &mut rng,
-            &mut check,
-        )
-    }?;
-    Ok((m.per_call[0].median, m.per_call[1].median))
+    let ptrs: Vec<*const u8> = mems.iter().map(|m| m.ptr()).chain([baseline]).collect();
+    // SAFETY: every program was checked natively against the interpreter, and the
+    // baseline when the session compiled it.
+    let m = unsafe { timing::measure(f, &ptrs, &cfg, counter, &mut rng, &mut check) }?;
+    let k = programs.len();
+    Ok((
+        m.per_call[..k].iter().map(|c| c.median).collect(),
+        m.per_call[k].median,
+    ))
 }

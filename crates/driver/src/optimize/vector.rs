@@ -126,7 +126,15 @@ pub(super) fn optimize(
     if job.verify {
         prove(f, &program, &opts)?;
     }
-    let measured = final_measurement(f, &program, baseline.ptr(), counter, &cfg, job.params.seed)?;
+    let (cycles, base) = final_measurement(
+        f,
+        &[&program],
+        baseline.ptr(),
+        counter,
+        &cfg,
+        job.params.seed,
+    )?;
+    let measured = (cycles[0], base);
     let provenance = provenance(
         job,
         &opts,

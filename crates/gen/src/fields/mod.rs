@@ -81,11 +81,13 @@
 //! generated code is straight-line and constant-time by construction (`cmovznz` for the
 //! conditional subtraction).
 
+pub mod algorithm;
 pub(crate) mod build;
 #[cfg(test)]
 mod json_round_trip;
 pub(crate) mod montgomery;
 mod prime;
+pub(crate) mod product;
 pub(crate) mod saturated;
 pub(crate) mod solinas;
 mod spec;
@@ -97,6 +99,7 @@ use thiserror::Error;
 
 use cryptopt_ir::func::Function;
 
+pub use algorithm::{variants, Algorithm, Variant};
 pub use prime::{is_probable_prime, parse_prime, MAX_EXPR_BITS};
 pub use spec::{
     preset, resolve, FieldOptions, FieldSpec, Repr, ReprChoice, MAX_BITS, MIN_BITS, PRESETS,
@@ -124,6 +127,13 @@ pub enum FieldError {
     /// An operation name that is not one of [`FieldOp::ALL`].
     #[error("unknown operation `{name}`{suggestion} (operations: mul, square, add, sub, opp)")]
     UnknownOp { name: String, suggestion: String },
+    /// An algorithm name that is not one of [`Algorithm::ALL`].
+    #[error("unknown algorithm `{name}`{suggestion} (algorithms: {known})")]
+    UnknownAlgorithm {
+        name: String,
+        suggestion: String,
+        known: String,
+    },
     /// A formula name that is not one of `formulas::Formula::ALL`.
     #[error("unknown formula `{name}`{suggestion} (formulas: {formulas})")]
     UnknownFormula {

@@ -271,8 +271,7 @@ pub(crate) fn mul_add(g: &mut Words, p: &[W], [a, b, c, d]: [&[W]; 4], minus: bo
 /// p, `T < k·p + p`: [`reduce`] with k subtractions brings it below p.
 fn mul_sum(g: &mut Words, p: &[W], pairs: &[(&[W], &[W])]) -> (Vec<W>, W) {
     let n = p.len();
-    let mp = m_prime(p[0].max as u64);
-    let fold = Fold::of(p);
+    let step = Step::of(p);
     let mut t: Vec<W> = vec![ZERO; n];
     let mut top = ZERO;
     for i in 0..n {
@@ -286,20 +285,64 @@ fn mul_sum(g: &mut Words, p: &[W], pairs: &[(&[W], &[W])]) -> (Vec<W>, W) {
             s = sum;
             over = g.adc(ZERO, over, c).0;
         }
-        // m = S_0 · (-p⁻¹) mod 2^64; then (S + m·p) / 2^64.
-        let m = if mp == 1 {
+        (t, top) = step.apply(g, p, &s, over);
+    }
+    (t, top)
+}
+
+/// `(L + M·p) / R` for the n words `L` (any value below R), with `M < R` chosen word by
+/// word so that the sum is divisible (Montgomery's REDC of a low half): n words and a
+/// top word, together at most `p` (the sum is below `R + R·p`).
+/// With `by_form` false, `m·p` is added as one product per nonzero limb of p whatever
+/// its form (as Fiat does).
+pub(crate) fn redc_low(g: &mut Words, p: &[W], low: &[W], by_form: bool) -> (Vec<W>, W) {
+    let step = Step {
+        mp: m_prime(p[0].max as u64),
+        fold: if by_form { Fold::of(p) } else { Fold::Full },
+    };
+    let mut t = low.to_vec();
+    let mut top = ZERO;
+    for _ in 0..p.len() {
+        let mut s = t;
+        s.push(top);
+        (t, top) = step.apply(g, p, &s, ZERO);
+    }
+    (t, top)
+}
+
+/// One Montgomery step: `m = S_0·(−p⁻¹) mod 2^64`, then `(S + m·p) / 2^64`, with `m·p`
+/// added as the prime's form allows ([`Fold`]).
+struct Step {
+    mp: u64,
+    fold: Fold,
+}
+
+impl Step {
+    fn of(p: &[W]) -> Step {
+        Step {
+            mp: m_prime(p[0].max as u64),
+            fold: Fold::of(p),
+        }
+    }
+
+    /// `(S + m·p) / 2^64` for S given as n+1 words `s` plus `over` (carries out of its top
+    /// word): n words and a top word.
+    fn apply(&self, g: &mut Words, p: &[W], s: &[W], over: W) -> (Vec<W>, W) {
+        let n = p.len();
+        let m = if self.mp == 1 {
             s[0]
         } else {
             W {
-                o: g.b.op1(Op::Mul, &[s[0].o, Opnd::K(mp as u128)], Ty::U64),
+                o: g.b
+                    .op1(Op::Mul, &[s[0].o, Opnd::K(self.mp as u128)], Ty::U64),
                 max: MAX,
             }
         };
-        (t, top) = match &fold {
+        match &self.fold {
             Fold::Full => {
                 let mq = g.mul_word(m, p);
                 // Word 0 of S + m·p is 0 by the choice of m: dropped (the division).
-                let (mut next, c) = g.adc_chain(&s, &mq);
+                let (mut next, c) = g.adc_chain(s, &mq);
                 next.remove(0);
                 (next, g.adc(ZERO, c, over).0)
             }
@@ -329,9 +372,8 @@ fn mul_sum(g: &mut Words, p: &[W], pairs: &[(&[W], &[W])]) -> (Vec<W>, W) {
                 };
                 (next, top)
             }
-        };
+        }
     }
-    (t, top)
 }
 
 /// How `m·p` is added and the sum divided by 2^64 in one step of [`mul_sum`]; one home
@@ -370,7 +412,7 @@ impl Fold {
 
 /// `T mod p` for `T < (times + 1)·p` given as n words plus `top`: `times` conditional
 /// subtractions of p, each chosen with `cmovznz` on its borrow (never a branch).
-fn reduce(g: &mut Words, p: &[W], mut t: Vec<W>, mut top: W, times: usize) -> Vec<W> {
+pub(crate) fn reduce(g: &mut Words, p: &[W], mut t: Vec<W>, mut top: W, times: usize) -> Vec<W> {
     let pick = |g: &mut Words, borrow: W, keep: W, sub: W| W {
         o: g.b.op1(Op::Cmovznz, &[borrow.o, sub.o, keep.o], Ty::U64),
         max: MAX,

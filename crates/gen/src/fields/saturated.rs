@@ -33,6 +33,7 @@ use cryptopt_ir::func::{Function, Op, Param, Ty};
 
 use super::build::{Builder, Opnd};
 use super::montgomery::{arg_words, k, Words, W, ZERO};
+use super::product;
 use super::{FieldError, FieldOp, FieldSpec};
 
 const MAX: u128 = u64::MAX as u128;
@@ -146,28 +147,8 @@ impl Sat {
     }
 
     pub fn mul(&self, g: &mut Words, a: &[W], b: &[W]) -> Vec<W> {
-        let acc = self.product(g, a, b);
+        let acc = product::product(g, a, b);
         self.reduce(g, &acc)
-    }
-
-    /// The 2n-word product `a·b`.
-    fn product(&self, g: &mut Words, a: &[W], b: &[W]) -> Vec<W> {
-        let n = self.n;
-        // Schoolbook rows: acc (2n words) += a_i·b at word i.
-        let mut acc: Vec<W> = vec![ZERO; 2 * n];
-        for (i, &ai) in a.iter().enumerate() {
-            let row = g.mul_word(ai, b);
-            let (sum, c) = g.adc_chain(&acc[i..i + row.len()], &row);
-            acc[i..i + row.len()].copy_from_slice(&sum);
-            // The carry out of word i + n goes to word i + n + 1 (still 0). Past the last
-            // row there is no such word, and none is needed: the whole product is below
-            // 2^(128n), so that carry is 0 (the bound analysis cannot see it: the row's
-            // top word may reach 2^64 - 1 by its bounds, 2^64 - 2 in fact).
-            if c.max != 0 && i + n + 1 < 2 * n {
-                acc[i + n + 1] = c;
-            }
-        }
-        acc
     }
 
     /// Whether [`Sat::mul_scaled_wide`] takes the constant `k`: the fold's top word times c
@@ -192,9 +173,9 @@ impl Sat {
     ) -> Vec<W> {
         let n = self.n;
         let acc = if square {
-            self.square_product(g, a)
+            product::square(g, a)
         } else {
-            self.product(g, a, b)
+            product::product(g, a, b)
         };
         let lo = g.mul_word(k(k_), &acc[..n]);
         let hi = g.mul_word(k(k_ * self.c), &acc[n..]);
@@ -262,36 +243,8 @@ impl Sat {
     /// squares `a_i²` on the diagonal; the 2n-word product `mul` makes, from fewer
     /// multiplications.
     pub fn square(&self, g: &mut Words, a: &[W]) -> Vec<W> {
-        let product = self.square_product(g, a);
+        let product = product::square(g, a);
         self.reduce(g, &product)
-    }
-
-    /// The 2n-word square `a²`.
-    fn square_product(&self, g: &mut Words, a: &[W]) -> Vec<W> {
-        let n = self.n;
-        let mut acc: Vec<W> = vec![ZERO; 2 * n];
-        for i in 0..n - 1 {
-            // Row i: a_i·(a_{i+1} … a_{n-1}) at word 2i + 1 (n - i words).
-            let row = g.mul_word(a[i], &a[i + 1..]);
-            let at = 2 * i + 1;
-            let (sum, c) = g.adc_chain(&acc[at..at + row.len()], &row);
-            acc[at..at + row.len()].copy_from_slice(&sum);
-            // Word at + len is still 0 (the previous row's carry went to at + len - 1).
-            if c.max != 0 && at + row.len() < 2 * n {
-                acc[at + row.len()] = c;
-            }
-        }
-        // Doubled: the cross sum is below 2^(128n)/2 (it is (a² - Σ a_i²·2^(128i))/2), so
-        // the doubling's carry out is 0.
-        let (twice, _) = g.adc_chain(&acc, &acc);
-        let mut diag = Vec::with_capacity(2 * n);
-        for &ai in a {
-            let (lo, hi) = g.mulx(ai, ai);
-            diag.push(lo);
-            diag.push(hi);
-        }
-        // The sum is a² < 2^(128n): its carry out is 0 too.
-        g.adc_chain(&twice, &diag).0
     }
 
     /// `lo + hi·2^(64n)` (2n words) to n words: `lo + hi·c` (n words and a top ≤ c),
