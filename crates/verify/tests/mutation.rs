@@ -377,6 +377,13 @@ fn faults_are_rejected_or_harmless() {
         eprintln!("SKIPPED faults_are_rejected_or_harmless: CRYPTOPT_FIAT_JSON is not set");
         return;
     };
+    let pairs: Vec<(&Function, &Function)> = fs.iter().map(|f| (f, f)).collect();
+    mutate_all(&pairs, 77, "generated programs", 3000);
+}
+
+/// [`mutate_function`] on every (function, made from) pair, on every CPU, seeds from
+/// `seed`; then the tally, at least `least` faults tried and some proved harmless.
+fn mutate_all(pairs: &[(&Function, &Function)], seed: u64, what: &str, least: usize) {
     let tally = Mutex::new(Tally::default());
     let next = AtomicUsize::new(0);
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
@@ -384,14 +391,14 @@ fn faults_are_rejected_or_harmless() {
         for _ in 0..threads {
             s.spawn(|| loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(f) = fs.get(i) else { break };
-                mutate_function(f, f, 77 + i as u64, &tally);
+                let Some((f, from)) = pairs.get(i) else { break };
+                mutate_function(f, from, seed + i as u64, &tally);
             });
         }
     });
     let t = tally.into_inner().expect("lock");
-    t.report("generated programs");
-    assert!(t.tried >= 3000, "only {} faults tried", t.tried);
+    t.report(what);
+    assert!(t.tried >= least, "only {} faults tried", t.tried);
     assert!(
         t.proved > 0,
         "no harmless fault at all: the mutations are suspicious"
@@ -429,25 +436,8 @@ fn faults_in_algorithm_variants_are_rejected_or_harmless() {
             .unwrap_or_else(|| panic!("{name} has no {algorithm}"));
         pairs.push((f, v.function));
     }
-    let tally = Mutex::new(Tally::default());
-    let next = AtomicUsize::new(0);
-    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
-    std::thread::scope(|s| {
-        for _ in 0..threads {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some((f, from)) = pairs.get(i) else { break };
-                mutate_function(f, from, 177 + i as u64, &tally);
-            });
-        }
-    });
-    let t = tally.into_inner().expect("lock");
-    t.report("programs of algorithm variants");
-    assert!(t.tried >= 1500, "only {} faults tried", t.tried);
-    assert!(
-        t.proved > 0,
-        "no harmless fault at all: the mutations are suspicious"
-    );
+    let pairs: Vec<(&Function, &Function)> = pairs.iter().map(|(f, v)| (f, v)).collect();
+    mutate_all(&pairs, 177, "programs of algorithm variants", 1200);
 }
 
 /// Faults per compiler-output program (times `$CRYPTOPT_MUTATION_SCALE`): the normal
