@@ -35,6 +35,8 @@ DEFAULT_OUT = os.path.join(ROOT, "docs", "src", "results-tables.md")
 # optimize_seconds,evals_per_second).
 LEADING = ["mode", "function", "instructions", "stack_bytes", "cryptopt"]
 TRAILING = ["halves_agree", "counter", "optimize_seconds", "evals_per_second"]
+# Written since 2026-12-02 after TRAILING: the algorithm the program computes by.
+OPTIONAL = "algorithm"
 
 
 class DataError(Exception):
@@ -48,9 +50,10 @@ def read_csv(path):
     if not rows:
         raise DataError(f"{path}: empty")
     header = rows[0]
-    if header[: len(LEADING)] != LEADING or header[-len(TRAILING):] != TRAILING:
+    known = header[:-1] if header and header[-1] == OPTIONAL else header
+    if known[: len(LEADING)] != LEADING or known[-len(TRAILING):] != TRAILING:
         raise DataError(f"{path}: not the bench.csv format (header {','.join(header)})")
-    middle = header[len(LEADING): -len(TRAILING)]
+    middle = known[len(LEADING): -len(TRAILING)]
     if len(middle) % 2:
         raise DataError(f"{path}: compiler columns do not come in pairs")
     compilers = []
@@ -125,6 +128,9 @@ def table(compilers, records, mode):
     head = ["function", "instructions", "stack bytes", "cryptopt"]
     for cc in compilers:
         head += [cc, f"speed-up over {cc}"]
+    algorithms = any(r.get(OPTIONAL) for r in rows)
+    if algorithms:
+        head.append("algorithm")
     out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
         star = "" if r["halves_agree"] == "true" else "*"
@@ -132,11 +138,15 @@ def table(compilers, records, mode):
                  fmt(r["cryptopt"], 1) + star]
         for cc in compilers:
             cells += [fmt(r[cc], 1), fmt(r[f"speedup_over_{cc}"], 2)]
+        if algorithms:
+            cells.append(r.get(OPTIONAL) or "–")
         out.append("| " + " | ".join(cells) + " |")
     foot = ["**geometric mean**", "", "", ""]
     for cc in compilers:
         g = geomean(r[f"speedup_over_{cc}"] for r in rows)
         foot += ["", f"**{g:.2f}**" if math.isfinite(g) else "–"]
+    if algorithms:
+        foot.append("")
     out.append("| " + " | ".join(foot) + " |")
     return out
 

@@ -725,6 +725,16 @@ fn bench_smoke() {
         md.contains("evals/s"),
         "the evaluations/s column is missing"
     );
+    // Each row names the algorithm its program computes by (the header's).
+    assert!(md.contains("| algorithm |"), "{md}");
+    assert!(csv.lines().next().unwrap().ends_with(",algorithm"), "{csv}");
+    assert!(
+        csv.lines().skip(1).all(|l| l.ends_with(",input")
+            || l.ends_with(",word-by-word")
+            || l.ends_with(",separated")
+            || l.ends_with(",separated-generic")),
+        "{csv}"
+    );
 
     // --reuse: the same programs measured again, not optimized again.
     let (code, _, err) = cryptopt(&[

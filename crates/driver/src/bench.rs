@@ -40,6 +40,8 @@ pub struct Winner {
     pub program: Program,
     /// What the search cost; `None` for a program reused from an earlier run.
     pub search: Option<Search>,
+    /// The algorithm it computes the function by, where its header names one.
+    pub algorithm: Option<String>,
 }
 
 /// Both winners of a function: of the throughput search and of the latency search.
@@ -51,6 +53,7 @@ pub fn ours(w: &Winner) -> Ours {
         instructions: w.program.insts.len(),
         stack_bytes: w.program.stack_bytes(),
         search: w.search,
+        algorithm: w.algorithm.clone(),
     }
 }
 

@@ -40,6 +40,8 @@ pub struct Ours {
     pub stack_bytes: u32,
     /// `None` for a program reused from an earlier run.
     pub search: Option<Search>,
+    /// The algorithm the program computes the function by (its header's `algorithm:`).
+    pub algorithm: Option<String>,
 }
 
 /// One function of the report: per table, our program and the comparison.
@@ -159,7 +161,7 @@ fn markdown_and_csv(
     for cc in ccs {
         let _ = write!(csv, ",{cc},speedup_over_{cc}");
     }
-    csv.push_str(",halves_agree,counter,optimize_seconds,evals_per_second\n");
+    csv.push_str(",halves_agree,counter,optimize_seconds,evals_per_second,algorithm\n");
     let _ = writeln!(
         md,
         "# cryptopt bench\n\nFunctions from {}; {}; target {} (compilers: `{}`); every program run against the interpreter and proved equivalent by the checker; counter `{counter}` (median ticks per call, mean of {} repeated interleaved measurements; a speed-up is the geometric mean of the per-measurement ratios); CPU {}; total time {:.0} s.\n",
@@ -175,8 +177,8 @@ fn markdown_and_csv(
         for cc in ccs {
             let _ = write!(md, " {cc} | speed-up over {cc} |");
         }
-        let _ = writeln!(md, " optimize s | evals/s |");
-        let _ = writeln!(md, "|{}", "---|".repeat(6 + 2 * ccs.len()));
+        let _ = writeln!(md, " optimize s | evals/s | algorithm |");
+        let _ = writeln!(md, "|{}", "---|".repeat(7 + 2 * ccs.len()));
         for (function, l, c) in &rows {
             let star = if c.agreed { "" } else { "*" };
             let _ = write!(
@@ -203,12 +205,14 @@ fn markdown_and_csv(
                 Some(sr) => (format!("{:.0}", sr.seconds), format!("{:.0}", sr.rate())),
                 None => ("–".to_string(), "–".to_string()),
             };
-            let _ = writeln!(md, " {secs} | {rate} |");
+            let algorithm = l.algorithm.as_deref().unwrap_or("–");
+            let _ = writeln!(md, " {secs} | {rate} | {algorithm} |");
             let (secs, rate) = match l.search {
                 Some(sr) => (format!("{:.1}", sr.seconds), format!("{:.0}", sr.rate())),
                 None => (String::new(), String::new()),
             };
-            let _ = writeln!(csv, ",{},{counter},{secs},{rate}", c.agreed);
+            let algorithm = l.algorithm.as_deref().unwrap_or("");
+            let _ = writeln!(csv, ",{},{counter},{secs},{rate},{algorithm}", c.agreed);
         }
         let _ = write!(md, "| **geometric mean** | | | |");
         for k in 0..ccs.len() {
@@ -219,7 +223,7 @@ fn markdown_and_csv(
                 md.push_str(" | – |");
             }
         }
-        let _ = writeln!(md, " | |\n");
+        let _ = writeln!(md, " | | |\n");
     }
     for note in setting.notes {
         let _ = writeln!(md, "{note}\n");
@@ -361,7 +365,9 @@ fn table(h: &mut String, ccs: &[String], rows: &[Row]) {
     for cc in ccs {
         let _ = write!(h, "<th colspan=\"2\">{}</th>", escape(cc));
     }
-    h.push_str("<th rowspan=\"2\">optimize s</th><th rowspan=\"2\">evals/s</th></tr>\n<tr>");
+    h.push_str(
+        "<th rowspan=\"2\">optimize s</th><th rowspan=\"2\">evals/s</th><th rowspan=\"2\">algorithm</th></tr>\n<tr>",
+    );
     for _ in ccs {
         h.push_str("<th>ticks</th><th>speed-up</th>");
     }
@@ -401,7 +407,8 @@ fn table(h: &mut String, ccs: &[String], rows: &[Row]) {
                 dash = true;
             }
         }
-        h.push_str("</tr>\n");
+        let algorithm = l.algorithm.as_deref().unwrap_or("–");
+        let _ = writeln!(h, "<td>{}</td></tr>", escape(algorithm));
     }
     h.push_str("</tbody>\n<tfoot><tr><th>geometric mean</th><td></td><td></td><td></td>");
     for k in 1..=ccs.len() {
@@ -412,7 +419,7 @@ fn table(h: &mut String, ccs: &[String], rows: &[Row]) {
             h.push_str("<td></td><td>–</td>");
         }
     }
-    h.push_str("<td></td><td></td></tr></tfoot>\n</table></div>\n");
+    h.push_str("<td></td><td></td><td></td></tr></tfoot>\n</table></div>\n");
     if rows.iter().any(|(_, _, c)| !c.agreed) {
         h.push_str(
             "<p class=\"note\">* The two random halves of the repeated measurements never \

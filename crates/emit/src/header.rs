@@ -77,6 +77,18 @@ pub fn argument(p: &Param) -> String {
     s
 }
 
+/// The algorithm a written file's header names (`; algorithm: separated (...)` in
+/// NASM, `/* algorithm: ... */` in GNU as or C): its name, the first word.
+pub fn algorithm_of(text: &str) -> Option<&str> {
+    text.lines()
+        .take_while(|l| l.starts_with(';') || l.starts_with("/*"))
+        .find_map(|l| {
+            let rest = l.trim_start_matches([';', '/', '*', ' ']);
+            rest.strip_prefix("algorithm: ")
+        })
+        .and_then(|a| a.split_whitespace().next())
+}
+
 /// What callers may pass under `aliasing`, in words (every written file's `memory:`).
 pub fn aliasing_contract(aliasing: Aliasing) -> &'static str {
     match aliasing {
@@ -160,5 +172,26 @@ impl Provenance<'_> {
             .iter()
             .map(|l| format!("{open}{l}{close}\n"))
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::algorithm_of;
+
+    #[test]
+    fn the_algorithm_is_read_back_from_a_header_only() {
+        let check = |text: &str, want: Option<&str>| assert_eq!(algorithm_of(text), want, "{text}");
+        check(
+            "; fiat_p256_mul\n; algorithm: separated (dedicated square)\nmov rax, 1\n",
+            Some("separated"),
+        );
+        check(
+            "/* fiat_p256_mul */\n/* algorithm: word-by-word (Montgomery) */\n",
+            Some("word-by-word"),
+        );
+        check("; fiat_p256_mul\n; data: limbs\n", None);
+        // Past the header, a comment is the program's, not the header's.
+        check("; fiat_p256_mul\nmov rax, 1\n; algorithm: input\n", None);
     }
 }

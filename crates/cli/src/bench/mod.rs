@@ -345,6 +345,7 @@ fn search_one(
     let mut progress = args.search.progress(what).show();
     optimize(job, &mut progress, stop)
         .map(|o| Winner {
+            algorithm: o.algorithm.map(str::to_string),
             program: o.program,
             search: Some(Search {
                 seconds: t.elapsed().as_secs_f64(),
@@ -393,9 +394,13 @@ fn reuse(
         .join(format!("{}.asm", f.name));
     cryptopt_driver::session::pin(cpu)?;
     let program = cryptopt_driver::checks::reread(f, &path, &opts, args.search.seed)?;
+    let algorithm = std::fs::read_to_string(&path)
+        .ok()
+        .and_then(|text| cryptopt_emit::header::algorithm_of(&text).map(str::to_string));
     Ok(Winner {
         program,
         search: None,
+        algorithm,
     })
 }
 

@@ -87,6 +87,8 @@ pub struct Outcome {
     pub proved: bool,
     /// The header every written file starts with, as lines without comment markers.
     pub header: Vec<String>,
+    /// The algorithm the program computes the function by (scalar jobs).
+    pub algorithm: Option<&'static str>,
 }
 
 /// Runs one optimization and writes its results; see the module doc.
@@ -231,7 +233,7 @@ fn scalar(mut job: Job<'_>, progress: &mut dyn Progress, stop: &AtomicBool) -> R
         ("progress.svg".to_string(), svg),
     ];
     let written = write_program(dir, &provenance, &program, extra)?;
-    Ok(outcome(
+    let mut done = outcome(
         &provenance,
         program,
         (cycles, base),
@@ -240,7 +242,9 @@ fn scalar(mut job: Job<'_>, progress: &mut dyn Progress, stop: &AtomicBool) -> R
         counter.name(),
         written,
         stopped,
-    ))
+    );
+    done.algorithm = Some(run.algorithm.name());
+    Ok(done)
 }
 
 /// What the searches of one job share: the baseline, the counter, the log.
@@ -503,6 +507,7 @@ fn outcome(
         gas_path: written.gas,
         stopped,
         proved: provenance.proved,
+        algorithm: None,
     }
 }
 
