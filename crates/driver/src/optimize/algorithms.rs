@@ -26,7 +26,7 @@ use crate::checks::{check_natively, prove};
 use crate::progress::Progress;
 use crate::{Error, Result};
 
-use super::{final_measurement, generate, Job, Searcher};
+use super::{generate, side_by_side, Job, Searcher};
 
 /// Which algorithms a job may use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -146,12 +146,6 @@ pub(crate) fn bet_params(params: &local_search::Params, k: usize) -> local_searc
     }
 }
 
-/// The budget left to the winner's search (its own bet included) once the other `k − 1`
-/// algorithms have spent theirs.
-pub(crate) fn winner_budget(total: u64, spent_by_others: u64) -> u64 {
-    total.saturating_sub(spent_by_others)
-}
-
 /// The algorithm bets: a short search of each of `runs` (at least two), their best
 /// programs checked natively and measured side by side, and the fastest algorithm's
 /// run, its budget extended to what the others left.
@@ -178,8 +172,7 @@ pub(crate) fn bets(
         finalists.push(program);
     }
     let refs: Vec<&cryptopt_x86::Program> = finalists.iter().collect();
-    let (ticks, base) =
-        final_measurement(f, &refs, s.baseline, s.counter, &s.cfg, job.params.seed)?;
+    let (ticks, base) = side_by_side(f, &refs, s.baseline, s.counter, &s.cfg, job.params.seed)?;
     let best = (0..runs.len())
         .min_by(|&a, &b| ticks[a].total_cmp(&ticks[b]))
         .expect("runs");
@@ -206,7 +199,8 @@ pub(crate) fn bets(
         .sum();
     let mut run = runs.swap_remove(best);
     let state = run.state.as_mut().expect("searched");
-    state.extend(winner_budget(job.params.evals, spent));
+    // The winner's own bet counts towards its budget; the others' are spent.
+    state.extend(job.params.evals.saturating_sub(spent));
     Ok(run)
 }
 
@@ -215,7 +209,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_bets_share_the_budget_and_the_winner_gets_the_rest() {
+    fn the_bets_share_the_budget() {
         let params = local_search::Params {
             evals: 250_000,
             bets: 10,
@@ -226,7 +220,6 @@ mod tests {
         assert_eq!(each.evals, 25_000);
         assert_eq!(each.bets, 3);
         each.check().expect("valid parameters");
-        assert_eq!(winner_budget(params.evals, 2 * each.evals), 200_000);
         // A small budget still gives valid bets.
         let small = local_search::Params {
             evals: 2_000,

@@ -204,15 +204,8 @@ fn scalar(mut job: Job<'_>, progress: &mut dyn Progress, stop: &AtomicBool) -> R
     let program = choose_proved(&job, &run.g, &state, progress)?;
 
     // A final, longer measurement of the winner against the baseline.
-    let (cycles, base) = final_measurement(
-        f,
-        &[&program],
-        baseline.ptr(),
-        counter,
-        &cfg,
-        job.params.seed,
-    )?;
-    let cycles = cycles[0];
+    let (cycles, base) =
+        final_measurement(f, &program, baseline.ptr(), counter, &cfg, job.params.seed)?;
 
     let algorithm = run.describe();
     // Evaluations of every algorithm's search: what the run cost.
@@ -511,9 +504,22 @@ fn outcome(
     }
 }
 
+/// Winner against baseline with three times the batches; returns median ticks per call.
+fn final_measurement(
+    f: &Function,
+    program: &cryptopt_x86::Program,
+    baseline: *const u8,
+    counter: &Counter,
+    cfg: &Config,
+    seed: u64,
+) -> Result<(f64, f64)> {
+    let (ticks, base) = side_by_side(f, &[program], baseline, counter, cfg, seed)?;
+    Ok((ticks[0], base))
+}
+
 /// Programs against the baseline, side by side, with three times the batches; the
 /// median ticks per call of each program and of the baseline.
-pub(crate) fn final_measurement(
+pub(crate) fn side_by_side(
     f: &Function,
     programs: &[&cryptopt_x86::Program],
     baseline: *const u8,

@@ -126,15 +126,7 @@ pub(super) fn optimize(
     if job.verify {
         prove(f, &program, &opts)?;
     }
-    let (cycles, base) = final_measurement(
-        f,
-        &[&program],
-        baseline.ptr(),
-        counter,
-        &cfg,
-        job.params.seed,
-    )?;
-    let measured = (cycles[0], base);
+    let measured = final_measurement(f, &program, baseline.ptr(), counter, &cfg, job.params.seed)?;
     let provenance = provenance(
         job,
         &opts,
