@@ -227,6 +227,12 @@ impl Exact<'_> {
     fn minus_mod(&mut self, r: Poly, k: u32) -> Poly {
         let top = pow2(k);
         let z = self.eqz(r.clone());
+        if let (Some(a), Some(za)) = (r.as_atom(), z.as_atom()) {
+            // `r` is an atom (non-negative) below 2^k and `za` its zero test.
+            if self.ubs[a as usize] < top {
+                self.negated.insert(a, (za, k));
+            }
+        }
         Poly::konst(top.clone()).sub(&r).sub(&z.scale(&top))
     }
 

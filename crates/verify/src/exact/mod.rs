@@ -98,6 +98,10 @@ pub(crate) struct Exact<'g> {
     ubs: Vec<BigInt>,
     /// For each sign atom `neg(Y)`, the bounds of `Y` (for [`Exact::interval`]).
     sign_args: HashMap<AtomId, (BigInt, BigInt)>,
+    /// For an atom `r` (in `[0, 2^k)`) that rule `minus_mod` negated, its zero test
+    /// `z = [r = 0]` and `k`: the word `2^k - r - 2^k·z` is in `[0, 2^k)` (for
+    /// [`Exact::interval`]).
+    negated: HashMap<AtomId, (AtomId, u32)>,
     memo: HashMap<Atom, AtomId>,
     /// The polynomial of each translated node (over budget: an atom of its own).
     vals: HashMap<NodeId, Poly>,
@@ -182,6 +186,7 @@ impl<'g> Exact<'g> {
             atoms: Vec::new(),
             ubs: Vec::new(),
             sign_args: HashMap::new(),
+            negated: HashMap::new(),
             memo: HashMap::new(),
             vals: HashMap::new(),
             guards: HashMap::new(),
@@ -364,18 +369,22 @@ impl<'g> Exact<'g> {
     /// whole by its two cases (`α·Y` for `Y ≥ 0`, `α·Y + β` for `Y < 0`). That is how
     /// rule `near` writes a wrapped value, `lo(Q, k) = R + 2^k·neg(R)` for
     /// `R = Q - t·2^k`: in `[0, 2^k)`, which term-by-term bounds lose (the word a
-    /// Montgomery step passes on, below the carry it keeps apart).
+    /// Montgomery step passes on, below the carry it keeps apart). Likewise a word that
+    /// rule `lo` wrote through its negation, `α·(2^k − r − 2^k·[r = 0])`, is bounded as
+    /// a whole (a Montgomery factor `m` in a pseudo-Mersenne step, `S + m·2^192 −
+    /// ⌊m·c / 2^64⌋`: never negative, which term-by-term bounds lose).
     fn interval(&self, p: &Poly) -> (BigInt, BigInt) {
         let ub = |a: AtomId| self.ubs[a as usize].clone();
-        let signs: Vec<AtomId> = p
+        let singles = |a: &AtomId| self.sign_args.contains_key(a) || self.negated.contains_key(a);
+        let grouped: Vec<AtomId> = p
             .terms
             .keys()
             .filter_map(|m| match m[..] {
-                [a] if self.sign_args.contains_key(&a) => Some(a),
+                [a] if singles(&a) => Some(a),
                 _ => None,
             })
             .collect();
-        if signs.is_empty() {
+        if grouped.is_empty() {
             return p.interval(&ub);
         }
         // Numerators: the groups are taken out of them, the rest bounded term by term.
@@ -384,6 +393,36 @@ impl<'g> Exact<'g> {
             terms: p.terms.clone(),
         };
         let (mut glo, mut ghi) = (BigInt::zero(), BigInt::zero());
+        // A negated word `α·(2^k - r - 2^k·z)` within `p` (a Montgomery factor that rule
+        // `lo` wrote through its negation) is bounded as a whole: in `[0, 2^k)` times α.
+        // Each group is an identity (`p` = group + rest), so any grouping is sound; it is
+        // taken where it accounts for both terms exactly.
+        for &r in &grouped {
+            let Some(&(z, k)) = self.negated.get(&r) else {
+                continue;
+            };
+            let (Some(cr), Some(cz)) = (
+                rest.terms.get(&vec![r]).cloned(),
+                rest.terms.get(&vec![z]).cloned(),
+            ) else {
+                continue;
+            };
+            let top = pow2(k);
+            if cz != &cr * &top {
+                continue;
+            }
+            let alpha = -cr;
+            let word = Poly::konst(top.clone())
+                .sub(&Poly::atom(r))
+                .sub(&Poly::atom(z).scale(&top));
+            let (a, b): (BigInt, BigInt) = (BigInt::zero(), &alpha * (&top - 1u8));
+            glo += a.clone().min(b.clone());
+            ghi += a.max(b);
+            rest = rest.sub(&word.scale(&alpha));
+        }
+        let signs = grouped
+            .into_iter()
+            .filter(|a| self.sign_args.contains_key(a));
         for n in signs {
             let Atom::Neg(y) = &self.atoms[n as usize] else {
                 continue;
