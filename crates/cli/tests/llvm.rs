@@ -18,13 +18,15 @@ use common::{cryptopt, needs, root, scratch, sh};
 
 /// (C file in examples/llvm, function): the acceptance functions, and one that covers
 /// the intrinsics, compares, selects and shifts clang emits for other C.
-const FUNCTIONS: [(&str, &str); 6] = [
+const FUNCTIONS: [(&str, &str); 8] = [
     ("secp256k1_5x52.c", "secp256k1_fe_mul_inner"),
     ("secp256k1_5x52.c", "secp256k1_fe_sqr_inner"),
     ("x25519_bitint.c", "fe_mul"),
     ("x25519_bitint.c", "fe_sq"),
     ("x25519_bitint.c", "x25519_ladderstep"),
     ("intrinsics.c", "ops"),
+    ("int128.c", "mul127"),
+    ("int128.c", "mul1305"),
 ];
 
 const INPUTS: usize = 10_000;
@@ -229,6 +231,31 @@ fn optimize_proves_the_acceptance_functions() {
         assert!(out.join(name).join(format!("{name}.asm")).exists());
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// C's `unsigned __int128` sums become one add-with-carry chain (the shape clang keeps
+/// in the flags): the carry test `lo < t0` of `mul127` is the carry out of the sum it
+/// tests, not a subtraction, and no carry is added to a word by a plain `add` (the top
+/// word of a sum that fits takes its carry in by `addcarry`).
+#[test]
+fn int128_sums_are_carry_chains() {
+    let text = std::fs::read_to_string(example("int128.ll")).unwrap();
+    for name in ["mul127", "mul1305"] {
+        let f = cryptopt_frontend::llvm::parse_function(&text, name).unwrap();
+        let ops: Vec<&cryptopt_ir::func::InstData> = f.insts.iter().collect();
+        let borrows = ops
+            .iter()
+            .filter(|i| matches!(i.op, cryptopt_ir::func::Op::SubBorrow { .. }))
+            .count();
+        assert_eq!(borrows, 0, "{name}: a carry test became a subtraction");
+        let carry_added = ops.iter().any(|i| {
+            matches!(i.op, cryptopt_ir::func::Op::Add)
+                && i.args
+                    .iter()
+                    .any(|a| a.value().is_some_and(|v| f.ty(v).bits == 1))
+        });
+        assert!(!carry_added, "{name}: a carry added by a plain add");
+    }
 }
 
 /// One bad input: the function's body lines, and what the one-line error must say.

@@ -225,6 +225,7 @@ fn build_without(
         loads: HashMap::new(),
         stores: HashMap::new(),
         idioms: Idioms::default(),
+        add_carries: HashMap::new(),
         mod_only: HashMap::new(),
         lazy: HashMap::new(),
         retry: None,
@@ -414,6 +415,9 @@ struct Builder {
     idioms: Idioms,
     /// An idiom whose precondition failed: the build is started again without it.
     retry: Option<String>,
+    /// For each `%s = add %a, %b`: its operands and the carry out of the sum, so that
+    /// C's carry test `s < a` (`icmp ult %s, %a`) is that carry, as clang reads it.
+    add_carries: HashMap<String, (Arg, Arg, Operand)>,
 }
 
 impl Builder {
@@ -454,12 +458,33 @@ impl Builder {
             return Ok(());
         }
         match &inst.kind {
+            Kind::Bin {
+                op: BinOp::Add,
+                ty,
+                a,
+                b,
+                ..
+            } => {
+                let bits = int_bits(ty, line, "add")?;
+                let x = self.int(a, bits, line)?;
+                let y = self.int(b, bits, line)?;
+                let (r, carry) = self.e.add(&x, &y, bits);
+                if let Some(name) = &inst.result {
+                    self.add_carries
+                        .insert(name.clone(), (a.clone(), b.clone(), carry));
+                }
+                self.define(inst, Val::Int(r));
+            }
             Kind::Bin { op, ty, a, b, .. } => {
                 let bits = int_bits(ty, line, &format!("{op:?}").to_lowercase())?;
                 let x = self.int(a, bits, line)?;
                 let y = self.int(b, bits, line)?;
                 let r = self.binary(*op, &x, &y, bits, line)?;
                 self.define(inst, Val::Int(r));
+            }
+            Kind::Icmp { pred, a, b, .. } if self.carry_test(*pred, a, b).is_some() => {
+                let carry = self.carry_test(*pred, a, b).expect("just matched");
+                self.define(inst, Val::Int(bit_wide(carry)));
             }
             Kind::Icmp { pred, ty, a, b } => {
                 let bits = int_bits(ty, line, "icmp")?;
@@ -593,6 +618,22 @@ impl Builder {
             }
         }
         Ok(())
+    }
+
+    /// The carry out of `%s = add %a, %b` when the comparison is C's carry test of that
+    /// sum, `s < a` or `s < b` (or `a > s`): for words below `2^n`, `(a + b) mod 2^n` is
+    /// below `a` exactly when the sum wrapped.
+    fn carry_test(&self, pred: Pred, a: &Arg, b: &Arg) -> Option<Operand> {
+        let (sum, other) = match pred {
+            Pred::Ult => (a, b),
+            Pred::Ugt => (b, a),
+            _ => return None,
+        };
+        let Arg::Local(name) = sum else {
+            return None;
+        };
+        let (x, y, carry) = self.add_carries.get(name)?;
+        (other == x || other == y).then_some(*carry)
     }
 
     fn binary(

@@ -292,7 +292,15 @@ impl Emit {
         let n = limbs(bits);
         for i in 0..n {
             if fits && i == n - 1 {
-                out.push(self.sum_wrap(&[c, a.limb(i), b.limb(i)], 64));
+                // The top word of a sum known to fit: its carry out is zero. Summed with
+                // an add-with-carry where a carry comes in (what clang does with a
+                // 128-bit sum: `add; adc`), so the carry stays in the flags.
+                let top = if c.value().is_some() && lw(bits, i) == 64 {
+                    self.addc(c, a.limb(i), b.limb(i), 64).0
+                } else {
+                    self.sum_wrap(&[c, a.limb(i), b.limb(i)], 64)
+                };
+                out.push(top);
                 c = Operand::Const(0);
                 break;
             }
