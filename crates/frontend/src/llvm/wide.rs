@@ -166,9 +166,17 @@ impl Emit {
                 (self.fit(s, w), carry)
             }
             _ => {
+                // A bit added to a word is the carry in (`adc x, 0` on the flag that
+                // made it: C's `hi + (lo < t0)`), not an operand to materialize.
+                let bit = |o: Operand| o.value().is_some_and(|v| self.f.ty(v).bits == 1);
+                let args = match (c, a, b) {
+                    (c, a, b) if is0(c) && bit(b) => vec![b, a, c],
+                    (c, a, b) if is0(c) && bit(a) => vec![a, b, c],
+                    (c, a, b) => vec![c, a, b],
+                };
                 let r = self
                     .f
-                    .push(Op::AddCarry { size: 64 }, vec![c, a, b], &[Ty::U64, Ty::U1]);
+                    .push(Op::AddCarry { size: 64 }, args, &[Ty::U64, Ty::U1]);
                 (r[0].into(), r[1].into())
             }
         }
