@@ -235,8 +235,9 @@ fn optimize_proves_the_acceptance_functions() {
 
 /// C's `unsigned __int128` sums become one add-with-carry chain (the shape clang keeps
 /// in the flags): the carry test `lo < t0` of `mul127` is the carry out of the sum it
-/// tests, not a subtraction, and no carry is added to a word by a plain `add` (the top
-/// word of a sum that fits takes its carry in by `addcarry`).
+/// tests, not a subtraction, no carry is added to a word by a plain `add` (the top
+/// word of a sum that fits takes its carry in by `addcarry`), and a bit added to a word
+/// is the carry in of its `addcarry`, not an operand.
 #[test]
 fn int128_sums_are_carry_chains() {
     let text = std::fs::read_to_string(example("int128.ll")).unwrap();
@@ -255,6 +256,17 @@ fn int128_sums_are_carry_chains() {
                     .any(|a| a.value().is_some_and(|v| f.ty(v).bits == 1))
         });
         assert!(!carry_added, "{name}: a carry added by a plain add");
+        let bit_operand = ops.iter().any(|i| {
+            matches!(i.op, cryptopt_ir::func::Op::AddCarry { .. })
+                && i.args[0] == cryptopt_ir::func::Operand::Const(0)
+                && i.args[1..]
+                    .iter()
+                    .any(|a| a.value().is_some_and(|v| f.ty(v).bits == 1))
+        });
+        assert!(
+            !bit_operand,
+            "{name}: a bit added as an operand, not as the carry in"
+        );
     }
 }
 
