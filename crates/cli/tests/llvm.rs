@@ -243,7 +243,7 @@ fn int128_sums_are_carry_chains() {
     let text = std::fs::read_to_string(example("int128.ll")).unwrap();
     for name in ["mul127", "mul1305"] {
         let f = cryptopt_frontend::llvm::parse_function(&text, name).unwrap();
-        let ops: Vec<&cryptopt_ir::func::InstData> = f.insts.iter().collect();
+        let ops = &f.insts;
         let borrows = ops
             .iter()
             .filter(|i| matches!(i.op, cryptopt_ir::func::Op::SubBorrow { .. }))

@@ -458,35 +458,27 @@ impl Builder {
             return Ok(());
         }
         match &inst.kind {
-            Kind::Bin {
-                op: BinOp::Add,
-                ty,
-                a,
-                b,
-                ..
-            } => {
-                let bits = int_bits(ty, line, "add")?;
-                let x = self.int(a, bits, line)?;
-                let y = self.int(b, bits, line)?;
-                let (r, carry) = self.e.add(&x, &y, bits);
-                if let Some(name) = &inst.result {
-                    self.add_carries
-                        .insert(name.clone(), (a.clone(), b.clone(), carry));
-                }
-                self.define(inst, Val::Int(r));
-            }
             Kind::Bin { op, ty, a, b, .. } => {
                 let bits = int_bits(ty, line, &format!("{op:?}").to_lowercase())?;
                 let x = self.int(a, bits, line)?;
                 let y = self.int(b, bits, line)?;
-                let r = self.binary(*op, &x, &y, bits, line)?;
+                let r = if *op == BinOp::Add {
+                    let (r, carry) = self.e.add(&x, &y, bits);
+                    if let Some(name) = &inst.result {
+                        self.add_carries
+                            .insert(name.clone(), (a.clone(), b.clone(), carry));
+                    }
+                    r
+                } else {
+                    self.binary(*op, &x, &y, bits, line)?
+                };
                 self.define(inst, Val::Int(r));
             }
-            Kind::Icmp { pred, a, b, .. } if self.carry_test(*pred, a, b).is_some() => {
-                let carry = self.carry_test(*pred, a, b).expect("just matched");
-                self.define(inst, Val::Int(bit_wide(carry)));
-            }
             Kind::Icmp { pred, ty, a, b } => {
+                if let Some(carry) = self.carry_test(*pred, a, b) {
+                    self.define(inst, Val::Int(bit_wide(carry)));
+                    return Ok(());
+                }
                 let bits = int_bits(ty, line, "icmp")?;
                 let mut x = self.int(a, bits, line)?;
                 let mut y = self.int(b, bits, line)?;

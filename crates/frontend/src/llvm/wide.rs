@@ -225,6 +225,17 @@ impl Emit {
         }
     }
 
+    /// `(c + x + y) mod 2^64`, the last word of a carry chain (no carry out kept): an
+    /// add-with-carry where a carry comes in (clang's `add; adc` of a 128-bit sum), so
+    /// the carry stays in the flags; else a plain sum.
+    fn chain_top(&mut self, c: Operand, x: Operand, y: Operand) -> Operand {
+        if c.value().is_some() {
+            self.addc(c, x, y, 64).0
+        } else {
+            self.sum_wrap(&[c, x, y], 64)
+        }
+    }
+
     /// `Σ terms mod 2^w` (no carry kept).
     pub(crate) fn sum_wrap(&mut self, terms: &[Operand], w: u32) -> Operand {
         let k: u128 = terms
@@ -300,15 +311,8 @@ impl Emit {
         let n = limbs(bits);
         for i in 0..n {
             if fits && i == n - 1 {
-                // The top word of a sum known to fit: its carry out is zero. Summed with
-                // an add-with-carry where a carry comes in (what clang does with a
-                // 128-bit sum: `add; adc`), so the carry stays in the flags.
-                let top = if c.value().is_some() && lw(bits, i) == 64 {
-                    self.addc(c, a.limb(i), b.limb(i), 64).0
-                } else {
-                    self.sum_wrap(&[c, a.limb(i), b.limb(i)], 64)
-                };
-                out.push(top);
+                // The top word of a sum known to fit: its carry out is zero.
+                out.push(self.chain_top(c, a.limb(i), b.limb(i)));
                 c = Operand::Const(0);
                 break;
             }
@@ -500,7 +504,7 @@ impl Emit {
                 };
                 // row[j] = lo + (high half of the product below) + carry
                 let (s, c2) = if j == m - 1 {
-                    (self.sum_wrap(&[lo, carry_hi, c], 64), zero)
+                    (self.chain_top(c, lo, carry_hi), zero)
                 } else {
                     self.addc(c, lo, carry_hi, 64)
                 };
@@ -516,7 +520,7 @@ impl Emit {
             for (k, rk) in r.iter_mut().enumerate().take(end).skip(i) {
                 let w = row.get(k - i).copied().unwrap_or(zero);
                 if k == end - 1 {
-                    *rk = self.sum_wrap(&[*rk, w, c], 64);
+                    *rk = self.chain_top(c, *rk, w);
                 } else {
                     let (s, c2) = self.addc(c, *rk, w, 64);
                     *rk = s;

@@ -625,6 +625,16 @@ fn a_factor_is_peeled_in_its_canonical_form() {
     }
 }
 
+/// `-p⁻¹ mod 2^64` for `p ≡ -c (mod 2^64)`: `c⁻¹`, by Newton's iteration (c odd).
+fn minus_p_inverse(c: u64) -> u64 {
+    let mut x: u64 = 1;
+    for _ in 0..6 {
+        x = x.wrapping_mul(2u64.wrapping_sub(c.wrapping_mul(x)));
+    }
+    assert_eq!(c.wrapping_mul(x), 1);
+    x
+}
+
 /// One Montgomery step for `p = 2^128 - c` (two words; `c = 159`): Fiat's `m·p` as two
 /// full products in one carry chain, against the pseudo-Mersenne fold of
 /// `gen::fields::montgomery` (`m` added to the top word, `⌊m·c / 2^64⌋` subtracted with
@@ -632,11 +642,7 @@ fn a_factor_is_peeled_in_its_canonical_form() {
 /// top word; with `wrong`, the fold's top word forgets the borrow.
 fn pseudo_mersenne_step(g: &mut Graph, wrong: bool) -> [(NodeId, NodeId); 3] {
     let c: u128 = 159;
-    // -p⁻¹ mod 2^64 = c⁻¹ mod 2^64 (Newton's iteration).
-    let mut mp: u64 = 1;
-    for _ in 0..6 {
-        mp = mp.wrapping_mul(2u64.wrapping_sub((c as u64).wrapping_mul(mp)));
-    }
+    let mp = minus_p_inverse(c as u64);
     let s = [0, 1, 2].map(|i| word(g, i, M64));
     let kmp = g.konst(mp as u128);
     let t = g.prod(s[0], kmp);
@@ -690,10 +696,7 @@ fn pseudo_mersenne_montgomery_step() {
 /// top word before the final subtraction.
 fn montgomery_2(g: &mut Graph, a: [NodeId; 2], b: [NodeId; 2], fold: bool) -> [NodeId; 3] {
     let c: u128 = 159;
-    let mut mp: u64 = 1;
-    for _ in 0..6 {
-        mp = mp.wrapping_mul(2u64.wrapping_sub((c as u64).wrapping_mul(mp)));
-    }
+    let mp = minus_p_inverse(c as u64);
     let zero = g.konst(0);
     let adc = |g: &mut Graph, x: NodeId, y: NodeId, cin: NodeId| {
         (
