@@ -104,6 +104,42 @@ fn auto_chooses_and_the_winner_is_proved_against_the_input() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// secp256k1's Montgomery mul and square by the prime's form (`m·p` as one product
+/// `m·c`, a borrow chain paid by the top word) are proved equal to Fiat's functions:
+/// forced, so a variant the checker cannot prove is an error, not left out.
+#[test]
+fn pseudo_mersenne_word_by_word_is_proved_against_fiat() {
+    let Some(fiat) = cryptopt_testkit::fiat_dir("pseudo_mersenne_word_by_word_is_proved") else {
+        return;
+    };
+    if !needs("pseudo_mersenne_word_by_word_is_proved", &["gcc"]) {
+        return;
+    }
+    let dir = scratch("algorithm-pseudo-mersenne");
+    let input = fiat.join("secp256k1_montgomery_64.json");
+    // Products: 16 for the rows of a mul, 10 for a square's (6 cross products, doubled,
+    // and 4 squares), and one m·c per step (Fiat's m·p: 4 per step).
+    for (name, mulx) in [
+        ("fiat_secp256k1_montgomery_mul", 16 + 4),
+        ("fiat_secp256k1_montgomery_square", 10 + 4),
+    ] {
+        let mut args = vec!["optimize", input.to_str().unwrap(), "--function", name];
+        args.extend(SMALL);
+        args.extend([
+            "--algorithm",
+            "word-by-word",
+            "--out",
+            dir.to_str().unwrap(),
+        ]);
+        let (code, stdout, err) = cryptopt(&args);
+        assert_eq!(code, 0, "{name}: {err}");
+        assert!(stdout.contains("proof=proved"), "{name}: {stdout}");
+        let asm = read(&dir.join(name), &format!("{name}.asm"));
+        assert_eq!(asm.matches("mulx").count(), mulx, "{name}: {asm}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 #[test]
 fn an_algorithm_the_function_does_not_have_is_a_usage_error() {
     let dir = scratch("algorithm-errors");

@@ -88,7 +88,15 @@ impl Exact<'_> {
                     Atom::Leaf(n) => self.g.show(*n, 80).to_string(),
                     Atom::Lo(q, k) => {
                         todo.extend(q.terms.keys().flatten().copied());
-                        format!("lo({}, {k})", self.show(q))
+                        let (l, h) = self.interval(q);
+                        format!(
+                            "lo({}, {k}) over [{}{}, {}{}]",
+                            self.show(q),
+                            if l.is_negative() { "-2^" } else { "2^" },
+                            l.magnitude().bits(),
+                            if h.is_negative() { "-2^" } else { "2^" },
+                            h.magnitude().bits()
+                        )
                     }
                     test @ (Atom::Eqz(q) | Atom::Neg(q)) => {
                         todo.extend(q.terms.keys().flatten().copied());

@@ -164,7 +164,7 @@ impl Exact<'_> {
         if !l3.is_negative() && h3 < top {
             return Some(self.minus_mod(r, k));
         }
-        if let Some(r) = self.near(&qs, k) {
+        if let Some(r) = self.use_near.then(|| self.near(&qs, k)).flatten() {
             return Some(r);
         }
         if let Some(r) = self.split_low(&q, k) {

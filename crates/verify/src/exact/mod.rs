@@ -37,12 +37,20 @@
 //! Bitwise operations, zero tests and sign tests are atoms over the polynomials of their
 //! arguments; a node this module does not open is an atom of its own.
 //!
+//! Ranges see through the canonical forms where an identity allows: a sign test beside
+//! its argument, a word written through its negation, and two truncations of one value
+//! (`lo(Z, K) − 2^s·lo(Z / 2^s, j)`, bits in place: the quotient of a Montgomery
+//! reduction so far less the factors already peeled) are bounded as wholes; a sum modulo
+//! `2^w` with a coefficient above `2^(w−1)` is read as a difference when that is in range
+//! (the top word `up − borrow` of a pseudo-Mersenne step).
+//!
 //! The SAT sweep holds one of these too and tells it every merge it proves
 //! ([`Exact::alias`]): a node above merged ones is then translated in the IR's terms, so
 //! a condition computed from words the sweep proved equal compares with the IR's. It
-//! holds two ([`Views`]): the second translates a node written over a merged one from
+//! holds three ([`Views`]): the second translates a node written over a merged one from
 //! its written form ([`Graph::written`]), where the normal form's flattened sum would bypass
-//! the merged word.
+//! the merged word; the third translates without rule `near`, whose sign tests hide the
+//! range of a carry that a chain's value bounds.
 //!
 //! This module must never conclude anything from a sample or an assumption: every
 //! rewrite is an integer identity, and every range comes from interval arithmetic over
@@ -116,27 +124,37 @@ pub(crate) struct Exact<'g> {
     derived: HashSet<NodeId>,
     /// Whether written forms are used at all (see [`Views`]).
     use_written: bool,
+    /// Whether rule `near` of module `lo` is used (see [`Views`]).
+    use_near: bool,
 }
 
-/// Two views of one graph for the SAT sweep, told the same merges: one that translates
-/// every node from its normal form, and one that translates a node written over a
-/// merged one from its written form ([`Graph::written`]). Each is exact; a pair is proved
-/// equal when either view proves it. Two because neither subsumes the other: the
-/// written form keeps a program's own word where the IR has the same word (clang's
-/// signed borrow chain over words the sweep merged), the normal form keeps the
-/// flattened sum that a program regrouped differently (gcc's reductions).
+/// Three views of one graph for the SAT sweep, told the same merges: one that translates
+/// every node from its normal form, one that translates a node written over a merged
+/// one from its written form ([`Graph::written`]), and one without rule `near` of module
+/// `lo`. Each is exact; a pair is proved equal when any view proves it. Several because
+/// none subsumes the others: the written form keeps a program's own word where the IR
+/// has the same word (clang's signed borrow chain over words the sweep merged), the
+/// normal form keeps the flattened sum that a program regrouped differently (gcc's
+/// reductions), and without `near` a carry stays a floor whose range the chain's value
+/// bounds (a pseudo-Mersenne Montgomery step's words against Fiat's), where `near`'s
+/// sign test keeps compilers' wrapped words comparable. The third is asked only when
+/// the others fail.
 pub(crate) struct Views<'g> {
     plain: Exact<'g>,
     written: Exact<'g>,
+    far: Exact<'g>,
 }
 
 impl<'g> Views<'g> {
     pub fn new(g: &'g Graph) -> Views<'g> {
         let mut written = Exact::new(g);
         written.use_written = true;
+        let mut far = Exact::new(g);
+        far.use_near = false;
         Views {
             plain: Exact::new(g),
             written,
+            far,
         }
     }
 
@@ -152,30 +170,35 @@ impl<'g> Views<'g> {
     pub fn equal_const(&mut self, m: NodeId, k: u128) -> bool {
         self.plain.equal_const(m, k)
             || (self.written.any_derived(&[m]) && self.written.equal_const(m, k))
+            || self.far.equal_const(m, k)
     }
 
     /// Whether node `m` is proved to be `-r mod 2^w`.
     pub fn equal_neg(&mut self, m: NodeId, r: NodeId, w: u32) -> bool {
         self.plain.equal_neg(m, r, w)
             || (self.written.any_derived(&[m, r]) && self.written.equal_neg(m, r, w))
+            || self.far.equal_neg(m, r, w)
     }
 
     /// Records that node `m` is proved equal to node `r`.
     pub fn alias(&mut self, m: NodeId, r: NodeId) {
         self.plain.alias(m, r);
         self.written.alias(m, r);
+        self.far.alias(m, r);
     }
 
     /// Records that node `m` is `-r mod 2^w`.
     pub fn alias_neg(&mut self, m: NodeId, r: NodeId, w: u32) {
         self.plain.alias_neg(m, r, w);
         self.written.alias_neg(m, r, w);
+        self.far.alias_neg(m, r, w);
     }
 
     /// Records that node `m` is the constant `k`.
     pub fn alias_const(&mut self, m: NodeId, k: u128) {
         self.plain.alias_const(m, k);
         self.written.alias_const(m, k);
+        self.far.alias_const(m, k);
     }
 }
 
@@ -193,6 +216,7 @@ impl<'g> Exact<'g> {
             work: 0,
             derived: HashSet::new(),
             use_written: false,
+            use_near: true,
         }
     }
 
@@ -384,7 +408,8 @@ impl<'g> Exact<'g> {
                 _ => None,
             })
             .collect();
-        if grouped.is_empty() {
+        let slices = self.slices(p);
+        if grouped.is_empty() && slices.is_empty() {
             return p.interval(&ub);
         }
         // Numerators: the groups are taken out of them, the rest bounded term by term.
@@ -393,6 +418,18 @@ impl<'g> Exact<'g> {
             terms: p.terms.clone(),
         };
         let (mut glo, mut ghi) = (BigInt::zero(), BigInt::zero());
+        // Two truncations of one value, `β·(lo(Z, K) - lo(Z', j))` with `j < K` and `Z ≡
+        // Z' (mod 2^j)`: bits `j..K` of `Z` in place, in `[0, 2^K - 2^j]` times β.
+        for (r1, r2, s, beta, top) in slices {
+            let (a, b) = (BigInt::zero(), &beta * top);
+            glo += a.clone().min(b.clone());
+            ghi += a.max(b);
+            rest.terms.remove(&vec![r1]);
+            let left = rest.terms.remove(&vec![r2]).unwrap_or_default() + &beta * pow2(s);
+            if !left.is_zero() {
+                rest.terms.insert(vec![r2], left);
+            }
+        }
         // A negated word `α·(2^k - r - 2^k·z)` within `p` (a Montgomery factor that rule
         // `lo` wrote through its negation) is bounded as a whole: in `[0, 2^k)` times α.
         // Each group is an identity (`p` = group + rest), so any grouping is sound; it is
@@ -471,6 +508,59 @@ impl<'g> Exact<'g> {
         (-floor_shr(&-lo, p.e), floor_shr(&hi, p.e))
     }
 
+    /// The slices within `p`: pairs of truncations `β·lo(Z, K) - β·2^s·lo(Z' / 2^s, j)`
+    /// (single terms, each atom in one pair, `Z` an integer polynomial) with `j + s ≤ K`
+    /// and `Z ≡ Z' (mod 2^(j+s))`, and the most their difference (over β) can be. Since
+    /// `2^s·lo(Z' / 2^s, j) = lo(Z', j + s) - lo(Z', s)` and `lo(Z, K) - lo(Z', j + s)` is
+    /// bits `j+s..K` of `Z` in place, the difference is in `[0, 2^K - 2^(j+s) + 2^s - 1]`:
+    /// the word `j..j+s` of a value peeled off the truncation of the whole (a Montgomery
+    /// factor written through the quotient so far, `M - 2^64·m_1`).
+    fn slices(&self, p: &Poly) -> Vec<(AtomId, AtomId, u32, BigInt, BigInt)> {
+        let los: Vec<(AtomId, &BigInt, &Poly, u32)> = p
+            .terms
+            .iter()
+            .filter_map(|(m, c)| match m[..] {
+                [a] => match &self.atoms[a as usize] {
+                    Atom::Lo(z, k) => Some((a, c, z, *k)),
+                    _ => None,
+                },
+                _ => None,
+            })
+            .collect();
+        let mut used = HashSet::new();
+        let mut out = Vec::new();
+        for &(r1, c1, z1, k1) in &los {
+            if z1.e != 0 {
+                continue;
+            }
+            for &(r2, c2, z2, k2) in &los {
+                let s = z2.e;
+                if r1 == r2 || k2 + s > k1 || used.contains(&r1) || used.contains(&r2) {
+                    continue;
+                }
+                // The pair takes β = c1 and leaves c2 + β·2^s on the lower one: taken
+                // where that is less than c2 (the truncation mostly cancelled).
+                let left: BigInt = c2 + c1 * pow2(s);
+                if !left.is_zero() {
+                    continue;
+                }
+                let n2 = Poly {
+                    e: 0,
+                    terms: z2.terms.clone(),
+                };
+                if z1.reduced(k2 + s, false) != n2.reduced(k2 + s, false) {
+                    continue;
+                }
+                used.insert(r1);
+                used.insert(r2);
+                let most =
+                    (pow2(k1) - pow2(k2 + s) + pow2(s) - 1u8).min(self.ubs[r1 as usize].clone());
+                out.push((r1, r2, s, c1.clone(), most));
+            }
+        }
+        out
+    }
+
     /// The polynomial of node `n` from `node`, its normal form or its written form (one
     /// value), whose arguments are translated.
     fn translate(&mut self, n: NodeId, node: &'g Node) -> Option<Poly> {
@@ -496,6 +586,9 @@ impl<'g> Exact<'g> {
                     hi += big(c) * self.ub(t);
                 }
                 let p = Poly::sum(&parts);
+                if let Some(d) = self.difference(*w as u32, *k, terms) {
+                    return Some(d);
+                }
                 self.lo(p, *w as u32, Some((big(*k), hi)))?
             }
             &Node::Prod(a, b) => self.val(a)?.mul(&self.val(b)?, TERMS)?,
@@ -607,6 +700,30 @@ impl<'g> Exact<'g> {
                 low.add(&s.scale(&(pow2(w) - pow2(from))))
             }
         })
+    }
+
+    /// A sum modulo `2^w` with a coefficient above `2^(w-1)`, read with that coefficient
+    /// as the negative `c - 2^w` (the same value modulo `2^w`), when the whole is then
+    /// within `[0, 2^w)`: `up - borrow` written as `up + (2^w - 1)·borrow`, a top word
+    /// that its chain's value keeps from wrapping (which [`Exact::interval`]'s groups
+    /// can tell of the difference, not of the sum with the wrapped coefficient).
+    fn difference(&mut self, w: u32, k: u128, terms: &[(NodeId, u128)]) -> Option<Poly> {
+        let half = 1u128.checked_shl(w - 1)?;
+        if w > 64 || terms.iter().all(|&(_, c)| c <= half) {
+            return None;
+        }
+        let mut parts = vec![Poly::konst(BigInt::from(k))];
+        for &(t, c) in terms {
+            let c = if c > half {
+                BigInt::from(c) - pow2(w)
+            } else {
+                BigInt::from(c)
+            };
+            parts.push(self.val(t)?.scale(&c));
+        }
+        let d = Poly::sum(&parts);
+        let (l, h) = self.interval(&d);
+        (!l.is_negative() && h < pow2(w)).then_some(d)
     }
 
     /// `b` when `p` is `(2^w - 1)·b` with `b` a bit (a mask made from a bit).
