@@ -418,17 +418,13 @@ impl<'g> Exact<'g> {
             terms: p.terms.clone(),
         };
         let (mut glo, mut ghi) = (BigInt::zero(), BigInt::zero());
-        // Two truncations of one value, `β·(lo(Z, K) - lo(Z', j))` with `j < K` and `Z ≡
-        // Z' (mod 2^j)`: bits `j..K` of `Z` in place, in `[0, 2^K - 2^j]` times β.
-        for (r1, r2, s, beta, top) in slices {
-            let (a, b) = (BigInt::zero(), &beta * top);
+        // Two truncations of one value, bounded as a whole (see `slices`).
+        for (r1, r2, beta, most) in slices {
+            let (a, b) = (BigInt::zero(), &beta * most);
             glo += a.clone().min(b.clone());
             ghi += a.max(b);
             rest.terms.remove(&vec![r1]);
-            let left = rest.terms.remove(&vec![r2]).unwrap_or_default() + &beta * pow2(s);
-            if !left.is_zero() {
-                rest.terms.insert(vec![r2], left);
-            }
+            rest.terms.remove(&vec![r2]);
         }
         // A negated word `α·(2^k - r - 2^k·z)` within `p` (a Montgomery factor that rule
         // `lo` wrote through its negation) is bounded as a whole: in `[0, 2^k)` times α.
@@ -515,7 +511,7 @@ impl<'g> Exact<'g> {
     /// bits `j+s..K` of `Z` in place, the difference is in `[0, 2^K - 2^(j+s) + 2^s - 1]`:
     /// the word `j..j+s` of a value peeled off the truncation of the whole (a Montgomery
     /// factor written through the quotient so far, `M - 2^64·m_1`).
-    fn slices(&self, p: &Poly) -> Vec<(AtomId, AtomId, u32, BigInt, BigInt)> {
+    fn slices(&self, p: &Poly) -> Vec<(AtomId, AtomId, BigInt, BigInt)> {
         let los: Vec<(AtomId, &BigInt, &Poly, u32)> = p
             .terms
             .iter()
@@ -538,10 +534,7 @@ impl<'g> Exact<'g> {
                 if r1 == r2 || k2 + s > k1 || used.contains(&r1) || used.contains(&r2) {
                     continue;
                 }
-                // The pair takes β = c1 and leaves c2 + β·2^s on the lower one: taken
-                // where that is less than c2 (the truncation mostly cancelled).
-                let left: BigInt = c2 + c1 * pow2(s);
-                if !left.is_zero() {
+                if *c2 != -(c1 * pow2(s)) {
                     continue;
                 }
                 let n2 = Poly {
@@ -555,7 +548,7 @@ impl<'g> Exact<'g> {
                 used.insert(r2);
                 let most =
                     (pow2(k1) - pow2(k2 + s) + pow2(s) - 1u8).min(self.ubs[r1 as usize].clone());
-                out.push((r1, r2, s, c1.clone(), most));
+                out.push((r1, r2, c1.clone(), most));
             }
         }
         out
@@ -579,17 +572,32 @@ impl<'g> Exact<'g> {
             Node::Const(c) => Poly::konst(big(*c)),
             Node::Sym(_) => self.intern(Atom::Leaf(n), self.ub(n)),
             Node::Add { w, k, terms } => {
-                let mut parts = vec![Poly::konst(big(*k))];
+                let w = *w as u32;
+                // A coefficient above 2^(w-1) is also the negative c - 2^w (one value
+                // modulo 2^w): `up + (2^w - 1)·borrow` is `up - borrow`, a top word its
+                // chain's value keeps from wrapping, which the groups of
+                // `Exact::interval` can tell of the difference and not of the sum.
+                let half = pow2(w - 1);
+                let (mut parts, mut signed) = (vec![Poly::konst(big(*k))], vec![]);
                 let mut hi = big(*k);
+                let mut wrapped = false;
                 for &(t, c) in terms.iter() {
-                    parts.push(self.val(t)?.scale(&big(c)));
-                    hi += big(c) * self.ub(t);
+                    let v = self.val(t)?;
+                    let c = big(c);
+                    hi += &c * self.ub(t);
+                    wrapped |= c > half;
+                    signed.push(v.scale(&if c > half { &c - pow2(w) } else { c.clone() }));
+                    parts.push(v.scale(&c));
                 }
-                let p = Poly::sum(&parts);
-                if let Some(d) = self.difference(*w as u32, *k, terms) {
-                    return Some(d);
+                if wrapped {
+                    signed.push(Poly::konst(big(*k)));
+                    let d = Poly::sum(&signed);
+                    let (l, h) = self.interval(&d);
+                    if !l.is_negative() && h < pow2(w) {
+                        return Some(d);
+                    }
                 }
-                self.lo(p, *w as u32, Some((big(*k), hi)))?
+                self.lo(Poly::sum(&parts), w, Some((big(*k), hi)))?
             }
             &Node::Prod(a, b) => self.val(a)?.mul(&self.val(b)?, TERMS)?,
             Node::MulMod { w, args } => {
@@ -700,30 +708,6 @@ impl<'g> Exact<'g> {
                 low.add(&s.scale(&(pow2(w) - pow2(from))))
             }
         })
-    }
-
-    /// A sum modulo `2^w` with a coefficient above `2^(w-1)`, read with that coefficient
-    /// as the negative `c - 2^w` (the same value modulo `2^w`), when the whole is then
-    /// within `[0, 2^w)`: `up - borrow` written as `up + (2^w - 1)·borrow`, a top word
-    /// that its chain's value keeps from wrapping (which [`Exact::interval`]'s groups
-    /// can tell of the difference, not of the sum with the wrapped coefficient).
-    fn difference(&mut self, w: u32, k: u128, terms: &[(NodeId, u128)]) -> Option<Poly> {
-        let half = 1u128.checked_shl(w - 1)?;
-        if w > 64 || terms.iter().all(|&(_, c)| c <= half) {
-            return None;
-        }
-        let mut parts = vec![Poly::konst(BigInt::from(k))];
-        for &(t, c) in terms {
-            let c = if c > half {
-                BigInt::from(c) - pow2(w)
-            } else {
-                BigInt::from(c)
-            };
-            parts.push(self.val(t)?.scale(&c));
-        }
-        let d = Poly::sum(&parts);
-        let (l, h) = self.interval(&d);
-        (!l.is_negative() && h < pow2(w)).then_some(d)
     }
 
     /// `b` when `p` is `(2^w - 1)·b` with `b` a bit (a mask made from a bit).
