@@ -702,18 +702,18 @@ enum MontgomeryShape {
     FoldWithoutBorrow,
 }
 
-/// Montgomery multiplication modulo `p = 2^(64n) - c` word by word (`a.len()` steps,
-/// as `gen::fields::montgomery::mul_sum`), `m·p` added as `shape` says: the `n` words
-/// and the top word before the final subtraction.
+/// Montgomery multiplication modulo `p = 2^(64n) - c` (c odd, given as its words, fewer
+/// than n) word by word (`a.len()` steps, as `gen::fields::montgomery::mul_sum`), `m·p`
+/// added as `shape` says: the `n` words and the top word before the final subtraction.
 fn montgomery_n(
     g: &mut Graph,
     a: &[NodeId],
     b: &[NodeId],
-    c: u128,
+    c: &[u128],
     shape: MontgomeryShape,
 ) -> Vec<NodeId> {
     let n = b.len();
-    let mp = minus_p_inverse(c as u64);
+    let mp = minus_p_inverse(c[0] as u64);
     let zero = g.konst(0);
     let adc = |g: &mut Graph, x: NodeId, y: NodeId, cin: NodeId| {
         (
@@ -749,11 +749,16 @@ fn montgomery_n(
         out.push(w);
         out
     };
-    let p_low = (1u128 << 64) - (c & M64);
+    // The words of p = 2^(64n) - c (word 0 of c is odd): 2^64 - c_0, then the
+    // complements of the words of c.
     let p: Vec<NodeId> = (0..n)
-        .map(|i| g.konst(if i == 0 { p_low } else { M64 }))
+        .map(|i| {
+            let ci = c.get(i).copied().unwrap_or(0);
+            g.konst(if i == 0 { (1 << 64) - ci } else { M64 - ci })
+        })
         .collect();
-    let (kmp, kc) = (g.konst(mp as u128), g.konst(c));
+    let kmp = g.konst(mp as u128);
+    let kc: Vec<NodeId> = c.iter().map(|&w| g.konst(w)).collect();
     let mut t = vec![zero; n + 1];
     for &ai in a {
         let row = mul_word(g, ai, b);
@@ -768,14 +773,18 @@ fn montgomery_n(
         let q = g.prod(s[0], kmp);
         let m = g.slice(q, 0, 64);
         t = if shape != MontgomeryShape::Fiat {
-            // (S + m·p) / 2^64 = S_1.. + m·2^(64(n-1)) - ⌊m·c / 2^64⌋ (c < 2^64).
-            let pc = g.prod(m, kc);
-            let hc = g.slice(pc, 64, 64);
+            // (S + m·p) / 2^64 = S_1.. + m·2^(64(n-1)) - ⌊m·c / 2^64⌋.
+            let mc = if c.len() == 1 {
+                let pc = g.prod(m, kc[0]);
+                vec![g.slice(pc, 0, 64), g.slice(pc, 64, 64)]
+            } else {
+                mul_word(g, m, &kc)
+            };
             let (y, cy) = adc(g, s[n], m, zero);
             let mut out = Vec::new();
             let mut bin = zero;
             for (i, &x) in s[1..n].iter().chain([&y]).enumerate() {
-                let sub = if i == 0 { hc } else { zero };
+                let sub = mc.get(i + 1).copied().unwrap_or(zero);
                 let (d, b) = sbb(g, x, sub, bin);
                 out.push(d);
                 bin = b;
@@ -808,9 +817,14 @@ fn montgomery_n(
 /// Which words of Fiat's Montgomery multiplication and `shape`'s (`n` words, `p =
 /// 2^(64n) - c`) are proved equal, in order, each proved pair told to the views (as
 /// the sweep does).
-fn montgomery_words(n: usize, c: u128, shape: MontgomeryShape) -> Vec<bool> {
+fn montgomery_words(n: usize, c: &[u128], shape: MontgomeryShape) -> Vec<bool> {
+    montgomery_steps(n, n, c, shape)
+}
+
+/// [`montgomery_words`] after the first `steps` steps only.
+fn montgomery_steps(steps: usize, n: usize, c: &[u128], shape: MontgomeryShape) -> Vec<bool> {
     let mut g = Graph::new();
-    let a: Vec<NodeId> = (0..n as u32).map(|i| word(&mut g, i, M64)).collect();
+    let a: Vec<NodeId> = (0..steps as u32).map(|i| word(&mut g, i, M64)).collect();
     let b: Vec<NodeId> = (0..n as u32)
         .map(|i| word(&mut g, n as u32 + i, M64))
         .collect();
@@ -840,8 +854,19 @@ fn montgomery_words(n: usize, c: u128, shape: MontgomeryShape) -> Vec<bool> {
 fn pseudo_mersenne_montgomery_multiplication() {
     use MontgomeryShape::{Fold, FoldWithoutBorrow};
     let secp256k1 = (1 << 32) + 977;
-    let words = montgomery_words(4, secp256k1, Fold);
+    let words = montgomery_words(4, &[secp256k1], Fold);
     assert_eq!(words[..4], [true; 4], "{words:?}");
-    let wrong = montgomery_words(4, secp256k1, FoldWithoutBorrow);
+    let wrong = montgomery_words(4, &[secp256k1], FoldWithoutBorrow);
     assert!(!wrong[4], "the top word without its borrow: {wrong:?}");
+}
+
+/// P-384's fold (c = 2^128 + 2^96 - 2^32 + 1, three words: `m·c` as two products and
+/// m itself, subtracted by a borrow chain) against Fiat's, one step: how far the
+/// checker gets. Words 0 and 1 are proved; word 2, where the top word of `m·c` is
+/// subtracted, is not yet, so `gen`'s `MAX_PSEUDO_WORDS` keeps P-384 on the full fold.
+#[test]
+fn p384_montgomery_steps() {
+    let c = [0xffff_ffff_0000_0001, 0xffff_ffff, 1];
+    let words = montgomery_steps(1, 6, &c, MontgomeryShape::Fold);
+    assert_eq!(words[..2], [true; 2], "{words:?}");
 }
