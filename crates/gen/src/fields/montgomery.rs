@@ -296,11 +296,13 @@ fn mul_sum_by(g: &mut Words, p: &[W], pairs: &[(&[W], &[W])], step: &Step) -> (V
 }
 
 /// `(L + M·p) / R` for the n words `L` (any value below R), with `M < R` chosen word by
-/// word so that the sum is divisible (Montgomery's REDC of a low half): n words and a
-/// top word, together at most `p` (the sum is below `R + R·p`).
+/// word so that the sum is divisible (Montgomery's REDC of a low half): n words `t`, a
+/// top word and a borrow the top owes, `t + R·(top − owed)`, at most `p` (the sum is
+/// below `R + R·p`). The borrow is 0 on every input; it is returned so that the value
+/// is an identity of the words, for the checker, rather than a fact about ranges.
 /// With `by_form` false, `m·p` is added as one product per nonzero limb of p whatever
 /// its form (as Fiat does).
-pub(crate) fn redc_low(g: &mut Words, p: &[W], low: &[W], by_form: bool) -> (Vec<W>, W) {
+pub(crate) fn redc_low(g: &mut Words, p: &[W], low: &[W], by_form: bool) -> (Vec<W>, W, W) {
     let step = Step {
         mp: m_prime(p[0].max as u64),
         fold: if by_form {
@@ -309,6 +311,12 @@ pub(crate) fn redc_low(g: &mut Words, p: &[W], low: &[W], by_form: bool) -> (Vec
             Fold::Full
         },
     };
+    if let Fold::Pseudo(c) = &step.fold {
+        if let [c] = c[..] {
+            let (t, owed) = redc_pseudo(g, &step, c, low);
+            return (t, ZERO, owed);
+        }
+    }
     let mut t = low.to_vec();
     let mut top = ZERO;
     for _ in 0..p.len() {
@@ -316,7 +324,41 @@ pub(crate) fn redc_low(g: &mut Words, p: &[W], low: &[W], by_form: bool) -> (Vec
         s.push(top);
         (t, top) = step.apply(g, p, &s, ZERO);
     }
-    (t, top)
+    (t, top, ZERO)
+}
+
+/// REDC for `p = 2^64n − c` with a one-word c as one borrow chain (the structure of
+/// s2n-bignum's `bignum_montsqr_p256k1`): `(L + M·p)/R = M − (M·c − L)/R`, where
+/// `M·c − L` is `Σ 2^64(i+1)·⌊m_i·c / 2^64⌋` less the words of L above word 0 (word i of
+/// `L − M·c` is zero by the choice of m_i, with no borrow). So the chain subtracts
+/// `⌊m_i·c / 2^64⌋` at word i + 1 of `(L_1 … L_{n−1}, m_0 … m_{n−1})`, each m_i the
+/// chain's word i (L_0 for m_0) times −p⁻¹; its last borrow (returned) is 0, the value
+/// being below `p + 1 ≤ R`. Each quotient's borrow waits in the chain instead of
+/// rippling through the words above it as [`Step::apply`]'s does.
+fn redc_pseudo(g: &mut Words, step: &Step, c: W, low: &[W]) -> (Vec<W>, W) {
+    let n = low.len();
+    let mut ms: Vec<W> = Vec::with_capacity(n);
+    let mut word = low[0];
+    let mut borrow = ZERO;
+    let mut high = ZERO;
+    for i in 0..n {
+        let m = step.quotient(g, word);
+        ms.push(m);
+        let h = g.mulx(m, c).1;
+        if i + 1 < n {
+            (word, borrow) = g.sbb(borrow, low[i + 1], h);
+        } else {
+            high = h;
+        }
+    }
+    let mut out = Vec::with_capacity(n);
+    for (j, &m) in ms.iter().enumerate() {
+        let sub = if j == 0 { high } else { ZERO };
+        let (w, b) = g.sbb(borrow, m, sub);
+        out.push(w);
+        borrow = b;
+    }
+    (out, borrow)
 }
 
 /// One Montgomery step: `m = S_0·(−p⁻¹) mod 2^64`, then `(S + m·p) / 2^64`, with `m·p`
