@@ -65,6 +65,10 @@ pub struct Native<'f> {
     pub verify_every: u64,
     pub verify: Option<Verifier<'f>>,
     kept: u64,
+    /// Mutants the generator failed on (a code generation bug: each is rejected, the
+    /// walk goes on), and the first of them with its error, as evidence.
+    pub not_generated: u64,
+    pub first_not_generated: Option<(String, Candidate)>,
 }
 
 /// Checks a kept candidate's program; `Err` is the caller's error saying why it is not
@@ -107,6 +111,8 @@ impl<'f> Native<'f> {
             verify_every: 0,
             verify: None,
             kept: 0,
+            not_generated: 0,
+            first_not_generated: None,
         })
     }
 
@@ -251,7 +257,16 @@ impl Evaluator for Native<'_> {
 
     fn compare(&mut self, current: &Candidate, mutant: &Candidate) -> Result<Comparison> {
         self.ensure_current(current)?;
-        Self::load(&mut self.gen, &mut self.asm, &mut self.mutant, mutant)?;
+        match Self::load(&mut self.gen, &mut self.asm, &mut self.mutant, mutant) {
+            Err(Error::Codegen(e)) => {
+                // Never run, never kept: the walk goes on from `current`.
+                self.not_generated += 1;
+                self.first_not_generated
+                    .get_or_insert_with(|| (e.to_string(), mutant.clone()));
+                return Ok(Comparison::not_generated([self.cur.insts, self.cur.insts]));
+            }
+            r => r?,
+        }
         if self.cur.code == self.mutant.code {
             // The same program: nothing to measure or to check again.
             return Ok(Comparison::same_code([self.cur.insts, self.mutant.insts]));

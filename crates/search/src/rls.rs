@@ -58,6 +58,17 @@ impl Comparison {
         }
     }
 
+    /// The comparison with a mutant the generator could not make (a code generation
+    /// bug): never kept, nothing measured.
+    pub fn not_generated(lengths: [usize; 2]) -> Comparison {
+        Comparison {
+            ratio: f64::INFINITY,
+            rounds: 1,
+            decided: true,
+            ..Comparison::same_code(lengths)
+        }
+    }
+
     /// The acceptance rule of a step: keep the mutant when its code is the current's,
     /// when the measurement decided that it is faster, or, when the measurement could
     /// not decide, when it was not slower and is not longer. Taking every undecided

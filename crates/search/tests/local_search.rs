@@ -375,4 +375,6 @@ fn acceptance_rule() {
     check(1.0, 31, false, [50, 49], true);
     check(0.99, 31, false, [50, 51], false);
     check(1.01, 31, false, [50, 40], false);
+    // A mutant the generator could not make is never kept, even at equal length.
+    assert!(!Comparison::not_generated([50, 50]).keeps());
 }

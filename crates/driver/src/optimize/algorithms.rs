@@ -208,6 +208,42 @@ pub(crate) fn bets(
 mod tests {
     use super::*;
 
+    /// Every random candidate (any topological order, any decisions) of every algorithm
+    /// of the Montgomery presets' mul and square generates a program: the generator
+    /// must never lose a value (a search that reaches such a candidate fails).
+    #[test]
+    fn every_random_candidate_of_every_algorithm_generates() {
+        use rand::SeedableRng;
+        let rounds: usize = std::env::var("CRYPTOPT_FUZZ_ROUNDS")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(300);
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(11);
+        for preset in ["p256", "secp256k1", "p384"] {
+            let spec = cryptopt_gen::fields::preset(preset).expect("a preset");
+            for op in [FieldOp::Mul, FieldOp::Square] {
+                let f = cryptopt_gen::fields::generate(&spec, op).expect("generates");
+                for v in cryptopt_gen::fields::variants(&f).expect("variants") {
+                    for shape in [lower::Shape::Throughput, lower::Shape::Latency] {
+                        let g = lower::lower_for(&v.function, shape).expect("lowers");
+                        let opts = cryptopt_codegen::Options::default();
+                        let mut gen = Generator::new(&g, opts).expect("a generator");
+                        for round in 0..rounds {
+                            let c = Candidate::random(&g, gen.deps(), &mut rng);
+                            if let Err(e) = gen.generate(&c) {
+                                let json = serde_json::to_string(&c).unwrap();
+                                panic!(
+                                    "{preset} {op:?} {} {shape:?} round {round}: {e}\n{json}",
+                                    v.algorithm
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn the_bets_share_the_budget() {
         let params = local_search::Params {

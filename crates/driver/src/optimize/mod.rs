@@ -311,6 +311,22 @@ impl Searcher<'_, '_> {
             });
         });
         self.logged = base + (state.evals - first);
+        if let Some((message, candidate)) = &ev.first_not_generated {
+            let path = self.dir.join("codegen-bug.json");
+            let evidence = serde_json::json!({ "function": f.name, "algorithm": run.algorithm.name(),
+                "error": message, "candidate": candidate });
+            let kept = files::write_atomically(&path, evidence.to_string().as_bytes());
+            progress.warn(&format!(
+                "{}: {} mutants were rejected because code generation failed on them (a bug: \
+                 {message}); {}",
+                f.name,
+                ev.not_generated,
+                match kept {
+                    Ok(()) => format!("the first is in {}", path.display()),
+                    Err(e) => format!("its evidence could not be kept: {e}"),
+                }
+            ));
+        }
         if let Err(e) = result {
             if let cryptopt_search::Error::Mismatch { message, candidate } = &e {
                 let program = generate(&run.g, opts, candidate)?;

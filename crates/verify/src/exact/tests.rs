@@ -625,6 +625,22 @@ fn a_factor_is_peeled_in_its_canonical_form() {
     }
 }
 
+/// `x + y + cin` as (word, carry).
+fn adc(g: &mut Graph, x: NodeId, y: NodeId, cin: NodeId) -> (NodeId, NodeId) {
+    (
+        g.add(64, &[(x, 1), (y, 1), (cin, 1)], 0),
+        g.carry(64, &[x, y, cin], 0),
+    )
+}
+
+/// `x - y - bin` as (word, borrow).
+fn sbb(g: &mut Graph, x: NodeId, y: NodeId, bin: NodeId) -> (NodeId, NodeId) {
+    (
+        g.add(64, &[(x, 1), (y, M64), (bin, M64)], 0),
+        g.borrow(x, &[y, bin], 0),
+    )
+}
+
 /// `-p⁻¹ mod 2^64` for `p ≡ -c (mod 2^64)`: `c⁻¹`, by Newton's iteration (c odd).
 fn minus_p_inverse(c: u64) -> u64 {
     let mut x: u64 = 1;
@@ -715,18 +731,6 @@ fn montgomery_n(
     let n = b.len();
     let mp = minus_p_inverse(c[0] as u64);
     let zero = g.konst(0);
-    let adc = |g: &mut Graph, x: NodeId, y: NodeId, cin: NodeId| {
-        (
-            g.add(64, &[(x, 1), (y, 1), (cin, 1)], 0),
-            g.carry(64, &[x, y, cin], 0),
-        )
-    };
-    let sbb = |g: &mut Graph, x: NodeId, y: NodeId, bin: NodeId| {
-        (
-            g.add(64, &[(x, 1), (y, M64), (bin, M64)], 0),
-            g.borrow(x, &[y, bin], 0),
-        )
-    };
     // x·y as n + 1 words (Fiat's `mul_word`).
     let mul_word = |g: &mut Graph, x: NodeId, y: &[NodeId]| {
         let mut out = Vec::new();
@@ -886,18 +890,6 @@ fn redc_chain_pairs(
     let mp = g.konst(minus_p_inverse(c as u64) as u128);
     let zero = g.konst(0);
     let (l, h) = lh(g);
-    let adc = |g: &mut Graph, x: NodeId, y: NodeId, cin: NodeId| {
-        (
-            g.add(64, &[(x, 1), (y, 1), (cin, 1)], 0),
-            g.carry(64, &[x, y, cin], 0),
-        )
-    };
-    let sbb = |g: &mut Graph, x: NodeId, y: NodeId, bin: NodeId| {
-        (
-            g.add(64, &[(x, 1), (y, M64), (bin, M64)], 0),
-            g.borrow(x, &[y, bin], 0),
-        )
-    };
     let quotient = |g: &mut Graph, x: NodeId| {
         let q = g.prod(x, mp);
         g.slice(q, 0, 64)
