@@ -40,7 +40,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use cryptopt_ir::func::{Function, Op, Param, Ty};
+use cryptopt_ir::func::{Function, Param, Ty};
 
 use super::build::Builder;
 use super::montgomery::{self, arg_words, k, p_limbs, Words, W, ZERO};
@@ -208,14 +208,8 @@ fn separated(g: &mut Words, p: &[W], a: &[W], b: Option<&[W]>, by_form: bool) ->
     let (t, top, owed) = montgomery::redc_low(g, p, low, by_form);
     let (s, c) = g.adc_chain(&t, high);
     // The sum is below R + p + 1 < 2R for any input (L, H < R): the top is 0 or 1.
-    let mut top = g.adc(ZERO, top, c).0;
-    if owed.o != ZERO.o {
-        // Never more than the top: the sum is not negative.
-        top = W {
-            o: g.b.op1(Op::Sub, &[top.o, owed.o], Ty::U64),
-            max: top.max,
-        };
-    }
+    let top = g.adc(ZERO, top, c).0;
+    let top = g.pay(top, owed);
     montgomery::reduce(g, p, s, top, 1)
 }
 

@@ -115,6 +115,18 @@ impl Words {
         (W { o: d, max: MAX }, W { o: borrow, max: 1 })
     }
 
+    /// `top − borrow` for a top word that pays the borrow out of the words below it, the
+    /// whole value being known not negative: neither wraps nor exceeds `top`.
+    pub(crate) fn pay(&mut self, top: W, borrow: W) -> W {
+        if is_zero(&borrow) {
+            return top;
+        }
+        W {
+            o: self.b.op1(Op::Sub, &[top.o, borrow.o], Ty::U64),
+            max: top.max,
+        }
+    }
+
     /// `x·y` as (low, high) words.
     pub(crate) fn mulx(&mut self, x: W, y: W) -> (W, W) {
         if is_zero(&x) || is_zero(&y) {
@@ -407,13 +419,8 @@ impl Step {
                 subtrahend[..c.len()].copy_from_slice(&mc[1..]);
                 let (next, borrow) = g.sbb_chain(&next, &subtrahend);
                 let up = g.adc(ZERO, over, carry).0;
-                // The borrow out of word n−1 is paid by the top word: the value is not
-                // negative, so `up − borrow` neither wraps nor exceeds `up`.
-                let top = W {
-                    o: g.b.op1(Op::Sub, &[up.o, borrow.o], Ty::U64),
-                    max: up.max,
-                };
-                (next, top)
+                // The borrow out of word n−1 is paid by the top word.
+                (next, g.pay(up, borrow))
             }
         }
     }
@@ -471,8 +478,10 @@ impl Fold {
             .fold(BigUint::ZERO, |acc, w| (acc << 64) + w.max);
         let r = BigUint::from(1u8) << (64 * n);
         let c = &r - &big;
+        // Fewer products than the full fold: one word of c, or at most n − 2.
         let j = c.iter_u64_digits().count();
-        if c > BigUint::from(1u8) && j <= pseudo_words && j + 2 <= n.max(3) {
+        let fewer = j == 1 || j + 2 <= n;
+        if c > BigUint::from(1u8) && j <= pseudo_words && fewer {
             return Fold::Pseudo(p_limbs(&c, j).into_iter().map(k).collect());
         }
         if p[0].max == MAX && n > 1 {
