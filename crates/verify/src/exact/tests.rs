@@ -641,6 +641,53 @@ fn sbb(g: &mut Graph, x: NodeId, y: NodeId, bin: NodeId) -> (NodeId, NodeId) {
     )
 }
 
+/// `x·y` as `y.len() + 1` words (Fiat's `mul_word`).
+fn mul_word(g: &mut Graph, x: NodeId, y: &[NodeId]) -> Vec<NodeId> {
+    let zero = g.konst(0);
+    let mut out = Vec::new();
+    let mut hi_prev = None;
+    let mut cin = zero;
+    for &yi in y {
+        let p = g.prod(x, yi);
+        let (l, h) = (g.slice(p, 0, 64), g.slice(p, 64, 64));
+        match hi_prev {
+            None => out.push(l),
+            Some(hp) => {
+                let (w, c) = adc(g, hp, l, cin);
+                out.push(w);
+                cin = c;
+            }
+        }
+        hi_prev = Some(h);
+    }
+    let (w, _) = adc(g, hi_prev.unwrap(), zero, cin);
+    out.push(w);
+    out
+}
+
+/// `x + y` word by word (equal lengths) from carry 0: the words and the carry out.
+fn add_words(g: &mut Graph, x: &[NodeId], y: &[NodeId]) -> (Vec<NodeId>, NodeId) {
+    let mut cin = g.konst(0);
+    let mut out = Vec::new();
+    for (&a, &b) in x.iter().zip(y) {
+        let (w, c) = adc(g, a, b, cin);
+        out.push(w);
+        cin = c;
+    }
+    (out, cin)
+}
+
+/// The n words of `p = 2^(64n) - c` (c's words, word 0 odd): `2^64 - c_0`, then the
+/// complements of the words of c.
+fn p_words(g: &mut Graph, n: usize, c: &[u128]) -> Vec<NodeId> {
+    (0..n)
+        .map(|i| {
+            let ci = c.get(i).copied().unwrap_or(0);
+            g.konst(if i == 0 { (1 << 64) - ci } else { M64 - ci })
+        })
+        .collect()
+}
+
 /// `-p⁻¹ mod 2^64` for `p ≡ -c (mod 2^64)`: `c⁻¹`, by Newton's iteration (c odd).
 fn minus_p_inverse(c: u64) -> u64 {
     let mut x: u64 = 1;
@@ -731,36 +778,7 @@ fn montgomery_n(
     let n = b.len();
     let mp = minus_p_inverse(c[0] as u64);
     let zero = g.konst(0);
-    // x·y as n + 1 words (Fiat's `mul_word`).
-    let mul_word = |g: &mut Graph, x: NodeId, y: &[NodeId]| {
-        let mut out = Vec::new();
-        let mut hi_prev = None;
-        let mut cin = zero;
-        for &yi in y {
-            let p = g.prod(x, yi);
-            let (l, h) = (g.slice(p, 0, 64), g.slice(p, 64, 64));
-            match hi_prev {
-                None => out.push(l),
-                Some(hp) => {
-                    let (w, c) = adc(g, hp, l, cin);
-                    out.push(w);
-                    cin = c;
-                }
-            }
-            hi_prev = Some(h);
-        }
-        let (w, _) = adc(g, hi_prev.unwrap(), zero, cin);
-        out.push(w);
-        out
-    };
-    // The words of p = 2^(64n) - c (word 0 of c is odd): 2^64 - c_0, then the
-    // complements of the words of c.
-    let p: Vec<NodeId> = (0..n)
-        .map(|i| {
-            let ci = c.get(i).copied().unwrap_or(0);
-            g.konst(if i == 0 { (1 << 64) - ci } else { M64 - ci })
-        })
-        .collect();
+    let p = p_words(g, n, c);
     let kmp = g.konst(mp as u128);
     let kc: Vec<NodeId> = c.iter().map(|&w| g.konst(w)).collect();
     let mut t = vec![zero; n + 1];
@@ -894,9 +912,7 @@ fn redc_chain_pairs(
         let q = g.prod(x, mp);
         g.slice(q, 0, 64)
     };
-    let p: Vec<NodeId> = (0..n)
-        .map(|i| g.konst(if i == 0 { (1 << 64) - c } else { M64 }))
-        .collect();
+    let p = p_words(g, n, &[c]);
     // Fiat: T = L; n times: m = T_0·mp, T = (T + m·p) / 2^64 (n + 1 words).
     let mut t: Vec<NodeId> = l.clone();
     t.push(zero);
@@ -905,37 +921,13 @@ fn redc_chain_pairs(
     for _ in 0..n {
         let m = quotient(g, t[0]);
         fiat_ms.push(m);
-        let mut mpw = Vec::new();
-        let mut cin = zero;
-        let mut hi_prev = zero;
-        for &pj in &p {
-            let v = g.prod(m, pj);
-            let (lo, hi) = (g.slice(v, 0, 64), g.slice(v, 64, 64));
-            let (w, c) = adc(g, hi_prev, lo, cin);
-            mpw.push(w);
-            cin = c;
-            hi_prev = hi;
-        }
-        mpw.push(adc(g, hi_prev, zero, cin).0);
-        let mut next = Vec::new();
-        let mut cin = zero;
-        for i in 0..=n {
-            let (w, c) = adc(g, t[i], mpw[i], cin);
-            if i > 0 {
-                next.push(w);
-            }
-            cin = c;
-        }
+        let mpw = mul_word(g, m, &p);
+        let (mut next, cin) = add_words(g, &t, &mpw);
+        next.remove(0);
         next.push(cin);
         t = next;
     }
-    let mut f = Vec::new();
-    let mut cin = zero;
-    for i in 0..n {
-        let (w, c) = adc(g, t[i], h[i], cin);
-        f.push(w);
-        cin = c;
-    }
+    let (f, cin) = add_words(g, &t[..n], &h);
     let top_f = g.add(64, &[(t[n], 1), (cin, 1)], 0);
     // The chain.
     let kc = g.konst(c);
@@ -960,13 +952,7 @@ fn redc_chain_pairs(
         u.push(w);
         borrow = b;
     }
-    let mut o = Vec::new();
-    let mut cin = zero;
-    for i in 0..n {
-        let (w, c) = adc(g, u[i], h[i], cin);
-        o.push(w);
-        cin = c;
-    }
+    let (o, cin) = add_words(g, &u, &h);
     let top = g.add(64, &[(cin, 1), (borrow, M64)], 0);
     pairs.extend(fiat_ms.into_iter().zip(ms));
     pairs.extend(f.into_iter().zip(o));
