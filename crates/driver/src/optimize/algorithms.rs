@@ -210,7 +210,8 @@ mod tests {
 
     /// Every random candidate (any topological order, any decisions) of every algorithm
     /// of the Montgomery presets' mul and square generates a program: the generator
-    /// must never lose a value (a search that reaches such a candidate fails).
+    /// must never lose a value (the search rejects such a mutant, as a bug).
+    /// `CRYPTOPT_FUZZ_ROUNDS` sets the candidates per algorithm and shape (300).
     #[test]
     fn every_random_candidate_of_every_algorithm_generates() {
         use rand::SeedableRng;
@@ -219,6 +220,7 @@ mod tests {
             .and_then(|s| s.parse().ok())
             .unwrap_or(300);
         let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(11);
+        let opts = cryptopt_codegen::Options::default();
         for preset in ["p256", "secp256k1", "p384"] {
             let spec = cryptopt_gen::fields::preset(preset).expect("a preset");
             for op in [FieldOp::Mul, FieldOp::Square] {
@@ -226,7 +228,6 @@ mod tests {
                 for v in cryptopt_gen::fields::variants(&f).expect("variants") {
                     for shape in [lower::Shape::Throughput, lower::Shape::Latency] {
                         let g = lower::lower_for(&v.function, shape).expect("lowers");
-                        let opts = cryptopt_codegen::Options::default();
                         let mut gen = Generator::new(&g, opts).expect("a generator");
                         for round in 0..rounds {
                             let c = Candidate::random(&g, gen.deps(), &mut rng);

@@ -312,19 +312,11 @@ impl Searcher<'_, '_> {
         });
         self.logged = base + (state.evals - first);
         if let Some((message, candidate)) = &ev.first_not_generated {
-            let path = self.dir.join("codegen-bug.json");
-            let evidence = serde_json::json!({ "function": f.name, "algorithm": run.algorithm.name(),
-                "error": message, "candidate": candidate });
-            let kept = files::write_atomically(&path, evidence.to_string().as_bytes());
+            let line = self.keep_not_generated(f, run.algorithm, message, candidate);
             progress.warn(&format!(
                 "{}: {} mutants were rejected because code generation failed on them (a bug: \
-                 {message}); {}",
-                f.name,
-                ev.not_generated,
-                match kept {
-                    Ok(()) => format!("the first is in {}", path.display()),
-                    Err(e) => format!("its evidence could not be kept: {e}"),
-                }
+                 {message}); {line}",
+                f.name, ev.not_generated
             ));
         }
         if let Err(e) = result {
@@ -336,6 +328,28 @@ impl Searcher<'_, '_> {
             return Err(e.into());
         }
         Ok(())
+    }
+
+    /// Keeps a candidate the generator failed on as `codegen-bug.json` (the function,
+    /// the algorithm, the error and the candidate); says where, or why it could not.
+    fn keep_not_generated(
+        &self,
+        f: &Function,
+        algorithm: cryptopt_gen::fields::Algorithm,
+        message: &str,
+        candidate: &Candidate,
+    ) -> String {
+        let path = self.dir.join("codegen-bug.json");
+        let evidence = serde_json::json!({
+            "function": f.name,
+            "algorithm": algorithm.name(),
+            "error": message,
+            "candidate": candidate,
+        });
+        match files::write_atomically(&path, evidence.to_string().as_bytes()) {
+            Ok(()) => format!("the first is in {}", path.display()),
+            Err(e) => format!("its evidence could not be kept: {e}"),
+        }
     }
 
     /// What `state.json` holds for `state`, the search of `algorithm`.
