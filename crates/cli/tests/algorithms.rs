@@ -108,40 +108,43 @@ fn auto_chooses_and_the_winner_is_proved_against_the_input() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
-/// secp256k1's Montgomery mul and square by the prime's form (`m·p` as one product
-/// `m·c`, a borrow chain paid by the top word) are proved equal to Fiat's functions:
-/// forced, so a variant the checker cannot prove is an error, not left out.
+/// secp256k1's Montgomery mul and square by the prime's form are proved equal to
+/// Fiat's functions: word by word (`m·p` as one product `m·c`, a borrow chain paid by
+/// the top word) and separated (the product, then REDC as one borrow chain). Forced, so
+/// a variant the checker cannot prove is an error, not left out.
 #[test]
-fn pseudo_mersenne_word_by_word_is_proved_against_fiat() {
-    let Some(fiat) = fiat_and_gcc("pseudo_mersenne_word_by_word_is_proved") else {
+fn pseudo_mersenne_algorithms_are_proved_against_fiat() {
+    let Some(fiat) = fiat_and_gcc("pseudo_mersenne_algorithms_are_proved") else {
         return;
     };
     let dir = scratch("algorithm-pseudo-mersenne");
     let input = fiat.join("secp256k1_montgomery_64.json");
-    // Multiplications: 16 products for the rows of a mul, 10 for a square's (6 cross
-    // products, doubled, and 4 squares), one m·c per step (Fiat's m·p: 4 per step), and
-    // the 4 quotients m (a low product: `imul` or `mulx`, as the search chose).
-    for (name, muls) in [
-        ("fiat_secp256k1_montgomery_mul", 16 + 4 + 4),
-        ("fiat_secp256k1_montgomery_square", 10 + 4 + 4),
-    ] {
-        let mut args = vec!["optimize", input.to_str().unwrap(), "--function", name];
-        args.extend(SMALL);
-        args.extend([
-            "--algorithm",
-            "word-by-word",
-            "--out",
-            dir.to_str().unwrap(),
-        ]);
-        let (code, stdout, err) = cryptopt(&args);
-        assert_eq!(code, 0, "{name}: {err}");
-        assert!(stdout.contains("proof=proved"), "{name}: {stdout}");
-        let asm = read(&dir.join(name), &format!("{name}.asm"));
-        let count = asm
-            .lines()
-            .filter(|l| matches!(l.split_whitespace().next(), Some("mulx" | "imul" | "mul")))
-            .count();
-        assert_eq!(count, muls, "{name}: {asm}");
+    // Multiplications, in both algorithms: 16 products for the rows of a mul, 10 for a
+    // square's (6 cross products, doubled, and 4 squares), one m·c per quotient (Fiat's
+    // m·p: 4), and the 4 quotients m (a low product: `imul` or `mulx`, as the search
+    // chose).
+    for algorithm in ["word-by-word", "separated"] {
+        for (name, muls) in [
+            ("fiat_secp256k1_montgomery_mul", 16 + 4 + 4),
+            ("fiat_secp256k1_montgomery_square", 10 + 4 + 4),
+        ] {
+            let mut args = vec!["optimize", input.to_str().unwrap(), "--function", name];
+            args.extend(SMALL);
+            args.extend(["--algorithm", algorithm, "--out", dir.to_str().unwrap()]);
+            let (code, stdout, err) = cryptopt(&args);
+            assert_eq!(code, 0, "{name} {algorithm}: {err}");
+            assert!(
+                stdout.contains("proof=proved"),
+                "{name} {algorithm}: {stdout}"
+            );
+            let asm = read(&dir.join(name), &format!("{name}.asm"));
+            assert!(asm.contains(&format!("algorithm: {algorithm}")), "{asm}");
+            let count = asm
+                .lines()
+                .filter(|l| matches!(l.split_whitespace().next(), Some("mulx" | "imul" | "mul")))
+                .count();
+            assert_eq!(count, muls, "{name} {algorithm}: {asm}");
+        }
     }
     std::fs::remove_dir_all(&dir).ok();
 }

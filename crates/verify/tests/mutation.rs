@@ -418,7 +418,7 @@ fn faults_in_algorithm_variants_are_rejected_or_harmless() {
         (
             "secp256k1_montgomery_64.json",
             "fiat_secp256k1_montgomery_square",
-            "separated-generic",
+            "separated",
         ),
     ];
     let mut pairs = Vec::new();

@@ -22,8 +22,7 @@
 //!   secp256k1 one borrow chain, as `bignum_montsqr_p256k1`), the high half added, one
 //!   conditional subtraction: the structure of s2n-bignum's `bignum_montsqr_p256` and
 //!   `bignum_montmul_p256` (awslabs/s2n-bignum, `x86/p256/`). The checker proves it for
-//!   P-256 and P-384, not yet for secp256k1 (the top word of `t + H` less the chain's
-//!   borrow), where the driver leaves it out.
+//!   P-256, P-384 and secp256k1.
 //!
 //! Why each computes the same function as Fiat's, for every input (not only below p):
 //! both produce the exact integer `T = (a·b + M·p) / R` before the one conditional

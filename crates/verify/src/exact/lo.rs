@@ -189,7 +189,25 @@ impl Exact<'_> {
         if let Some(c) = q.as_const() {
             return Some(Poly::konst(mod_pow2(&c, k)));
         }
+        let ub = ub.min(&top - pow2(self.zero_words(&q, k)));
         Some(self.intern(Atom::Lo(q, k), ub))
+    }
+
+    /// The most low bits, a multiple of 64 below `k`, in which `q` is zero (by
+    /// [`Exact::reduce`], inner truncations opened): `lo(q, k)` is then a multiple of
+    /// `2^j` below `2^k`, so at most `2^k − 2^j`. A Montgomery quotient written as the
+    /// whole less its low word (`M − m_0`, where `m_0` is `−lo(−t·p', 64)`) is such a
+    /// multiple, and the bound is what keeps `L + M·p` below `R·(p + 1)`.
+    fn zero_words(&mut self, q: &Poly, k: u32) -> u32 {
+        let mut j = 0;
+        while j + 64 < k
+            && self
+                .reduce(q.clone(), j + 64, false)
+                .is_some_and(|r| r.is_zero())
+        {
+            j += 64;
+        }
+        j
     }
 
     /// `lo(Q, k)` for `Q` within `2^k` of a multiple `t·2^k`: with `R = Q - t·2^k` in

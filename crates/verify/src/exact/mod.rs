@@ -42,7 +42,10 @@
 //! (`lo(Z, K) − 2^s·lo(Z / 2^s, j)`, bits in place: the quotient of a Montgomery
 //! reduction so far less the factors already peeled) are bounded as wholes; a sum modulo
 //! `2^w` with a coefficient above `2^(w−1)` is read as a difference when that is in range
-//! (the top word `up − borrow` of a pseudo-Mersenne step).
+//! (the top word `up − borrow` of a pseudo-Mersenne step); and a truncation whose
+//! argument is zero in its low words is at most `2^k − 2^j` (a Montgomery quotient less
+//! its low word, which keeps `L + M·p` of a REDC below `R·(p + 1)`: the top word of
+//! secp256k1's REDC as one borrow chain).
 //!
 //! The SAT sweep holds one of these too and tells it every merge it proves
 //! ([`Exact::alias`]): a node above merged ones is then translated in the IR's terms, so

@@ -1033,8 +1033,7 @@ fn pseudo_mersenne_redc_chain() {
                 words.iter().all(|&w| w),
                 "n {n}, product {product}: {got:?}"
             );
-            // Once the top is proved, `gen` can offer the separated algorithm.
-            assert_eq!(top[0], n == 2, "n {n}, product {product}: the top word");
+            assert!(top[0], "n {n}, product {product}: the top word");
         }
     }
 }
