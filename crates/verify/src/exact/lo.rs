@@ -180,7 +180,7 @@ impl Exact<'_> {
             let n = self.intern(Atom::Lo(nq, k), &top - 1);
             return Some(self.minus_mod(n, k));
         }
-        let ub = if l.is_negative() {
+        let mut ub = if l.is_negative() {
             &top - 1
         } else {
             h.min(&top - 1)
@@ -189,8 +189,12 @@ impl Exact<'_> {
         if let Some(c) = q.as_const() {
             return Some(Poly::konst(mod_pow2(&c, k)));
         }
-        let ub = ub.min(&top - pow2(self.zero_words(&q, k)));
-        Some(self.intern(Atom::Lo(q, k), ub))
+        let atom = Atom::Lo(q, k);
+        // Once per atom: the bound does not change, and `reduce` counts against WORK.
+        if let (false, Atom::Lo(q, _)) = (self.memo.contains_key(&atom), &atom) {
+            ub = ub.min(&top - pow2(self.zero_words(q, k)));
+        }
+        Some(self.intern(atom, ub))
     }
 
     /// The most low bits, a multiple of 64 below `k`, in which `q` is zero (by

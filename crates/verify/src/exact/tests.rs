@@ -1019,10 +1019,11 @@ fn redc_chain(n: usize, c: u128, product: bool) -> Vec<bool> {
 
 /// secp256k1's REDC as one borrow chain (the separated algorithm's, s2n-bignum's
 /// shape) against Fiat's word-by-word REDC, over inputs and over a square's halves: the
-/// quotients and the words of `T` are proved. The top word of `T` is not yet, for three
-/// words or more (two are), which is why `gen` keeps the separated algorithm out for
-/// secp256k1: in the plain view Fiat's top is a sum of two sign tests and the chain's a
-/// carry; without rule `near` the two sides write the quotient `M` in different atoms.
+/// quotients, the words of `T` and its top word are proved. The top word needs the
+/// bound of a truncation zero in its low words (`lo.rs`'s `zero_words`): the quotient
+/// written as `M − m_0` is below `R − 2^64`, so `L + M·p < R·(p + 1)` and the sign test
+/// that tells the chain's two forms of `T` apart is decided. Before it, only two words
+/// were proved.
 #[test]
 fn pseudo_mersenne_redc_chain() {
     for (n, c) in [(2, 159), (3, 159), (4, (1 << 32) + 977)] {
