@@ -160,6 +160,48 @@ impl Exact<'_> {
         }
     }
 
+    /// Every atom `p` is built from, one a line, on stderr (a diagnostic).
+    pub(super) fn show_closure(&self, p: &Poly) {
+        let mut seen = std::collections::BTreeSet::new();
+        let mut todo: Vec<AtomId> = p.terms.keys().flatten().copied().collect();
+        while let Some(a) = todo.pop() {
+            if !seen.insert(a) {
+                continue;
+            }
+            let inner: Vec<&Poly> = match &self.atoms[a as usize] {
+                Atom::Lo(q, k) => {
+                    eprintln!(
+                        "    a{a} <= {}: lo({}, {k})",
+                        self.ubs[a as usize].bits(),
+                        self.show(q)
+                    );
+                    vec![q]
+                }
+                Atom::Leaf(n) => {
+                    eprintln!("    a{a}: {}", self.g.show(*n, 60));
+                    vec![]
+                }
+                Atom::Neg(q) => {
+                    eprintln!("    a{a}: neg({})", self.show(q));
+                    vec![q]
+                }
+                Atom::Eqz(q) => {
+                    eprintln!("    a{a}: eqz({})", self.show(q));
+                    vec![q]
+                }
+                Atom::Bits(op, qs) => {
+                    eprintln!("    a{a}: bits{op}");
+                    qs.iter().collect()
+                }
+            };
+            todo.extend(
+                inner
+                    .into_iter()
+                    .flat_map(|q| q.terms.keys().flatten().copied()),
+            );
+        }
+    }
+
     pub(super) fn show(&self, p: &Poly) -> String {
         let mut s = String::new();
         for (m, c) in &p.terms {

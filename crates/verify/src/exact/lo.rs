@@ -219,7 +219,7 @@ impl Exact<'_> {
     /// signed value; `t = 1`: a word plus a constant, `x + c - 2^k·[x + c ≥ 2^k]`); or
     /// for `Q` in `[0, (MULTIPLES + 1)·2^k)`, `Q` less `2^k` for each multiple it
     /// reaches.
-    fn near(&mut self, q: &Poly, k: u32) -> Option<Poly> {
+    pub(super) fn near(&mut self, q: &Poly, k: u32) -> Option<Poly> {
         let (l, h) = self.interval(q);
         let t = floor_shr(&h, k);
         let shift = &t << k;

@@ -60,10 +60,12 @@
 //! sound upper bounds (the graph's range analysis). It may give up (a budget on the size
 //! of polynomials), never guess.
 
+mod alt;
 mod cases;
 mod diag;
 mod lo;
 mod poly;
+mod views;
 
 use std::collections::{HashMap, HashSet};
 
@@ -72,6 +74,7 @@ use num_traits::{One, Signed, Zero};
 
 use crate::graph::{sig, Graph, Node, NodeId};
 use poly::{floor_shr, pow2, AtomId, Poly};
+pub(crate) use views::Views;
 
 /// What an atom stands for.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -129,80 +132,13 @@ pub(crate) struct Exact<'g> {
     use_written: bool,
     /// Whether rule `near` of module `lo` is used (see [`Views`]).
     use_near: bool,
-}
-
-/// Three views of one graph for the SAT sweep, told the same merges: one that translates
-/// every node from its normal form, one that translates a node written over a merged
-/// one from its written form ([`Graph::written`]), and one without rule `near` of module
-/// `lo`. Each is exact; a pair is proved equal when any view proves it. Several because
-/// none subsumes the others: the written form keeps a program's own word where the IR
-/// has the same word (clang's signed borrow chain over words the sweep merged), the
-/// normal form keeps the flattened sum that a program regrouped differently (gcc's
-/// reductions), and without `near` a carry stays a floor whose range the chain's value
-/// bounds (a pseudo-Mersenne Montgomery step's words against Fiat's), where `near`'s
-/// sign test keeps compilers' wrapped words comparable. The third is asked only when
-/// the others fail.
-pub(crate) struct Views<'g> {
-    plain: Exact<'g>,
-    written: Exact<'g>,
-    far: Exact<'g>,
-}
-
-impl<'g> Views<'g> {
-    pub fn new(g: &'g Graph) -> Views<'g> {
-        let mut written = Exact::new(g);
-        written.use_written = true;
-        let mut far = Exact::new(g);
-        far.use_near = false;
-        Views {
-            plain: Exact::new(g),
-            written,
-            far,
-        }
-    }
-
-    // The written view is asked only where it can differ: where a node of the pair is
-    // derived there (else its polynomials are the plain view's, and so its answer).
-
-    /// Whether nodes `a` and `b` are proved equal.
-    pub fn equal(&mut self, a: NodeId, b: NodeId) -> bool {
-        self.plain.equal(a, b) || (self.written.any_derived(&[a, b]) && self.written.equal(a, b))
-    }
-
-    /// Whether node `m` is proved to be the constant `k`.
-    pub fn equal_const(&mut self, m: NodeId, k: u128) -> bool {
-        self.plain.equal_const(m, k)
-            || (self.written.any_derived(&[m]) && self.written.equal_const(m, k))
-            || self.far.equal_const(m, k)
-    }
-
-    /// Whether node `m` is proved to be `-r mod 2^w`.
-    pub fn equal_neg(&mut self, m: NodeId, r: NodeId, w: u32) -> bool {
-        self.plain.equal_neg(m, r, w)
-            || (self.written.any_derived(&[m, r]) && self.written.equal_neg(m, r, w))
-            || self.far.equal_neg(m, r, w)
-    }
-
-    /// Records that node `m` is proved equal to node `r`.
-    pub fn alias(&mut self, m: NodeId, r: NodeId) {
-        self.plain.alias(m, r);
-        self.written.alias(m, r);
-        self.far.alias(m, r);
-    }
-
-    /// Records that node `m` is `-r mod 2^w`.
-    pub fn alias_neg(&mut self, m: NodeId, r: NodeId, w: u32) {
-        self.plain.alias_neg(m, r, w);
-        self.written.alias_neg(m, r, w);
-        self.far.alias_neg(m, r, w);
-    }
-
-    /// Records that node `m` is the constant `k`.
-    pub fn alias_const(&mut self, m: NodeId, k: u128) {
-        self.plain.alias_const(m, k);
-        self.written.alias_const(m, k);
-        self.far.alias_const(m, k);
-    }
+    /// Differences of values proved equal ([`Exact::alias`]): polynomials whose value
+    /// is zero, for the second forms of module `alt`.
+    relations: Vec<Poly>,
+    /// The rewrites [`alt`]'s search may still try in this view.
+    second_tries: usize,
+    /// The differences [`alt`]'s search has failed on in this view.
+    second_failed: HashSet<Poly>,
 }
 
 impl<'g> Exact<'g> {
@@ -220,6 +156,9 @@ impl<'g> Exact<'g> {
             derived: HashSet::new(),
             use_written: false,
             use_near: true,
+            relations: Vec::new(),
+            second_tries: alt::CHECK_TRIES,
+            second_failed: HashSet::new(),
         }
     }
 
@@ -228,12 +167,21 @@ impl<'g> Exact<'g> {
         let Some(pb) = self.value(b) else {
             return false;
         };
-        self.equal_to(a, pb, sig(self.g.info(b).ub))
+        self.equal_to(a, pb, sig(self.g.info(b).ub), false)
+    }
+
+    /// [`Exact::equal`] with the second forms of module `alt` tried as well: a last
+    /// resort, for a pair the queries have not proved either.
+    pub fn equal_by_second_forms(&mut self, a: NodeId, b: NodeId) -> bool {
+        let Some(pb) = self.value(b) else {
+            return false;
+        };
+        self.equal_to(a, pb, sig(self.g.info(b).ub), true)
     }
 
     /// Whether node `m` is proved to be the constant `k`.
     pub fn equal_const(&mut self, m: NodeId, k: u128) -> bool {
-        self.equal_to(m, Poly::konst(BigInt::from(k)), sig(k))
+        self.equal_to(m, Poly::konst(BigInt::from(k)), sig(k), false)
     }
 
     /// Whether node `m` is proved to be `-r mod 2^w` (`m` below `2^w`).
@@ -244,12 +192,13 @@ impl<'g> Exact<'g> {
         let Some(n) = self.negated(r, w) else {
             return false;
         };
-        self.equal_to(m, n, w)
+        self.equal_to(m, n, w, false)
     }
 
     /// Whether node `a` is proved equal to the value `pb`, known to be below `2^wb`:
-    /// their difference is zero, or zero modulo `2^w` with both below `2^w`.
-    fn equal_to(&mut self, a: NodeId, pb: Poly, wb: u32) -> bool {
+    /// their difference is zero, or zero modulo `2^w` with both below `2^w` (with
+    /// `second`, once rewritten by module `alt`'s second forms).
+    fn equal_to(&mut self, a: NodeId, pb: Poly, wb: u32, second: bool) -> bool {
         let Some(pa) = self.value(a) else {
             return false;
         };
@@ -264,7 +213,7 @@ impl<'g> Exact<'g> {
         }
         match r {
             Some(r) if r.is_zero() => true,
-            Some(r) => self.zero_by_cases(&r, w),
+            Some(r) => self.zero_by_cases(&r, w) || (second && self.zero_by_second_forms(&d, w)),
             None => false,
         }
     }
@@ -281,6 +230,12 @@ impl<'g> Exact<'g> {
     /// (equally exact) polynomials.
     pub fn alias(&mut self, m: NodeId, r: NodeId) {
         if let Some(p) = self.value(r) {
+            if let Some(own) = self.value(m) {
+                let d = own.sub(&p);
+                if !d.is_zero() {
+                    self.relations.push(d);
+                }
+            }
             self.vals.insert(m, p);
             self.derived.insert(m);
         }

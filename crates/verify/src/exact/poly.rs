@@ -175,6 +175,25 @@ impl Poly {
         )
     }
 
+    /// The polynomial with atom `a` replaced by `by`; `None` when a product would have
+    /// more than `limit` terms.
+    pub fn substitute(&self, a: AtomId, by: &Poly, limit: usize) -> Option<Poly> {
+        let mut parts = Vec::with_capacity(self.terms.len());
+        for (m, c) in &self.terms {
+            let times = m.iter().filter(|&&x| x == a).count();
+            let rest: Mono = m.iter().copied().filter(|&x| x != a).collect();
+            let mut t = Poly {
+                e: self.e,
+                terms: BTreeMap::from([(rest, c.clone())]),
+            };
+            for _ in 0..times {
+                t = t.mul(by, limit)?;
+            }
+            parts.push(t);
+        }
+        Some(Poly::sum(&parts))
+    }
+
     /// The polynomial with the atoms of `vals` replaced by their values (bits: a
     /// monomial with an atom set to 0 vanishes, one set to 1 drops it).
     pub fn assign(&self, vals: &std::collections::HashMap<AtomId, bool>) -> Poly {
@@ -298,6 +317,27 @@ mod tests {
             a.mul(&a, 100).unwrap().sub(&k(1))
         );
         assert!(a.mul(&b, 0).is_none());
+    }
+
+    #[test]
+    fn substitution_is_composition() {
+        let (a, b) = (Poly::atom(0), Poly::atom(1));
+        // (a² + 3ab)/2 with a = b + 1: ((b + 1)² + 3(b + 1)b)/2 = (4b² + 5b + 1)/2.
+        let p = a.mul(&a, 100).unwrap();
+        let p = p
+            .add(&a.mul(&b, 100).unwrap().scale(&BigInt::from(3)))
+            .shr(1);
+        let b2 = b.mul(&b, 100).unwrap();
+        let want = b2.scale(&BigInt::from(4)).add(&b.scale(&BigInt::from(5)));
+        assert_eq!(
+            p.substitute(0, &b.add(&k(1)), 100),
+            Some(want.add(&k(1)).shr(1))
+        );
+        // An atom by itself, or an atom the polynomial lacks, leaves it as it was.
+        assert_eq!(p.substitute(0, &a, 100), Some(p.clone()));
+        assert_eq!(p.substitute(2, &k(7), 100), Some(p.clone()));
+        // A product past the limit is refused.
+        assert_eq!(p.substitute(0, &b.add(&k(1)), 1), None);
     }
 
     #[test]

@@ -856,7 +856,7 @@ fn montgomery_steps(steps: usize, n: usize, c: &[u128], shape: MontgomeryShape) 
     fiat.iter()
         .zip(&fold)
         .map(|(&x, &y)| {
-            let ok = v.equal(x, y);
+            let ok = v.equal(x, y) || v.equal_by_second_forms(x, y);
             if ok {
                 v.alias(y, x);
             }
@@ -883,14 +883,55 @@ fn pseudo_mersenne_montgomery_multiplication() {
 }
 
 /// P-384's fold (c = 2^128 + 2^96 - 2^32 + 1, three words: `m·c` as two products and
-/// m itself, subtracted by a borrow chain) against Fiat's, one step: how far the
-/// checker gets. Words 0 and 1 are proved; word 2, where the top word of `m·c` is
-/// subtracted, is not yet, so `gen`'s `MAX_PSEUDO_WORDS` keeps P-384 on the full fold.
+/// m itself, subtracted by a borrow chain) against Fiat's, step by step as the sweep
+/// sees it (each step's words proved and merged before the next): how far the checker
+/// gets. The first step is proved whole, through the second forms of module `alt`
+/// (word 2: Fiat's `lo(S − m·c, 192)` as the chain's `lo(S, 192) − lo(m·c, 192)` and its
+/// borrow, `lo(m·c, 192)` as `m·c` less `2^192` when it wraps; the words above through
+/// the words below, proved). Before them, words 0 and 1 only. The second step's word 2
+/// is not yet, so `gen`'s `MAX_PSEUDO_WORDS` keeps P-384 on the full fold.
 #[test]
 fn p384_montgomery_steps() {
     let c = [0xffff_ffff_0000_0001, 0xffff_ffff, 1];
     let words = montgomery_steps(1, 6, &c, MontgomeryShape::Fold);
-    assert_eq!(words[..2], [true; 2], "{words:?}");
+    assert_eq!(words, [true; 7], "{words:?}");
+    let steps = montgomery_stepwise(2, 6, &c);
+    assert_eq!(steps[0], [true; 7], "{steps:?}");
+    assert_eq!(steps[1][..2], [true; 2], "{steps:?}");
+}
+
+/// [`montgomery_n`]'s fold against Fiat's after 1, 2, … `steps` steps, each step's words
+/// proved (and the proved ones merged) before the next step's, as the SAT sweep
+/// proves a program's words in order.
+fn montgomery_stepwise(steps: usize, n: usize, c: &[u128]) -> Vec<Vec<bool>> {
+    let mut g = Graph::new();
+    let a: Vec<NodeId> = (0..steps as u32).map(|i| word(&mut g, i, M64)).collect();
+    let b: Vec<NodeId> = (0..n as u32)
+        .map(|i| word(&mut g, n as u32 + i, M64))
+        .collect();
+    let pairs: Vec<(Vec<NodeId>, Vec<NodeId>)> = (1..=steps)
+        .map(|s| {
+            let fiat = montgomery_n(&mut g, &a[..s], &b, c, MontgomeryShape::Fiat);
+            let fold = montgomery_n(&mut g, &a[..s], &b, c, MontgomeryShape::Fold);
+            (fiat, fold)
+        })
+        .collect();
+    let mut v = super::Views::new(&g);
+    pairs
+        .iter()
+        .map(|(fiat, fold)| {
+            fiat.iter()
+                .zip(fold)
+                .map(|(&x, &y)| {
+                    let ok = v.equal(x, y) || v.equal_by_second_forms(x, y);
+                    if ok {
+                        v.alias(y, x);
+                    }
+                    ok
+                })
+                .collect()
+        })
+        .collect()
 }
 
 /// REDC of an n-word low half `L` plus an n-word high half `H`, modulo `p = 2^(64n) -

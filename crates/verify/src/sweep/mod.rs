@@ -395,6 +395,16 @@ impl<'g> Sweep<'g> {
                         self.merge(m, w);
                     }
                 }
+                // Last of all, the exact form's search over second forms of truncations:
+                // for outputs only (asked for every node the queries leave, it made the
+                // checks of tests/generated.rs and tests/mutation.rs 1.7× and 1.6×
+                // slower, for no verdict they did not reach without it).
+                if let Some(&w) = wants.iter().find(|&&w| self.find(m) != self.find(w)) {
+                    if self.exact.equal_by_second_forms(m, w) {
+                        self.stats.exact += 1;
+                        self.merge(m, w);
+                    }
+                }
                 if wants.iter().any(|&w| self.find(m) != self.find(w)) {
                     if debug() >= 2 {
                         eprintln!("sweep: stopped at output {}", self.g.show(m, 400));
