@@ -397,8 +397,8 @@ impl<'g> Sweep<'g> {
                 }
                 // Last of all, the exact form's search over second forms of truncations:
                 // for outputs only (asked for every node the queries leave, it made the
-                // checks of tests/generated.rs and tests/mutation.rs 1.7× and 1.6×
-                // slower, for no verdict they did not reach without it).
+                // checks of tests/compilers.rs 1.8× slower, for no verdict they did not
+                // reach without it).
                 if let Some(&w) = wants.iter().find(|&&w| self.find(m) != self.find(w)) {
                     if self.exact.equal_by_second_forms(m, w) {
                         self.stats.exact += 1;
