@@ -164,19 +164,20 @@ impl<'g> Exact<'g> {
 
     /// Whether nodes `a` and `b` are proved equal.
     pub fn equal(&mut self, a: NodeId, b: NodeId) -> bool {
-        let Some(pb) = self.value(b) else {
-            return false;
-        };
-        self.equal_to(a, pb, sig(self.g.info(b).ub), false)
+        self.equal_nodes(a, b, false)
     }
 
     /// [`Exact::equal`] with the second forms of module `alt` tried as well: a last
     /// resort, for a pair the queries have not proved either.
     pub fn equal_by_second_forms(&mut self, a: NodeId, b: NodeId) -> bool {
+        self.equal_nodes(a, b, true)
+    }
+
+    fn equal_nodes(&mut self, a: NodeId, b: NodeId, second: bool) -> bool {
         let Some(pb) = self.value(b) else {
             return false;
         };
-        self.equal_to(a, pb, sig(self.g.info(b).ub), true)
+        self.equal_to(a, pb, sig(self.g.info(b).ub), second)
     }
 
     /// Whether node `m` is proved to be the constant `k`.

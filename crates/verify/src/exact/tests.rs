@@ -846,15 +846,24 @@ fn montgomery_words(n: usize, c: &[u128], shape: MontgomeryShape) -> Vec<bool> {
 /// [`montgomery_words`] after the first `steps` steps only.
 fn montgomery_steps(steps: usize, n: usize, c: &[u128], shape: MontgomeryShape) -> Vec<bool> {
     let mut g = Graph::new();
-    let a: Vec<NodeId> = (0..steps as u32).map(|i| word(&mut g, i, M64)).collect();
-    let b: Vec<NodeId> = (0..n as u32)
-        .map(|i| word(&mut g, n as u32 + i, M64))
-        .collect();
+    let (a, b) = montgomery_inputs(&mut g, steps, n);
     let fiat = montgomery_n(&mut g, &a, &b, c, MontgomeryShape::Fiat);
     let fold = montgomery_n(&mut g, &a, &b, c, shape);
-    let mut v = super::Views::new(&g);
+    prove_in_order(&mut super::Views::new(&g), &fiat, &fold)
+}
+
+/// The multiplier words `a` (one per step) and the multiplicand words `b` (n).
+fn montgomery_inputs(g: &mut Graph, steps: usize, n: usize) -> (Vec<NodeId>, Vec<NodeId>) {
+    let a = (0..steps as u32).map(|i| word(g, i, M64)).collect();
+    let b = (0..n as u32).map(|i| word(g, n as u32 + i, M64)).collect();
+    (a, b)
+}
+
+/// Which pairs `(fiat[i], fold[i])` the views prove, in order, each proved pair told to
+/// the views (as the sweep does).
+fn prove_in_order(v: &mut super::Views<'_>, fiat: &[NodeId], fold: &[NodeId]) -> Vec<bool> {
     fiat.iter()
-        .zip(&fold)
+        .zip(fold)
         .map(|(&x, &y)| {
             let ok = v.equal(x, y) || v.equal_by_second_forms(x, y);
             if ok {
@@ -905,10 +914,7 @@ fn p384_montgomery_steps() {
 /// proves a program's words in order.
 fn montgomery_stepwise(steps: usize, n: usize, c: &[u128]) -> Vec<Vec<bool>> {
     let mut g = Graph::new();
-    let a: Vec<NodeId> = (0..steps as u32).map(|i| word(&mut g, i, M64)).collect();
-    let b: Vec<NodeId> = (0..n as u32)
-        .map(|i| word(&mut g, n as u32 + i, M64))
-        .collect();
+    let (a, b) = montgomery_inputs(&mut g, steps, n);
     let pairs: Vec<(Vec<NodeId>, Vec<NodeId>)> = (1..=steps)
         .map(|s| {
             let fiat = montgomery_n(&mut g, &a[..s], &b, c, MontgomeryShape::Fiat);
@@ -919,18 +925,7 @@ fn montgomery_stepwise(steps: usize, n: usize, c: &[u128]) -> Vec<Vec<bool>> {
     let mut v = super::Views::new(&g);
     pairs
         .iter()
-        .map(|(fiat, fold)| {
-            fiat.iter()
-                .zip(fold)
-                .map(|(&x, &y)| {
-                    let ok = v.equal(x, y) || v.equal_by_second_forms(x, y);
-                    if ok {
-                        v.alias(y, x);
-                    }
-                    ok
-                })
-                .collect()
-        })
+        .map(|(fiat, fold)| prove_in_order(&mut v, fiat, fold))
         .collect()
 }
 
