@@ -151,6 +151,41 @@ def table(compilers, records, mode):
     return out
 
 
+# A data set of `bench/seeds/run.sh`: the other seeds' programs are `--compare`d under
+# these names, so their columns sit beside the first seed's `cryptopt` column.
+SEED = re.compile(r"seed\d+")
+# How far behind the fastest seed any seed may be (issue 64, item 4).
+SEED_SPREAD = 0.03
+
+
+def seeds_table(compilers, records, mode):
+    """Per function, each seed's ticks and how far the slowest is behind the fastest."""
+    seeds = [cc for cc in compilers if SEED.fullmatch(cc)]
+    rows = [r for r in records if r["mode"] == mode]
+    if not seeds or not rows:
+        return []
+    head = ["function", "first seed"] + seeds + ["slowest seed behind the fastest", "within 3%"]
+    out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    within = 0
+    for r in rows:
+        # Each seed's time over the first seed's, from that run's paired measurements.
+        times = [1.0]
+        for s in seeds:
+            try:
+                times.append(float(r[f"speedup_over_{s}"]))
+            except ValueError:
+                raise DataError(f"{r['function']}: no ratio for {s}") from None
+        gap = max(times) / min(times) - 1
+        ok = gap <= SEED_SPREAD
+        within += ok
+        cells = [f"`{r['function']}`", fmt(r["cryptopt"], 1)]
+        cells += [fmt(r[s], 1) for s in seeds]
+        cells += [f"{100 * gap:.1f}%", "yes" if ok else "**no**"]
+        out.append("| " + " | ".join(cells) + " |")
+    out.append(f"| **{within} of {len(rows)} within 3%** |" + " |" * (len(head) - 1))
+    return out
+
+
 def render(data_dir):
     if not os.path.isdir(data_dir):
         raise DataError(f"{data_dir}: no such folder")
@@ -202,6 +237,9 @@ def render(data_dir):
             t = table(compilers, records, mode)
             if t:
                 lines += [f"### {mode}", ""] + t + [""]
+            t = seeds_table(compilers, records, mode) if mode == "throughput" else []
+            if t:
+                lines += [f"### {mode}: seeds side by side", ""] + t + [""]
     return "\n".join(lines)
 
 
