@@ -24,9 +24,11 @@ cryptopt=${CRYPTOPT:-cryptopt}
 command -v "$cryptopt" >/dev/null || { echo "run.sh: no \`$cryptopt\` (set CRYPTOPT)" >&2; exit 2; }
 IFS=, read -r -a list <<<"$seeds"
 [ ${#list[@]} -ge 2 ] || { echo "run.sh: SEEDS names fewer than two seeds: $seeds" >&2; exit 2; }
-mkdir -p "$out"
 for s in "${list[@]}"; do
   [[ $s =~ ^[0-9]+$ ]] || { echo "run.sh: seed \`$s\` is not a number" >&2; exit 2; }
+done
+mkdir -p "$out"
+for s in "${list[@]}"; do
   dir="$out/seed$s"
   if [ -f "$dir/bench.csv" ]; then
     echo "seed $s: reusing $dir"
