@@ -8,7 +8,9 @@
 # `--paper --optimize-for throughput` (add `--fiat-json DIR` when $CRYPTOPT_FIAT_JSON is
 # not set). OUT_DIR/seed<N>/ holds each seed's run (a finished one is not run again),
 # OUT_DIR/side-by-side/ the comparison: its bench.csv has a `seed<N>` column for each
-# other seed (docs/results/render.py turns that into the seeds table).
+# other seed (docs/results/render.py turns that into the seeds table). Only the programs
+# at OUT_DIR/seed<N>/<function>/ are compared: the throughput ones (the latency winners of
+# `--optimize-for both` sit one folder deeper and are left out).
 set -euo pipefail
 out=${1:?usage: run.sh OUT_DIR [SEEDS] [-- BENCH_ARGS...]}
 shift
